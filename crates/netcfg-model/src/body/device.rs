@@ -1,0 +1,327 @@
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use serde_json::Value;
+
+use crate::{
+    device::{Device, DeviceId, DeviceKey, Interface, read_interfaces},
+    device_action::DeviceAction,
+    json::{self, Fields, FromJson, deserialize_via_from_json, leaf},
+    names::ItemName,
+    serial::SerialNumber,
+    validation::{Problems, index, join},
+};
+
+fn interfaces_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The device's interfaces: an array of {identifier, role_id, x, y, z} (x, y, z in mm, required for anchors and seeders), or a string holding such an array. Responses always give the array.",
+        "anyOf": [
+            {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "required": ["identifier", "role_id"],
+                "additionalProperties": false,
+                "properties": {
+                    "identifier": {"type": "integer", "minimum": 0, "maximum": 255},
+                    "role_id": {"type": "integer", "minimum": 0},
+                    "x": {"type": ["integer", "null"]},
+                    "y": {"type": ["integer", "null"]},
+                    "z": {"type": ["integer", "null"]}
+                }
+            }},
+            {"type": "string"}
+        ]
+    })
+}
+
+fn id_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "description": "The device id to give the new device (1 to 9999999), as an integer or a string of digits; the next free id when not given.",
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "maximum": 9_999_999},
+            {"type": "string", "pattern": "^[1-9][0-9]{0,6}$"}
+        ]
+    })
+}
+
+/// Reads a device id given as an integer or as a string of digits.
+fn read_device_id(value: &Value, path: &str, problems: &mut Problems) -> Option<DeviceId> {
+    match value {
+        Value::String(text) => match text.parse::<u32>().ok().map(DeviceId::try_from) {
+            Some(Ok(id)) => Some(id),
+            _ => {
+                problems.push(
+                    path,
+                    format!("`{text}` is not a device id: ids are 1 to 9999999"),
+                );
+                None
+            }
+        },
+        other => leaf(other, path, problems),
+    }
+}
+
+/// `device_body`: creates (`POST`) or replaces (`PATCH`) one device.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DeviceBody {
+    /// The device's serial number.
+    pub serial_number: SerialNumber,
+    /// The device's interfaces.
+    #[schemars(schema_with = "interfaces_schema")]
+    pub interfaces: Vec<Interface>,
+    /// Whether the device is left out of the running network.
+    pub disabled: bool,
+    /// A name for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<ItemName>,
+    /// The id to give a new device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "id_schema")]
+    pub id: Option<DeviceId>,
+}
+
+impl DeviceBody {
+    /// The device this body describes, with `id` unless the body names one.
+    pub fn into_device(self, id: DeviceId) -> Device {
+        Device {
+            id: self.id.unwrap_or(id),
+            serial_number: self.serial_number,
+            name: self.name,
+            disabled: self.disabled,
+            interfaces: self.interfaces,
+        }
+    }
+}
+
+impl FromJson for DeviceBody {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        let mut fields = Fields::open(value, path, problems)?;
+        let serial_number = fields.required("serial_number", problems);
+        let interfaces = fields.required_with("interfaces", problems, read_interfaces);
+        let disabled = fields.required("disabled", problems);
+        let name = fields.optional("name", problems);
+        let id = fields.optional_with("id", problems, read_device_id);
+        let clean = fields.finish(problems);
+        let body = Self {
+            serial_number: serial_number?,
+            interfaces: interfaces?,
+            disabled: disabled?,
+            name,
+            id,
+        };
+        clean.then_some(body)
+    }
+}
+
+/// One element of the multiple-device PATCH: the device is named by
+/// `serial_number`; its other fields replace the stored ones.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MultipleDevicePatchBody {
+    /// The device to change.
+    pub serial_number: SerialNumber,
+    /// Its new interfaces.
+    #[schemars(schema_with = "interfaces_schema")]
+    pub interfaces: Vec<Interface>,
+    /// Whether it is left out of the running network.
+    pub disabled: bool,
+    /// Its new name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<ItemName>,
+}
+
+impl FromJson for MultipleDevicePatchBody {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        let mut fields = Fields::open(value, path, problems)?;
+        let serial_number = fields.required("serial_number", problems);
+        let interfaces = fields.required_with("interfaces", problems, read_interfaces);
+        let disabled = fields.required("disabled", problems);
+        let name = fields.optional("name", problems);
+        let clean = fields.finish(problems);
+        let body = Self {
+            serial_number: serial_number?,
+            interfaces: interfaces?,
+            disabled: disabled?,
+            name,
+        };
+        clean.then_some(body)
+    }
+}
+
+/// The body of `PATCH /nets/{net_name}/devices`: one `device_body`, or an
+/// array of [`MultipleDevicePatchBody`] (each device at most once).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum DevicesPatchBody {
+    /// One device, named by its serial number.
+    Single(DeviceBody),
+    /// Several devices.
+    Multiple(Vec<MultipleDevicePatchBody>),
+}
+
+impl FromJson for DevicesPatchBody {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        if !value.is_array() {
+            return DeviceBody::from_json_at(value, path, problems).map(Self::Single);
+        }
+        let bodies = json::array(value, path, problems, MultipleDevicePatchBody::from_json_at)?;
+        let mut clean = !bodies.is_empty();
+        if bodies.is_empty() {
+            problems.push(path, "give at least one device");
+        }
+        for (position, body) in bodies.iter().enumerate() {
+            if bodies[..position]
+                .iter()
+                .any(|earlier| earlier.serial_number == body.serial_number)
+            {
+                problems.push(
+                    join(&index(path, position), "serial_number"),
+                    format!("device {} is given twice", body.serial_number),
+                );
+                clean = false;
+            }
+        }
+        clean.then_some(Self::Multiple(bodies))
+    }
+}
+
+/// Which devices `multiple_device_delete_body` deletes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeviceSelection {
+    /// Every device of the configuration.
+    All,
+    /// These devices, each named once.
+    Keys(Vec<DeviceKey>),
+}
+
+/// A `delete` text that selects no devices properly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DeviceSelectionError(String);
+
+impl FromStr for DeviceSelection {
+    type Err = DeviceSelectionError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        if text.trim() == "all" {
+            return Ok(Self::All);
+        }
+        let mut keys = Vec::new();
+        let mut errors = Vec::new();
+        for item in text.split(',').map(str::trim) {
+            match item.parse::<DeviceKey>() {
+                Ok(key) if keys.contains(&key) => errors.push(format!("`{item}` is given twice")),
+                Ok(key) => keys.push(key),
+                Err(error) => errors.push(error.to_string()),
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self::Keys(keys))
+        } else {
+            Err(DeviceSelectionError(format!(
+                "give `all` or device keys separated by commas: {}",
+                errors.join("; ")
+            )))
+        }
+    }
+}
+
+impl fmt::Display for DeviceSelection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::All => f.write_str("all"),
+            Self::Keys(keys) => {
+                for (position, key) in keys.iter().enumerate() {
+                    if position > 0 {
+                        f.write_str(",")?;
+                    }
+                    key.fmt(f)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl serde::Serialize for DeviceSelection {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DeviceSelection {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for DeviceSelection {
+    fn schema_name() -> Cow<'static, str> {
+        "DeviceSelection".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "`all`, or device keys (serial numbers or ids) separated by commas.",
+            "examples": ["01:04:0719,01:04:071A", "all"]
+        })
+    }
+}
+
+/// `multiple_device_delete_body`: deletes several devices, or all.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MultipleDeviceDeleteBody {
+    /// `all`, or device keys separated by commas.
+    pub delete: DeviceSelection,
+}
+
+super::plain_body!(MultipleDeviceDeleteBody { required delete } at_least_one: false, check: super::no_check);
+
+/// `multi_device_command_body`: one action, with its parameters, sent to
+/// several devices.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct MultiDeviceCommandBody {
+    /// The action and its parameters.
+    #[serde(flatten)]
+    pub action: DeviceAction,
+    /// The devices, each named once; at least one.
+    pub serial_numbers: Vec<SerialNumber>,
+}
+
+impl FromJson for MultiDeviceCommandBody {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        let mut fields = Fields::open(value, path, problems)?;
+        let action = DeviceAction::read_fields(&mut fields, problems);
+        let serial_numbers =
+            fields.required_with("serial_numbers", problems, |value, path, problems| {
+                let serials: Vec<SerialNumber> = json::array(value, path, problems, leaf)?;
+                let mut clean = !serials.is_empty();
+                if serials.is_empty() {
+                    problems.push(path, "give at least one serial number");
+                }
+                for (position, serial) in serials.iter().enumerate() {
+                    if serials[..position].contains(serial) {
+                        problems.push(
+                            index(path, position),
+                            format!("device {serial} is given twice"),
+                        );
+                        clean = false;
+                    }
+                }
+                clean.then_some(serials)
+            });
+        let clean = fields.finish(problems);
+        let body = Self {
+            action: action?,
+            serial_numbers: serial_numbers?,
+        };
+        clean.then_some(body)
+    }
+}
+
+deserialize_via_from_json!(
+    DeviceBody,
+    MultipleDevicePatchBody,
+    DevicesPatchBody,
+    MultiDeviceCommandBody
+);

@@ -1,0 +1,76 @@
+use super::{no_check, plain_body};
+use crate::{
+    misc::GroupImage,
+    network_mode::NetworkMode,
+    validation::{Problems, join},
+};
+
+/// `group_image_patch_body`: sets the group image; at least one field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroupImagePatchBody {
+    /// The path of the image bundle on the host: 1 to 4096 bytes, no
+    /// control characters.
+    #[serde(default)]
+    pub path: Option<String>,
+}
+
+impl GroupImagePatchBody {
+    /// Writes the given fields into `image`.
+    pub fn apply(&self, image: &mut GroupImage) {
+        if let Some(path) = &self.path {
+            image.path = Some(path.clone());
+        }
+    }
+}
+
+fn check_group_image(body: &GroupImagePatchBody, path: &str, problems: &mut Problems) {
+    if let Some(image_path) = &body.path
+        && (image_path.is_empty()
+            || image_path.len() > 4096
+            || image_path.chars().any(char::is_control))
+    {
+        problems.push(
+            join(path, "path"),
+            "a path has 1 to 4096 bytes and no control characters",
+        );
+    }
+}
+
+plain_body!(GroupImagePatchBody { optional path } at_least_one: true, check: check_group_image);
+
+/// `magnetometer_calibration_body`: three signed 16-bit offsets.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MagnetometerCalibrationBody {
+    /// Offset on the x axis, -32768 to 32767.
+    pub x_offset: i16,
+    /// Offset on the y axis, -32768 to 32767.
+    pub y_offset: i16,
+    /// Offset on the z axis, -32768 to 32767.
+    pub z_offset: i16,
+}
+
+plain_body!(MagnetometerCalibrationBody { required x_offset, required y_offset, required z_offset }
+    at_least_one: false, check: no_check);
+
+/// `notification_patch_body`: marks notifications read or unread.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationPatchBody {
+    /// The new read flag.
+    pub read: bool,
+}
+
+plain_body!(NotificationPatchBody { required read } at_least_one: false, check: no_check);
+
+/// `operating_mode_patch_body`: changes the network mode; at least one field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OperatingModePatchBody {
+    /// The new mode: multitime or multirange.
+    #[serde(default)]
+    pub network_mode: Option<NetworkMode>,
+}
+
+plain_body!(OperatingModePatchBody { optional network_mode } at_least_one: true, check: no_check);

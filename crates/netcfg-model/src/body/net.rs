@@ -1,0 +1,59 @@
+use serde_json::Value;
+
+use super::{no_check, plain_body};
+use crate::{
+    configuration::{ConfigurationAction, Instance},
+    json::{Fields, FromJson, deserialize_via_from_json},
+    names::ConfigName,
+    validation::Problems,
+};
+
+/// `network_body`: creates a configuration (`POST /nets`) or renames it and
+/// changes its instance (`PATCH /nets/{net_name}`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkBody {
+    /// The engine instance that runs it: a serial port path, `sim`, or `""`.
+    pub instance: Instance,
+    /// The configuration's name.
+    pub name: ConfigName,
+}
+
+plain_body!(NetworkBody { required instance, required name } at_least_one: false, check: no_check);
+
+/// `action_body`: copy, delete, start or stop a configuration
+/// (`POST /nets/{net_name}`). `name` is the name of the copy; the other
+/// actions accept it and do not use it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(transparent)]
+pub struct ActionBody(pub ConfigurationAction);
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ActionName {
+    Copy,
+    Delete,
+    Start,
+    Stop,
+}
+
+impl FromJson for ActionBody {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        let mut fields = Fields::open(value, path, problems)?;
+        let action = fields.required::<ActionName>("action", problems);
+        let name = match action {
+            Some(ActionName::Copy) => fields.required::<ConfigName>("name", problems),
+            _ => fields.optional::<ConfigName>("name", problems),
+        };
+        let clean = fields.finish(problems);
+        let action = match action? {
+            ActionName::Copy => ConfigurationAction::Copy { name: name? },
+            ActionName::Delete => ConfigurationAction::Delete,
+            ActionName::Start => ConfigurationAction::Start,
+            ActionName::Stop => ConfigurationAction::Stop,
+        };
+        clean.then_some(Self(action))
+    }
+}
+
+deserialize_via_from_json!(ActionBody);

@@ -1,0 +1,90 @@
+use super::plain_body;
+use crate::{
+    names::ItemName,
+    rf::{BitRate, Channel, PreambleCode, PreambleLength, Prf, RfSetting, check_preamble_code},
+    validation::Problems,
+};
+
+/// `rf_settings_post_body`: creates a named RF setting.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RfSettingsPostBody {
+    /// Data bit rate in kbit/s: 110, 850 or 6800.
+    pub bit_rate: BitRate,
+    /// Channel: 1, 2, 3, 4, 5, 7 or 9.
+    pub channel: Channel,
+    /// Preamble code, suited to channel and PRF.
+    pub preamble_code: PreambleCode,
+    /// Preamble length in symbols.
+    pub preamble_length: PreambleLength,
+    /// PRF in MHz: 16 or 64.
+    pub prf: Prf,
+    /// Unique name within the configuration.
+    pub name: ItemName,
+}
+
+impl RfSettingsPostBody {
+    /// The RF setting this body creates.
+    pub fn into_setting(self) -> RfSetting {
+        RfSetting {
+            name: self.name,
+            bit_rate: self.bit_rate,
+            channel: self.channel,
+            preamble_code: self.preamble_code,
+            preamble_length: self.preamble_length,
+            prf: self.prf,
+        }
+    }
+}
+
+/// `rf_settings_patch_body`: changes an RF setting; at least one field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RfSettingsPatchBody {
+    /// New bit rate.
+    #[serde(default)]
+    pub bit_rate: Option<BitRate>,
+    /// New channel.
+    #[serde(default)]
+    pub channel: Option<Channel>,
+    /// New preamble code.
+    #[serde(default)]
+    pub preamble_code: Option<PreambleCode>,
+    /// New preamble length.
+    #[serde(default)]
+    pub preamble_length: Option<PreambleLength>,
+    /// New PRF.
+    #[serde(default)]
+    pub prf: Option<Prf>,
+}
+
+impl RfSettingsPatchBody {
+    /// Writes the given fields into `setting`. Validate it afterwards: the
+    /// preamble code must still suit the (possibly new) channel and PRF.
+    pub fn apply(&self, setting: &mut RfSetting) {
+        setting.bit_rate = self.bit_rate.unwrap_or(setting.bit_rate);
+        setting.channel = self.channel.unwrap_or(setting.channel);
+        setting.preamble_code = self.preamble_code.unwrap_or(setting.preamble_code);
+        setting.preamble_length = self.preamble_length.unwrap_or(setting.preamble_length);
+        setting.prf = self.prf.unwrap_or(setting.prf);
+    }
+}
+
+fn check_post(body: &RfSettingsPostBody, path: &str, problems: &mut Problems) {
+    check_preamble_code(body.channel, body.prf, body.preamble_code, path, problems);
+}
+
+fn check_patch(body: &RfSettingsPatchBody, path: &str, problems: &mut Problems) {
+    if let (Some(channel), Some(prf), Some(code)) = (body.channel, body.prf, body.preamble_code) {
+        check_preamble_code(channel, prf, code, path, problems);
+    }
+}
+
+plain_body!(RfSettingsPostBody {
+    required bit_rate, required channel, required preamble_code, required preamble_length,
+    required prf, required name,
+} at_least_one: false, check: check_post);
+
+plain_body!(RfSettingsPatchBody {
+    optional bit_rate, optional channel, optional preamble_code, optional preamble_length, optional prf,
+} at_least_one: true, check: check_patch);

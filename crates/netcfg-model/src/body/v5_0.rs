@@ -1,0 +1,119 @@
+//! Bodies that only the 5.0 table uses.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use super::{no_check, plain_body};
+use crate::serial::SerialNumber;
+
+/// The 5.0 engine command (`POST /nets/{net_name}/action`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum EngineCommand {
+    /// Push the saved configuration to the running network.
+    Reload,
+    /// Stop, then start.
+    Restart,
+    /// Ask the anchors to resynchronise network time.
+    Resync,
+}
+
+/// The body of the 5.0 engine command.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EngineCommandBody {
+    /// `reload`, `restart` or `resync`.
+    pub action: EngineCommand,
+}
+
+plain_body!(EngineCommandBody { required action } at_least_one: false, check: no_check);
+
+/// One interface, written `<serial_number>-<interface_identifier>`.
+///
+/// ```
+/// use netcfg_model::body::InterfaceRef;
+/// let interface: InterfaceRef = "01:04:0719-1".parse().unwrap();
+/// assert_eq!(interface.identifier, 1);
+/// assert_eq!(interface.to_string(), "01:04:0719-1");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct InterfaceRef {
+    /// The device.
+    pub serial_number: SerialNumber,
+    /// The interface of the device.
+    pub identifier: u8,
+}
+
+/// Text that is not `<serial_number>-<interface_identifier>`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "`{0}` is not an interface: write <serial_number>-<interface_identifier>, for example 01:04:0719-0"
+)]
+pub struct InterfaceRefError(String);
+
+impl FromStr for InterfaceRef {
+    type Err = InterfaceRefError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let error = || InterfaceRefError(text.chars().take(40).collect());
+        let (serial, identifier) = text.rsplit_once('-').ok_or_else(error)?;
+        if identifier.is_empty() || !identifier.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(error());
+        }
+        Ok(Self {
+            serial_number: serial.parse().map_err(|_| error())?,
+            identifier: identifier.parse().map_err(|_| error())?,
+        })
+    }
+}
+
+impl fmt::Display for InterfaceRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.serial_number, self.identifier)
+    }
+}
+
+impl serde::Serialize for InterfaceRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for InterfaceRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for InterfaceRef {
+    fn schema_name() -> Cow<'static, str> {
+        "InterfaceRef".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "An interface: <serial_number>-<interface_identifier>.",
+            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-[0-9]{1,3}$",
+            "examples": ["01:04:0719-0"]
+        })
+    }
+}
+
+/// The 5.0 paired-interface PUT body: the other interface of the pair.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PairedInterfaceBody {
+    /// The other interface, `<serial_number>-<interface_identifier>`.
+    pub interface: InterfaceRef,
+}
+
+plain_body!(PairedInterfaceBody { required interface } at_least_one: false, check: no_check);

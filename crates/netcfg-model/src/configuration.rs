@@ -1,0 +1,171 @@
+//! Configurations ("nets") and the engine instance that runs them.
+
+use std::{borrow::Cow, fmt, str::FromStr};
+
+use crate::{names::ConfigName, network_mode::NetworkMode};
+
+/// Which engine runs a configuration: `network_body.instance`.
+///
+/// ```
+/// use netcfg_model::Instance;
+/// assert_eq!("".parse::<Instance>().unwrap(), Instance::ServerDefault);
+/// assert_eq!("sim".parse::<Instance>().unwrap(), Instance::Simulator { scenario: None });
+/// assert!(matches!("sim:warehouse".parse::<Instance>().unwrap(), Instance::Simulator { scenario: Some(_) }));
+/// assert!(matches!("/dev/ttyUSB0".parse::<Instance>().unwrap(), Instance::SerialPort(_)));
+/// assert!("ttyUSB0".parse::<Instance>().is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub enum Instance {
+    /// The empty string: whatever the server is configured to use.
+    #[default]
+    ServerDefault,
+    /// `sim` or `sim:<scenario>`: the built-in device simulator.
+    Simulator {
+        /// The named scenario, if any.
+        scenario: Option<String>,
+    },
+    /// The absolute path of the serial port of the network interface device.
+    SerialPort(String),
+}
+
+/// Text that names no engine instance.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{text}` is not an instance: {reason}")]
+pub struct InstanceError {
+    text: String,
+    reason: &'static str,
+}
+
+impl FromStr for Instance {
+    type Err = InstanceError;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let error = |reason| InstanceError {
+            text: text.chars().take(80).collect(),
+            reason,
+        };
+        if text.is_empty() {
+            return Ok(Self::ServerDefault);
+        }
+        if text == "sim" {
+            return Ok(Self::Simulator { scenario: None });
+        }
+        if let Some(scenario) = text.strip_prefix("sim:") {
+            let plain = scenario
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+            if scenario.is_empty() || scenario.len() > 64 || !plain {
+                return Err(error(
+                    "a scenario name has 1 to 64 characters of A-Z a-z 0-9 _ -",
+                ));
+            }
+            return Ok(Self::Simulator {
+                scenario: Some(scenario.to_owned()),
+            });
+        }
+        if !text.starts_with('/') {
+            return Err(error(
+                "give the absolute path of a serial port, `sim`, `sim:<scenario>`, or an empty string",
+            ));
+        }
+        if text.len() > 4096 || text.chars().any(char::is_control) {
+            return Err(error(
+                "a serial port path has at most 4096 bytes and no control characters",
+            ));
+        }
+        Ok(Self::SerialPort(text.to_owned()))
+    }
+}
+
+impl fmt::Display for Instance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::ServerDefault => Ok(()),
+            Self::Simulator { scenario: None } => f.write_str("sim"),
+            Self::Simulator {
+                scenario: Some(scenario),
+            } => write!(f, "sim:{scenario}"),
+            Self::SerialPort(path) => f.write_str(path),
+        }
+    }
+}
+
+impl serde::Serialize for Instance {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Instance {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl schemars::JsonSchema for Instance {
+    fn schema_name() -> Cow<'static, str> {
+        "Instance".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "maxLength": 4096,
+            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, or an empty string for the server's default.",
+            "examples": ["sim", "/dev/ttyUSB0", ""]
+        })
+    }
+}
+
+/// Whether a configuration's network is running.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Not running.
+    #[default]
+    Stopped,
+    /// Running on its engine instance.
+    Running,
+}
+
+/// A network configuration.
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+pub struct Configuration {
+    /// The configuration's name, which is also its file's name.
+    pub name: ConfigName,
+    /// The engine instance that runs it.
+    pub instance: Instance,
+    /// Its operating mode.
+    pub network_mode: NetworkMode,
+    /// Whether it is running.
+    pub state: RunState,
+}
+
+/// What `action_body` asks of a configuration.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum ConfigurationAction {
+    /// Duplicate the configuration under a new name.
+    Copy {
+        /// The name of the copy.
+        name: ConfigName,
+    },
+    /// Delete the configuration.
+    Delete,
+    /// Start its network.
+    Start,
+    /// Stop its network.
+    Stop,
+}

@@ -1,0 +1,237 @@
+//! Reading request bodies from JSON while collecting every problem.
+//!
+//! serde stops at the first error it meets. A client deserves to hear about
+//! every wrong field at once, so bodies are read field by field from a
+//! [`serde_json::Value`]: each field is deserialised on its own, each failure
+//! is recorded with its path, unknown fields are reported, and only a body
+//! with no problem at all is built.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::validation::{Problems, Validate, index, join};
+
+/// A type read from JSON with every problem collected.
+///
+/// Request bodies implement it; their `serde::Deserialize` goes through it too,
+/// so `serde_json::from_str::<Body>` reports every problem in its error.
+pub trait FromJson: Sized {
+    /// Reads `value`, recording problems under `path`; `None` when anything
+    /// was wrong.
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self>;
+
+    /// Reads a whole body: the value or every problem in it.
+    fn from_json(value: &Value) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let parsed = Self::from_json_at(value, "", &mut problems);
+        match parsed {
+            Some(body) if problems.is_empty() => Ok(body),
+            _ => Err(problems),
+        }
+    }
+}
+
+/// Reads a leaf value with its own `Deserialize`, recording the error at `path`.
+pub(crate) fn leaf<T: DeserializeOwned>(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<T> {
+    match T::deserialize(value) {
+        Ok(parsed) => Some(parsed),
+        Err(error) => {
+            problems.push(path, error.to_string());
+            None
+        }
+    }
+}
+
+/// Reads a JSON array whose elements are read by `read`.
+pub(crate) fn array<T>(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+    mut read: impl FnMut(&Value, &str, &mut Problems) -> Option<T>,
+) -> Option<Vec<T>> {
+    let Value::Array(items) = value else {
+        problems.push(path, format!("expected an array, found {}", kind(value)));
+        return None;
+    };
+    let mut parsed = Vec::with_capacity(items.len());
+    let mut all_read = true;
+    for (position, item) in items.iter().enumerate() {
+        match read(item, &index(path, position), problems) {
+            Some(element) => parsed.push(element),
+            None => all_read = false,
+        }
+    }
+    all_read.then_some(parsed)
+}
+
+/// A short name for the JSON type of `value`, for messages.
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The fields of one JSON object being read, and the problems met so far.
+pub(crate) struct Fields<'a> {
+    object: &'a Map<String, Value>,
+    path: &'a str,
+    known: Vec<&'static str>,
+    all_read: bool,
+}
+
+impl<'a> Fields<'a> {
+    /// Starts reading `value`, which must be an object.
+    pub(crate) fn open(value: &'a Value, path: &'a str, problems: &mut Problems) -> Option<Self> {
+        match value {
+            Value::Object(object) => Some(Self {
+                object,
+                path,
+                known: Vec::new(),
+                all_read: true,
+            }),
+            other => {
+                problems.push(
+                    path,
+                    format!("expected a JSON object, found {}", kind(other)),
+                );
+                None
+            }
+        }
+    }
+
+    /// The path of field `name`.
+    pub(crate) fn path_of(&self, name: &str) -> String {
+        join(self.path, name)
+    }
+
+    /// How many of the fields read so far were present (and not null).
+    pub(crate) fn present_count(&self) -> usize {
+        self.known
+            .iter()
+            .filter(|name| {
+                self.object
+                    .get(**name)
+                    .is_some_and(|value| !value.is_null())
+            })
+            .count()
+    }
+
+    /// Reads a required field with a custom reader.
+    pub(crate) fn required_with<T>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+        read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
+    ) -> Option<T> {
+        self.known.push(name);
+        let path = self.path_of(name);
+        let parsed = match self.object.get(name) {
+            None | Some(Value::Null) => {
+                problems.push(path, "this field is required");
+                None
+            }
+            Some(value) => read(value, &path, problems),
+        };
+        self.all_read &= parsed.is_some();
+        parsed
+    }
+
+    /// Reads an optional field with a custom reader; absent and `null` are `None`.
+    pub(crate) fn optional_with<T>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+        read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
+    ) -> Option<T> {
+        self.known.push(name);
+        let path = self.path_of(name);
+        match self.object.get(name) {
+            None | Some(Value::Null) => None,
+            Some(value) => {
+                let parsed = read(value, &path, problems);
+                self.all_read &= parsed.is_some();
+                parsed
+            }
+        }
+    }
+
+    /// Reads a required leaf field with its own `Deserialize`.
+    pub(crate) fn required<T: DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+    ) -> Option<T> {
+        self.required_with(name, problems, leaf)
+    }
+
+    /// Reads an optional leaf field with its own `Deserialize`.
+    pub(crate) fn optional<T: DeserializeOwned>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+    ) -> Option<T> {
+        self.optional_with(name, problems, leaf)
+    }
+
+    /// Accepts these fields without reading them (their meaning depends on a
+    /// field that was wrong).
+    pub(crate) fn tolerate(&mut self, names: &[&'static str]) {
+        self.known.extend_from_slice(names);
+    }
+
+    /// Reports unknown fields; true when every field was present where
+    /// required, well typed and known.
+    pub(crate) fn finish(self, problems: &mut Problems) -> bool {
+        let mut clean = self.all_read;
+        for name in self.object.keys() {
+            if !self.known.contains(&name.as_str()) {
+                problems.push(
+                    join(self.path, name),
+                    format!("unknown field; the fields are: {}", self.known.join(", ")),
+                );
+                clean = false;
+            }
+        }
+        clean
+    }
+}
+
+/// Implements `serde::Deserialize` through [`FromJson`], so that serde users
+/// get the same rules and the same list of problems.
+macro_rules! deserialize_via_from_json {
+    ($($body:ty),* $(,)?) => {$(
+        impl<'de> serde::Deserialize<'de> for $body {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let value = serde_json::Value::deserialize(deserializer)?;
+                <$body as $crate::json::FromJson>::from_json(&value).map_err(serde::de::Error::custom)
+            }
+        }
+    )*};
+}
+pub(crate) use deserialize_via_from_json;
+
+/// Reads an object body, then checks its rules with [`Validate`].
+pub(crate) fn validated<T: Validate>(
+    parsed: Option<T>,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<T> {
+    let body = parsed?;
+    let mut found = Problems::new();
+    body.validate_at(path, &mut found);
+    if found.is_empty() {
+        Some(body)
+    } else {
+        problems.extend(found);
+        None
+    }
+}

@@ -1,0 +1,88 @@
+//! The resources of the netcfg API, their validation, the units and defaults
+//! of the ultra-wideband location system they describe, and the maximum-tag
+//! calculator.
+//!
+//! This crate is pure: it does no I/O and nothing async, so any program can
+//! embed it (the server, its tests, a planning tool, a script's helper).
+//!
+//! - Resources: [`Configuration`], [`Device`], [`Interface`], [`DevicePair`],
+//!   [`DataStream`], [`Role`], [`RfSetting`], [`PositionLimit`],
+//!   [`SystemSetting`], [`DefaultSetting`], [`Notification`],
+//!   [`NetworkMode`], [`GroupImage`], [`MagnetometerCalibration`],
+//!   [`CachedDevice`], [`DeviceAction`], [`ConfigurationAction`].
+//! - Request bodies, with the seed's field names: the [`body`] module. Read
+//!   them with [`FromJson::from_json`] (or serde) to get every problem at once.
+//! - Domain types that stop mistakes: [`SerialNumber`], [`NetworkTime`],
+//!   [`SensorPeriod`], [`RoleId`], [`ConfigName`], the RF enums.
+//! - Built-in data: [`builtin_roles`], [`default_streams`],
+//!   [`RfSetting::default_setting`], [`default_settings`], [`NetworkMode::ALL`].
+//!
+//! ```
+//! use netcfg_model::{FromJson, body::RolePostBody};
+//! let body = serde_json::json!({"name": "", "network_period": -1, "colour": "red"});
+//! let problems = RolePostBody::from_json(&body).unwrap_err();
+//! assert_eq!(problems.as_slice().len(), 3);
+//! ```
+
+pub mod body;
+mod cache;
+mod configuration;
+mod device;
+mod device_action;
+mod int_enum;
+mod json;
+mod level;
+mod misc;
+mod names;
+mod network_mode;
+mod notification;
+mod pair;
+mod position_limit;
+mod rf;
+mod role;
+mod serial;
+mod setting;
+mod stream;
+mod time;
+mod validation;
+
+pub use cache::{
+    CachedDevice, Connectivity, DeviceAttributes, DeviceStatus, FirmwareImage, FirmwareImageType,
+    Position, Synchronisation,
+};
+pub use configuration::{Configuration, ConfigurationAction, Instance, InstanceError, RunState};
+pub use device::{
+    Device, DeviceId, DeviceIdError, DeviceKey, DeviceKeyError, Interface, UnconfiguredDevice,
+};
+pub use device_action::{
+    ActionOutcome, DeviceAction, DeviceActionName, DeviceActionReply, LedColor, LedMode,
+    LedTimeout, LedTimeoutError,
+};
+pub use int_enum::NotAllowed;
+pub use json::FromJson;
+pub use level::Level;
+pub use misc::{GroupImage, MagnetometerCalibration};
+pub use names::{
+    ConfigName, ConfigNameError, ItemName, ItemNameError, LogFileName, LogFileNameError,
+    MAX_NAME_LENGTH, SettingKey, SettingKeyError,
+};
+pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
+pub use notification::Notification;
+pub use pair::{DevicePair, PairType};
+pub use position_limit::PositionLimit;
+pub use rf::{
+    BitRate, Channel, PreambleCode, PreambleCodeError, PreambleLength, Prf, RfSetting,
+    suitable_preamble_codes,
+};
+pub use role::{
+    DEFAULT_SEEDER_PERIOD, DEFAULT_TAG_PERIOD, LedBrightness, MIN_SEEDER_PERIOD, Role, RoleId,
+    builtin_roles,
+};
+pub use serial::{SerialNumber, SerialNumberError};
+pub use setting::{
+    DefaultSetting, SYSTEM_CLASS, SYSTEM_CLASS_ID, SettingRule, SettingType, SettingValue,
+    SystemSetting, default_setting, default_settings,
+};
+pub use stream::{DEFAULT_STREAM_GROUP, DataStream, DefaultStream, default_streams};
+pub use time::{NetworkTime, SensorPeriod, SensorPeriodError};
+pub use validation::{Problem, Problems, Validate};
