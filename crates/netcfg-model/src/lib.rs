@@ -29,9 +29,11 @@ mod cache;
 mod configuration;
 mod device;
 mod device_action;
+mod host;
 mod int_enum;
 mod json;
 mod level;
+pub mod max_tags;
 mod misc;
 mod names;
 mod network_mode;
@@ -58,6 +60,7 @@ pub use device_action::{
     ActionOutcome, DeviceAction, DeviceActionName, DeviceActionReply, LedColor, LedMode,
     LedTimeout, LedTimeoutError,
 };
+pub use host::{HostNetworkInterface, PackageState, PackageStatus};
 pub use int_enum::NotAllowed;
 pub use json::FromJson;
 pub use level::Level;
