@@ -9,7 +9,7 @@ use crate::{
     names::ItemName,
     role::RoleId,
     serial::SerialNumber,
-    validation::{Problems, Validate, index, join},
+    validation::{Problems, Validate, join},
 };
 
 /// A device's integer id within a configuration: 1 to 9,999,999.
@@ -237,34 +237,47 @@ pub(crate) fn read_interfaces(
                 return None;
             }
         },
-        other => other,
+        Value::Array(_) => value,
+        other => {
+            problems.push(
+                path,
+                format!(
+                    "expected an array of interfaces (or a string holding one), found {}",
+                    json::kind(other)
+                ),
+            );
+            return None;
+        }
     };
-    let interfaces = json::array(array, path, problems, Interface::from_json_at)?;
+    // Rule problems are recorded but the interface is kept, so that a repeated
+    // identifier is still found beside them.
     let mut clean = true;
+    let interfaces = json::elements(array, path, problems, |item, item_path, problems| {
+        let interface = Interface::from_json_at(item, item_path, problems)?;
+        let mut found = Problems::new();
+        interface.validate_at(item_path, &mut found);
+        clean &= found.is_empty();
+        problems.extend(found);
+        Some(interface)
+    })?;
+    clean &= json::check_unique(
+        &interfaces,
+        path,
+        problems,
+        |interface| interface.identifier,
+        |interface| {
+            (
+                "identifier".to_owned(),
+                format!("interface identifier {}", interface.identifier),
+            )
+        },
+    );
     if interfaces.is_empty() {
         problems.push(path, "a device has at least one interface");
         clean = false;
     }
-    for (position, interface) in interfaces.iter().enumerate() {
-        let item_path = index(path, position);
-        let mut found = Problems::new();
-        interface.validate_at(&item_path, &mut found);
-        if interfaces[..position]
-            .iter()
-            .any(|earlier| earlier.identifier == interface.identifier)
-        {
-            found.push(
-                join(&item_path, "identifier"),
-                format!(
-                    "interface identifier {} is given twice",
-                    interface.identifier
-                ),
-            );
-        }
-        clean &= found.is_empty();
-        problems.extend(found);
-    }
-    clean.then_some(interfaces)
+    let interfaces: Option<Vec<Interface>> = interfaces.into_iter().collect();
+    interfaces.filter(|_| clean)
 }
 
 /// A device of a configuration.
@@ -335,6 +348,7 @@ mod tests {
     #[test]
     fn an_anchor_without_coordinates_and_a_repeated_identifier_are_both_reported() {
         let value = json!([{"identifier": 0, "role_id": 2}, {"identifier": 0, "role_id": 4}]);
+        // The first interface breaks a rule; the repeat is still reported.
         let mut problems = Problems::new();
         assert!(read_interfaces(&value, "interfaces", &mut problems).is_none());
         let paths: Vec<_> = problems

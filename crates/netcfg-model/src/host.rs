@@ -3,7 +3,9 @@
 use std::net::IpAddr;
 
 /// A network interface of the host (`GET /network-info`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct HostNetworkInterface {
     /// The operating system's name for it (`eth0`, `lo`).
     pub name: String,
@@ -17,7 +19,17 @@ pub struct HostNetworkInterface {
 }
 
 /// Whether an installed component is usable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum PackageState {
     /// Installed and usable.
@@ -27,7 +39,9 @@ pub enum PackageState {
 }
 
 /// A component of the manager and its version (`GET /packages`).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct PackageStatus {
     /// The component's name.
     pub name: String,

@@ -46,26 +46,68 @@ pub(crate) fn leaf<T: DeserializeOwned>(
     }
 }
 
-/// Reads a JSON array whose elements are read by `read`.
+/// Reads a JSON array whose elements are read by `read`; `None` when it is
+/// not an array or any element is wrong.
 pub(crate) fn array<T>(
     value: &Value,
     path: &str,
     problems: &mut Problems,
-    mut read: impl FnMut(&Value, &str, &mut Problems) -> Option<T>,
+    read: impl FnMut(&Value, &str, &mut Problems) -> Option<T>,
 ) -> Option<Vec<T>> {
+    elements(value, path, problems, read)?.into_iter().collect()
+}
+
+/// Reads every element of a JSON array, keeping the ones that read well, so
+/// that a caller can still check rules between them (duplicates) when one
+/// element is wrong. `None` when `value` is not an array.
+pub(crate) fn elements<T>(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+    mut read: impl FnMut(&Value, &str, &mut Problems) -> Option<T>,
+) -> Option<Vec<Option<T>>> {
     let Value::Array(items) = value else {
         problems.push(path, format!("expected an array, found {}", kind(value)));
         return None;
     };
-    let mut parsed = Vec::with_capacity(items.len());
-    let mut all_read = true;
+    Some(
+        items
+            .iter()
+            .enumerate()
+            .map(|(position, item)| read(item, &index(path, position), problems))
+            .collect(),
+    )
+}
+
+/// Records a problem for each element equal to an earlier one; elements that
+/// did not read (`None`) are skipped. True when there is no repeat.
+pub(crate) fn check_unique<T, K: PartialEq>(
+    items: &[Option<T>],
+    path: &str,
+    problems: &mut Problems,
+    key: impl Fn(&T) -> K,
+    describe: impl Fn(&T) -> (String, String),
+) -> bool {
+    let mut unique = true;
     for (position, item) in items.iter().enumerate() {
-        match read(item, &index(path, position), problems) {
-            Some(element) => parsed.push(element),
-            None => all_read = false,
+        let Some(item) = item else { continue };
+        let repeated = items[..position]
+            .iter()
+            .flatten()
+            .any(|earlier| key(earlier) == key(item));
+        if repeated {
+            let (field, what) = describe(item);
+            let element = index(path, position);
+            let at = if field.is_empty() {
+                element
+            } else {
+                join(&element, &field)
+            };
+            problems.push(at, format!("{what} is given twice"));
+            unique = false;
         }
     }
-    all_read.then_some(parsed)
+    unique
 }
 
 /// A short name for the JSON type of `value`, for messages.

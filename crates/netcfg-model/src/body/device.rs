@@ -8,7 +8,7 @@ use crate::{
     json::{self, Fields, FromJson, deserialize_via_from_json, leaf},
     names::ItemName,
     serial::SerialNumber,
-    validation::{Problems, index, join},
+    validation::Problems,
 };
 
 fn interfaces_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
@@ -163,24 +163,25 @@ impl FromJson for DevicesPatchBody {
         if !value.is_array() {
             return DeviceBody::from_json_at(value, path, problems).map(Self::Single);
         }
-        let bodies = json::array(value, path, problems, MultipleDevicePatchBody::from_json_at)?;
-        let mut clean = !bodies.is_empty();
+        let bodies = json::elements(value, path, problems, MultipleDevicePatchBody::from_json_at)?;
+        let mut clean = json::check_unique(
+            &bodies,
+            path,
+            problems,
+            |body| body.serial_number,
+            |body| {
+                (
+                    "serial_number".to_owned(),
+                    format!("device {}", body.serial_number),
+                )
+            },
+        );
         if bodies.is_empty() {
             problems.push(path, "give at least one device");
+            clean = false;
         }
-        for (position, body) in bodies.iter().enumerate() {
-            if bodies[..position]
-                .iter()
-                .any(|earlier| earlier.serial_number == body.serial_number)
-            {
-                problems.push(
-                    join(&index(path, position), "serial_number"),
-                    format!("device {} is given twice", body.serial_number),
-                );
-                clean = false;
-            }
-        }
-        clean.then_some(Self::Multiple(bodies))
+        let bodies: Option<Vec<_>> = bodies.into_iter().collect();
+        bodies.filter(|_| clean).map(Self::Multiple)
     }
 }
 
@@ -294,21 +295,21 @@ impl FromJson for MultiDeviceCommandBody {
         let action = DeviceAction::read_fields(&mut fields, problems);
         let serial_numbers =
             fields.required_with("serial_numbers", problems, |value, path, problems| {
-                let serials: Vec<SerialNumber> = json::array(value, path, problems, leaf)?;
-                let mut clean = !serials.is_empty();
+                let serials: Vec<Option<SerialNumber>> =
+                    json::elements(value, path, problems, leaf)?;
+                let mut clean = json::check_unique(
+                    &serials,
+                    path,
+                    problems,
+                    |serial| *serial,
+                    |serial| (String::new(), format!("device {serial}")),
+                );
                 if serials.is_empty() {
                     problems.push(path, "give at least one serial number");
+                    clean = false;
                 }
-                for (position, serial) in serials.iter().enumerate() {
-                    if serials[..position].contains(serial) {
-                        problems.push(
-                            index(path, position),
-                            format!("device {serial} is given twice"),
-                        );
-                        clean = false;
-                    }
-                }
-                clean.then_some(serials)
+                let serials: Option<Vec<_>> = serials.into_iter().collect();
+                serials.filter(|_| clean)
             });
         let clean = fields.finish(problems);
         let body = Self {

@@ -55,7 +55,8 @@ macro_rules! plain_body {
                 let mut fields = $crate::json::Fields::open(value, path, problems)?;
                 $( let $field = $crate::body::plain_body!(@read $kind fields $field problems); )+
                 if $at_least_one && fields.present_count() == 0 {
-                    problems.push(path, concat!("at least one field must be given: ", $(stringify!($field), " "),+).trim_end());
+                    let names: &[&str] = &[$(stringify!($field)),+];
+                    problems.push(path, format!("at least one field must be given: {}", names.join(", ")));
                 }
                 let clean = fields.finish(problems);
                 let body = Self { $( $field: $crate::body::plain_body!(@unwrap $kind $field) ),+ };

@@ -33,7 +33,7 @@ impl FromJson for SettingsBody {
                 leaf::<SettingKey>(&object["setting_key"], &join(path, "setting_key"), problems);
             let value_path = join(path, "value");
             let value = match object.get("value") {
-                Some(value) => leaf::<SettingValue>(value, &value_path, problems),
+                Some(value) => read_value(value, &value_path, problems),
                 None => {
                     problems.push(&value_path, "this field is required");
                     None
@@ -59,7 +59,7 @@ impl FromJson for SettingsBody {
             for (name, value) in object {
                 let field_path = join(path, name);
                 let key = leaf::<SettingKey>(&Value::String(name.clone()), &field_path, problems);
-                let value = leaf::<SettingValue>(value, &field_path, problems);
+                let value = read_value(value, &field_path, problems);
                 if let (Some(key), Some(value)) = (key, value) {
                     check_known(&key, &value, &field_path, problems);
                     settings.push((key, value));
@@ -67,6 +67,23 @@ impl FromJson for SettingsBody {
             }
         }
         (problems.as_slice().len() == before).then_some(Self { settings })
+    }
+}
+
+/// Reads a setting value: a boolean, number or string.
+fn read_value(value: &Value, path: &str, problems: &mut Problems) -> Option<SettingValue> {
+    match value {
+        Value::Bool(_) | Value::Number(_) | Value::String(_) => leaf(value, path, problems),
+        other => {
+            problems.push(
+                path,
+                format!(
+                    "a setting value is a boolean, a number or a string, not {}",
+                    kind(other)
+                ),
+            );
+            None
+        }
     }
 }
 
