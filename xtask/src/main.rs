@@ -1,7 +1,10 @@
 //! `cargo xtask <task>`: project automation that needs nothing but cargo.
 //!
-//! - `ci`: every check CI runs, in the order CI runs them: formatting,
-//!   clippy with warnings denied, documentation with warnings denied, tests.
+//! - `ci`: every check CI runs, in the order CI runs them: formatting, the
+//!   layer rules, clippy with warnings denied, documentation with warnings
+//!   denied, tests.
+//! - `layers`: checks that no crate depends on what its layer must not know
+//!   (docs/architecture.md), from cargo's own dependency graph.
 
 #![allow(
     clippy::print_stdout,
@@ -13,12 +16,13 @@ use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci    run every check CI runs (fmt, clippy, doc, tests)";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
     match task.as_deref() {
         Some("ci") => ci(),
+        Some("layers") => layers(),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -35,6 +39,119 @@ fn workspace_root() -> PathBuf {
         .parent()
         .map(PathBuf::from)
         .unwrap_or(manifest_dir)
+}
+
+/// Crates that touch the outside world (files, sockets, devices, clocks, HTTP).
+const IO_CRATES: &[&str] = &[
+    "tokio",
+    "mio",
+    "actix-web",
+    "actix-http",
+    "actix-server",
+    "rusqlite",
+    "libsqlite3-sys",
+    "tokio-serial",
+    "serialport",
+    "socket2",
+    "env_logger",
+    "config",
+];
+
+/// For each of our crates, the crates it must never depend on, even
+/// indirectly, and why. A crate not yet in the workspace is skipped.
+const LAYER_RULES: &[(&str, &[&str], &str)] = &[
+    (
+        "netcfg-model",
+        IO_CRATES,
+        "the model is pure: no I/O, no async",
+    ),
+    (
+        "netcfg-model",
+        &["netcfg-store", "netcfg-engine", "netcfg-api"],
+        "the model is the bottom layer",
+    ),
+    (
+        "netcfg-store",
+        &[
+            "actix-web",
+            "actix-http",
+            "tokio-serial",
+            "serialport",
+            "netcfg-engine",
+            "netcfg-api",
+        ],
+        "the store knows nothing of HTTP or devices",
+    ),
+    (
+        "netcfg-engine",
+        &[
+            "actix-web",
+            "actix-http",
+            "rusqlite",
+            "libsqlite3-sys",
+            "netcfg-store",
+            "netcfg-api",
+        ],
+        "the engine knows nothing of HTTP or saved-state files",
+    ),
+];
+
+/// The names of every crate `package` depends on at run time (normal
+/// dependencies, transitively), or `None` when the package does not exist.
+fn runtime_dependencies(package: &str) -> Result<Option<Vec<String>>> {
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let output = Command::new(&cargo)
+        .args([
+            "tree",
+            "--package",
+            package,
+            "--edges",
+            "normal",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .current_dir(workspace_root())
+        .output()
+        .with_context(|| format!("could not run {cargo} tree"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if stderr.contains("did not match any packages") {
+            return Ok(None);
+        }
+        bail!("cargo tree -p {package} failed: {stderr}");
+    }
+    let names = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect();
+    Ok(Some(names))
+}
+
+fn layers() -> Result<()> {
+    let mut broken = Vec::new();
+    for (package, forbidden, why) in LAYER_RULES {
+        let Some(dependencies) = runtime_dependencies(package)? else {
+            continue;
+        };
+        for name in dependencies
+            .iter()
+            .filter(|name| forbidden.contains(&name.as_str()))
+        {
+            broken.push(format!("{package} depends on {name}, but {why}"));
+        }
+    }
+    broken.sort();
+    broken.dedup();
+    if !broken.is_empty() {
+        bail!(
+            "layer rules broken (see docs/architecture.md):\n  {}",
+            broken.join("\n  ")
+        );
+    }
+    eprintln!("layers: every crate keeps to its layer");
+    Ok(())
 }
 
 /// Runs `cargo` with `args` in the workspace root, failing when it fails.
@@ -55,6 +172,7 @@ fn cargo(args: &[&str], extra_env: &[(&str, &str)]) -> Result<()> {
 
 fn ci() -> Result<()> {
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
+    layers()?;
     cargo(
         &[
             "clippy",

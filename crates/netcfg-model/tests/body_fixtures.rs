@@ -211,3 +211,102 @@ fn every_seed_body_has_a_valid_and_an_invalid_fixture() {
         missing.join("\n")
     );
 }
+
+#[test]
+fn a_normalised_body_reads_back_unchanged() {
+    for folder in SEED_BODIES {
+        for case in cases(&fixtures_root().join(folder)) {
+            let value: Value =
+                serde_json::from_str(&fs::read_to_string(&case).expect("readable")).expect("JSON");
+            if let Ok(normalised) = read(folder, &value) {
+                let again = read(folder, &normalised).unwrap_or_else(|problems| {
+                    panic!(
+                        "{}: the normalised body is refused: {problems}",
+                        case.display()
+                    )
+                });
+                assert_eq!(again, normalised, "{}", case.display());
+            }
+        }
+    }
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::{SEED_BODIES, read};
+
+    /// Any JSON value, with keys drawn partly from the seed's field names so
+    /// that the readers get past "unknown field" and into their rules.
+    fn any_json() -> impl Strategy<Value = Value> {
+        let key = prop_oneof![
+            Just("name".to_owned()),
+            Just("serial_number".to_owned()),
+            Just("interfaces".to_owned()),
+            Just("action".to_owned()),
+            Just("network_period".to_owned()),
+            Just("channel".to_owned()),
+            Just("preamble_code".to_owned()),
+            Just("prf".to_owned()),
+            Just("min_x".to_owned()),
+            Just("max_x".to_owned()),
+            Just("setting_key".to_owned()),
+            Just("value".to_owned()),
+            Just("pairs".to_owned()),
+            Just("delete".to_owned()),
+            Just("identifier".to_owned()),
+            Just("role_id".to_owned()),
+            "[a-z_]{0,12}",
+        ];
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<u32>().prop_map(|n| json!(n)),
+            (-1e12f64..1e12).prop_map(|n| json!(n)),
+            "\\PC{0,24}".prop_map(Value::String),
+            "[0-9A-Fa-f:]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec((key.clone(), inner), 0..8)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect::<Map<_, _>>())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// No input panics a reader, and whatever a reader accepts it writes
+        /// back in a form it accepts again, unchanged.
+        #[test]
+        fn readers_never_panic_and_accepted_bodies_are_stable(value in any_json()) {
+            for body in SEED_BODIES {
+                match read(body, &value) {
+                    Ok(normalised) => prop_assert_eq!(read(body, &normalised).ok(), Some(normalised)),
+                    Err(problems) => prop_assert!(!problems.is_empty()),
+                }
+            }
+        }
+
+        #[test]
+        fn key_parsers_never_panic_and_round_trip(text in "\\PC{0,40}") {
+            use netcfg_model::{DeviceKey, Instance, body::{DeviceSelection, InterfaceRef}};
+            if let Ok(key) = text.parse::<DeviceKey>() {
+                prop_assert_eq!(key.to_string().parse::<DeviceKey>().ok(), Some(key));
+            }
+            if let Ok(instance) = text.parse::<Instance>() {
+                prop_assert_eq!(instance.to_string().parse::<Instance>().ok(), Some(instance));
+            }
+            if let Ok(interface) = text.parse::<InterfaceRef>() {
+                prop_assert_eq!(interface.to_string().parse::<InterfaceRef>().ok(), Some(interface));
+            }
+            if let Ok(selection) = text.parse::<DeviceSelection>() {
+                prop_assert_eq!(selection.to_string().parse::<DeviceSelection>().ok(), Some(selection));
+            }
+        }
+    }
+}
