@@ -1,0 +1,85 @@
+//! What a handler gets: the request, its body, the version that answers and
+//! the application's state, with readers that turn bad input into 400s.
+
+use std::{fmt::Display, str::FromStr};
+
+use actix_web::{HttpRequest, web};
+use netcfg_model::FromJson;
+
+use crate::{reply::ApiError, state::AppState, version::ApiVersion};
+
+/// One request, as a handler sees it.
+#[derive(Debug)]
+pub struct Ctx {
+    pub(crate) request: HttpRequest,
+    pub(crate) body: web::Bytes,
+    pub(crate) version: ApiVersion,
+    pub(crate) state: web::Data<AppState>,
+}
+
+impl Ctx {
+    /// The version whose table is answering.
+    pub fn version(&self) -> ApiVersion {
+        self.version
+    }
+
+    /// The application's state.
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// A shared handle on the application's state, for work that outlives
+    /// the borrow of the context (blocking tasks).
+    pub fn state_handle(&self) -> web::Data<AppState> {
+        self.state.clone()
+    }
+
+    /// The request.
+    pub fn request(&self) -> &HttpRequest {
+        &self.request
+    }
+
+    /// The path parameter `name`, parsed; a bad value is a 400 that names
+    /// the parameter and says what is wrong.
+    pub fn param<T>(&self, name: &str) -> Result<T, ApiError>
+    where
+        T: FromStr,
+        T::Err: Display,
+    {
+        let text = self.request.match_info().get(name).ok_or_else(|| {
+            ApiError::internal(format!("the route has no path parameter `{name}`"))
+        })?;
+        text.parse().map_err(|error| {
+            ApiError::bad_request(format!("invalid request: path parameter {name}: {error}"))
+        })
+    }
+
+    /// The query parameter `name`, if given.
+    pub fn query(&self, name: &str) -> Option<String> {
+        web::Query::<std::collections::HashMap<String, String>>::from_query(
+            self.request.query_string(),
+        )
+        .ok()
+        .and_then(|query| query.get(name).cloned())
+    }
+
+    /// The JSON body, read with the model's reader: a 400 names every problem.
+    pub fn body<T: FromJson>(&self) -> Result<T, ApiError> {
+        if self.body.is_empty() {
+            return Err(ApiError::bad_request(
+                "invalid request: a JSON body is required",
+            ));
+        }
+        let value: serde_json::Value = serde_json::from_slice(&self.body).map_err(|error| {
+            ApiError::bad_request(format!(
+                "invalid request: the body is not valid JSON: {error}"
+            ))
+        })?;
+        Ok(T::from_json(&value)?)
+    }
+
+    /// The raw body bytes (the upload's multipart form).
+    pub fn raw_body(&self) -> &[u8] {
+        &self.body
+    }
+}

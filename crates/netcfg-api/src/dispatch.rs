@@ -1,0 +1,402 @@
+//! Serving the route tables: one actix resource per path pattern of either
+//! table, whose handler picks the row of the version the request selected.
+
+use std::{collections::BTreeSet, pin::Pin};
+
+use actix_web::{
+    HttpMessage, HttpRequest, HttpResponse,
+    http::{
+        StatusCode,
+        header::{self, HeaderValue},
+    },
+    web,
+};
+use futures_core::Stream;
+use netcfg_model::Level;
+
+use crate::{
+    context::Ctx,
+    reply::{ApiError, Content, Reply},
+    state::AppState,
+    table::{Body, Route},
+    version::{ApiVersion, VERSION_HEADER},
+};
+
+/// The header that carries the message of a 204 response.
+pub const MESSAGE_HEADER: &str = "Netcfg-Message";
+/// The header that carries the classification level of a 204 response (5.1).
+pub const CLASSIFICATION_HEADER: &str = "Netcfg-Classification";
+
+/// The largest JSON body, in bytes: 1 MiB.
+pub const JSON_BODY_LIMIT: usize = 1 << 20;
+/// The largest upload, in bytes: 64 MiB.
+pub const UPLOAD_BODY_LIMIT: usize = 64 << 20;
+
+/// Reads the version a request selects: its `Api-Version` header, or the
+/// server's default.
+pub(crate) fn select_version(
+    request: &actix_web::dev::ServiceRequest,
+    default: ApiVersion,
+) -> Result<ApiVersion, ApiError> {
+    match request.headers().get(VERSION_HEADER) {
+        None => Ok(default),
+        Some(value) => value
+            .to_str()
+            .map_err(|_| ApiError::bad_request("the Api-Version header is not text"))?
+            .parse()
+            .map_err(|error: crate::version::UnknownVersion| {
+                ApiError::bad_request(error.to_string())
+            }),
+    }
+}
+
+/// The version the version middleware chose for this request.
+pub(crate) fn request_version(request: &HttpRequest, state: &AppState) -> ApiVersion {
+    request
+        .extensions()
+        .get::<ApiVersion>()
+        .copied()
+        .unwrap_or(state.default_version)
+}
+
+/// Every path pattern of every table, ordered so that actix tries static
+/// segments before parameters (`/nets/upload` before `/nets/{net_name}`).
+pub(crate) fn patterns(state: &AppState) -> Vec<&'static str> {
+    let unique: BTreeSet<&'static str> = state
+        .tables()
+        .flat_map(|table| {
+            table
+                .routes
+                .iter()
+                .flat_map(|route| route.paths.iter().copied())
+        })
+        .collect();
+    let mut patterns: Vec<&'static str> = unique.into_iter().collect();
+    patterns.sort_by_key(|pattern| specificity(pattern));
+    patterns
+}
+
+/// A sort key: per segment 0 for static, 1 for a parameter beside text, 2 for
+/// a bare parameter. (A resource matches a whole path, so only patterns with
+/// as many segments compete; among them the more static one must come first.)
+fn specificity(pattern: &str) -> Vec<u8> {
+    pattern
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .map(|segment| {
+            match (
+                segment.starts_with('{') && segment.ends_with('}'),
+                segment.contains('{'),
+            ) {
+                (true, _) if segment.matches('{').count() == 1 => 2,
+                (_, true) => 1,
+                _ => 0,
+            }
+        })
+        .collect()
+}
+
+/// Registers one resource per pattern; each dispatches by version and method.
+pub(crate) fn register(config: &mut web::ServiceConfig, patterns: &[&'static str]) {
+    for pattern in patterns {
+        let pattern: &'static str = pattern;
+        config.service(web::resource(pattern).default_service(web::to(
+            move |request: HttpRequest, payload: web::Payload, state: web::Data<AppState>| {
+                dispatch(request, payload, state, pattern)
+            },
+        )));
+    }
+}
+
+async fn dispatch(
+    request: HttpRequest,
+    payload: web::Payload,
+    state: web::Data<AppState>,
+    pattern: &'static str,
+) -> HttpResponse {
+    let version = request_version(&request, &state);
+    let table = state.table(version);
+    let candidates: Vec<&Route> = table
+        .routes
+        .iter()
+        .filter(|route| route.paths.contains(&pattern))
+        .collect();
+    if candidates.is_empty() {
+        let other = ApiVersion::ALL
+            .into_iter()
+            .find(|other| *other != version)
+            .unwrap_or(version);
+        let message = format!(
+            "{} {} does not exist in API version {}; it exists in version {} (select it with the header `Api-Version: {}`)",
+            request.method(),
+            request.path(),
+            version.short(),
+            other.short(),
+            other.short()
+        );
+        return render_error(&ApiError::not_found(message), None, version);
+    }
+    let Some(route) = candidates
+        .iter()
+        .find(|route| route.method == request.method())
+    else {
+        return method_not_allowed(&request, &candidates, version);
+    };
+    let body = match read_body(&request, payload, route).await {
+        Ok(body) => body,
+        Err(error) => return render_error(&error, Some(route), version),
+    };
+    let context = Ctx {
+        request,
+        body,
+        version,
+        state: state.clone(),
+    };
+    match (route.handler)(context).await {
+        Ok(reply) => render_reply(reply, route, version),
+        Err(error) => render_error(&error, Some(route), version),
+    }
+}
+
+fn method_not_allowed(
+    request: &HttpRequest,
+    candidates: &[&Route],
+    version: ApiVersion,
+) -> HttpResponse {
+    let allowed: Vec<&str> = candidates
+        .iter()
+        .map(|route| route.method.as_str())
+        .collect();
+    let message = format!(
+        "{} is not allowed on {}; allowed: {}",
+        request.method(),
+        request.path(),
+        allowed.join(", ")
+    );
+    let mut response = render_error(
+        &ApiError::new(StatusCode::METHOD_NOT_ALLOWED, message),
+        None,
+        version,
+    );
+    if let Ok(value) = HeaderValue::from_str(&allowed.join(", ")) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response
+}
+
+/// Reads the body of a route that takes one: checks its media type and size.
+async fn read_body(
+    request: &HttpRequest,
+    mut payload: web::Payload,
+    route: &Route,
+) -> Result<web::Bytes, ApiError> {
+    let Some(body) = route.body else {
+        return Ok(web::Bytes::new());
+    };
+    let (expected, limit) = match body {
+        Body::Json(_) => ("application/json", JSON_BODY_LIMIT),
+        Body::Multipart(_) => ("multipart/form-data", UPLOAD_BODY_LIMIT),
+    };
+    let declared_length = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.parse::<usize>().ok());
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("the body is larger than the limit of {limit} bytes"),
+        )
+    };
+    if declared_length.is_some_and(|length| length > limit) {
+        return Err(too_large());
+    }
+    let content_type = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or("");
+    let media_type = content_type.split(';').next().unwrap_or("").trim();
+    if !media_type.eq_ignore_ascii_case(expected) {
+        // A client that sends no body at all gets the body's own error.
+        if declared_length == Some(0) || (media_type.is_empty() && declared_length.is_none()) {
+            return Ok(web::Bytes::new());
+        }
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            format!(
+                "the body must be {expected}; the request says Content-Type `{}`",
+                content_type.chars().take(80).collect::<String>()
+            ),
+        ));
+    }
+    let mut bytes = web::BytesMut::new();
+    while let Some(chunk) =
+        std::future::poll_fn(|context| Pin::new(&mut payload).poll_next(context)).await
+    {
+        let chunk = chunk.map_err(|error| {
+            ApiError::bad_request(format!("the body could not be read: {error}"))
+        })?;
+        if bytes.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(bytes.freeze())
+}
+
+/// The level of a response with `status` on `route`: its declared level,
+/// else level 1 (a failure no row names).
+fn level_of(route: Option<&Route>, status: StatusCode) -> Level {
+    route
+        .and_then(|route| route.declared(status.as_u16()))
+        .map_or(Level::Error, |declared| declared.level)
+}
+
+pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion) -> HttpResponse {
+    if let Some((_, to)) = route
+        .remaps
+        .iter()
+        .find(|(from, _)| *from == reply.status.as_u16())
+    {
+        reply.status = StatusCode::from_u16(*to).unwrap_or(reply.status);
+    }
+    if route.declared(reply.status.as_u16()).is_none() {
+        let message = format!(
+            "internal error: {} answered status {}, which its route does not declare",
+            route.operation_id,
+            reply.status.as_u16()
+        );
+        log::error!("{message}");
+        if cfg!(debug_assertions) {
+            return render_error(&ApiError::internal(message), None, version);
+        }
+    }
+    let level = level_of(Some(route), reply.status);
+    match reply.content {
+        Content::File {
+            bytes,
+            content_type,
+            file_name,
+        } => HttpResponse::build(reply.status)
+            .content_type(content_type)
+            .insert_header((
+                header::CONTENT_DISPOSITION,
+                format!(
+                    "attachment; filename=\"{}\"",
+                    file_name.replace(['"', '\\'], "_")
+                ),
+            ))
+            .body(bytes),
+        Content::Document {
+            bytes,
+            content_type,
+        } => HttpResponse::build(reply.status)
+            .content_type(content_type)
+            .body(bytes),
+        Content::Html(page) => HttpResponse::build(reply.status)
+            .content_type("text/html; charset=utf-8")
+            .body(page),
+        Content::Message => envelope(reply.status, &reply.message, level, version, None),
+        Content::Payload { key, value } => envelope(
+            reply.status,
+            &reply.message,
+            level,
+            version,
+            Some((key, value)),
+        ),
+    }
+}
+
+pub(crate) fn render_error(
+    error: &ApiError,
+    route: Option<&Route>,
+    version: ApiVersion,
+) -> HttpResponse {
+    let level = level_of(route, error.status);
+    envelope(error.status, &error.message, level, version, None)
+}
+
+/// The response envelope: `{"message", "Classification" (5.1), <key>: payload}`,
+/// or for 204 the same message and level in headers.
+fn envelope(
+    status: StatusCode,
+    message: &str,
+    level: Level,
+    version: ApiVersion,
+    payload: Option<(&'static str, serde_json::Value)>,
+) -> HttpResponse {
+    let mut builder = HttpResponse::build(status);
+    if status == StatusCode::NO_CONTENT {
+        builder.insert_header((MESSAGE_HEADER, header_text(message)));
+        if version.has_classification() {
+            builder.insert_header((CLASSIFICATION_HEADER, level.value().to_string()));
+        }
+        return builder.finish();
+    }
+    let mut object = serde_json::Map::new();
+    object.insert("message".to_owned(), message.into());
+    if version.has_classification() {
+        object.insert("Classification".to_owned(), level.value().into());
+    }
+    if let Some((key, value)) = payload {
+        object.insert(key.to_owned(), value);
+    }
+    builder.json(serde_json::Value::Object(object))
+}
+
+/// A message made safe for a header: printable ASCII stays, anything else is
+/// percent-encoded as UTF-8.
+fn header_text(message: &str) -> String {
+    let mut text = String::with_capacity(message.len());
+    for byte in message.bytes() {
+        if (0x20..0x7f).contains(&byte) && byte != b'%' {
+            text.push(char::from(byte));
+        } else {
+            text.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    text
+}
+
+/// The answer for a path no table knows.
+pub(crate) async fn unknown_route(
+    request: HttpRequest,
+    state: web::Data<AppState>,
+) -> HttpResponse {
+    let version = request_version(&request, &state);
+    let message = format!("no such route: {} {}", request.method(), request.path());
+    render_error(&ApiError::not_found(message), None, version)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn static_segments_are_tried_before_parameters() {
+        let mut patterns = vec![
+            "/nets/{net_name}",
+            "/nets/upload",
+            "/nets/{net_name}/devices/{device_key}",
+            "/nets/{net_name}/devices/{device_key}-{interface_identifier}",
+            "/nets/{net_name}/devices/action",
+        ];
+        patterns.sort_by_key(|pattern| specificity(pattern));
+        assert_eq!(
+            patterns,
+            [
+                "/nets/upload",
+                "/nets/{net_name}",
+                "/nets/{net_name}/devices/action",
+                "/nets/{net_name}/devices/{device_key}-{interface_identifier}",
+                "/nets/{net_name}/devices/{device_key}",
+            ]
+        );
+    }
+
+    #[test]
+    fn header_text_is_printable_ascii() {
+        assert_eq!(header_text("Zone Ä 100%\n"), "Zone %C3%84 100%25%0A");
+    }
+}

@@ -1,0 +1,370 @@
+//! A route table is data: method, paths, handler, request body type and
+//! declared responses. The actix router and the OpenAPI document are both
+//! built from it, so what is served and what is described cannot drift.
+
+use std::{future::Future, pin::Pin};
+
+use actix_web::http::Method;
+use netcfg_model::Level;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+
+use crate::{
+    context::Ctx,
+    reply::{ApiError, Reply},
+    version::ApiVersion,
+};
+
+/// What a handler returns.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ApiError>>>>;
+/// A handler: one function per operation, shared by every version that
+/// serves the operation.
+pub type Handler = fn(Ctx) -> HandlerFuture;
+/// Writes the JSON schema of a type into a generator.
+pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
+
+/// The schema of `T` (a `SchemaFn` for any `T: JsonSchema`).
+pub fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// What a response carries beside its message.
+#[derive(Debug, Clone, Copy)]
+pub enum Payload {
+    /// The message alone.
+    Message,
+    /// A payload under `key`, of the type whose schema `schema` writes.
+    Json {
+        /// The payload's key in the envelope.
+        key: &'static str,
+        /// Its schema.
+        schema: SchemaFn,
+    },
+    /// A file in its own format (no envelope).
+    File {
+        /// Its media type.
+        content_type: &'static str,
+    },
+    /// An HTML page (no envelope).
+    Html,
+}
+
+impl Payload {
+    /// A JSON payload of type `T` under `key`.
+    pub fn json<T: JsonSchema>(key: &'static str) -> Self {
+        Self::Json {
+            key,
+            schema: schema_of::<T>,
+        }
+    }
+}
+
+/// One response a route declares: its status, payload and classification level.
+#[derive(Debug, Clone, Copy)]
+pub struct Declared {
+    /// The HTTP status.
+    pub status: u16,
+    /// What it carries.
+    pub payload: Payload,
+    /// Its classification level (sent in 5.1 only).
+    pub level: Level,
+}
+
+/// The kind of request body a route takes.
+#[derive(Debug, Clone, Copy)]
+pub enum Body {
+    /// `application/json`, read by the model's `FromJson`; the schema of the body type.
+    Json(SchemaFn),
+    /// `multipart/form-data` (the upload); the schema of its form.
+    Multipart(SchemaFn),
+}
+
+/// One operation of a route table.
+#[derive(Debug, Clone)]
+pub struct Route {
+    /// The HTTP method.
+    pub method: Method,
+    /// The path; the first is the canonical one, the others its aliases.
+    pub paths: Vec<&'static str>,
+    /// A unique id (unique within a table; aliases get a suffix in OpenAPI).
+    pub operation_id: &'static str,
+    /// One line saying what the operation does.
+    pub summary: &'static str,
+    /// The group it is listed under.
+    pub tag: &'static str,
+    /// The request body, if any.
+    pub body: Option<Body>,
+    /// Every response it may give.
+    pub responses: Vec<Declared>,
+    /// Status replacements this version makes to what the handler answers
+    /// (5.0 answers 204 where 5.1 answers 200 for some deletions).
+    pub remaps: Vec<(u16, u16)>,
+    /// The handler.
+    pub handler: Handler,
+}
+
+impl Route {
+    /// A route with no responses declared yet.
+    pub fn new(
+        method: Method,
+        paths: &[&'static str],
+        operation_id: &'static str,
+        summary: &'static str,
+        handler: Handler,
+    ) -> Self {
+        Self {
+            method,
+            paths: paths.to_vec(),
+            operation_id,
+            summary,
+            tag: tag_of(paths[0]),
+            body: None,
+            responses: Vec::new(),
+            remaps: Vec::new(),
+            handler,
+        }
+    }
+
+    /// Declares a JSON request body of type `T`.
+    pub fn json_body<T: JsonSchema>(mut self) -> Self {
+        self.body = Some(Body::Json(schema_of::<T>));
+        self
+    }
+
+    /// Declares a multipart request body described by `T`.
+    pub fn multipart_body<T: JsonSchema>(mut self) -> Self {
+        self.body = Some(Body::Multipart(schema_of::<T>));
+        self
+    }
+
+    /// Declares a response.
+    pub fn responds(mut self, status: u16, payload: Payload, level: Level) -> Self {
+        self.responses.retain(|declared| declared.status != status);
+        self.responses.push(Declared {
+            status,
+            payload,
+            level,
+        });
+        self
+    }
+
+    /// Declares message-only error responses at level 1.
+    pub fn errors(mut self, statuses: &[u16]) -> Self {
+        for status in statuses {
+            self = self.responds(*status, Payload::Message, Level::Error);
+        }
+        self
+    }
+
+    /// The declared response with `status`.
+    pub fn declared(&self, status: u16) -> Option<&Declared> {
+        self.responses
+            .iter()
+            .find(|declared| declared.status == status)
+    }
+
+    /// The names of the path parameters of the canonical path, in order.
+    pub fn path_parameters(&self) -> Vec<&'static str> {
+        path_parameters(self.paths[0])
+    }
+
+    /// Adds the responses every route of this shape can give besides the
+    /// seed's rows: 400 for a bad body or path parameter, 404 for a missing
+    /// configuration, 413 and 415 for bodies, 500 for faults of the host.
+    /// They are declared so that the published description tells the truth.
+    pub(crate) fn with_implied_responses(mut self) -> Self {
+        let mut implied = vec![500];
+        if self.body.is_some() {
+            implied.extend([400, 413, 415]);
+        }
+        let parameters = self.path_parameters();
+        if !parameters.is_empty() {
+            implied.push(400);
+        }
+        if parameters.contains(&"net_name") {
+            implied.push(404);
+        }
+        for status in implied {
+            if self.declared(status).is_none() {
+                self = self.responds(status, Payload::Message, Level::Error);
+            }
+        }
+        self.responses.sort_by_key(|declared| declared.status);
+        self
+    }
+}
+
+/// The names of the `{parameters}` of a path, in order.
+pub(crate) fn path_parameters(path: &str) -> Vec<&str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
+        .collect()
+}
+
+/// The OpenAPI tag of a path: its first segment after `/nets/{net_name}`, or
+/// its first segment.
+fn tag_of(path: &str) -> &'static str {
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|segment| !segment.is_empty())
+        .collect();
+    let key = match segments.as_slice() {
+        ["nets", "{net_name}", resource, ..] => *resource,
+        [first, ..] => *first,
+        [] => "",
+    };
+    match key {
+        "devices" | "unconfigured_devices" => "Devices",
+        "device_pairs" => "Device pairs",
+        "data-streams" | "data_streams" | "default-data-streams" => "Data streams",
+        "roles" => "Roles",
+        "rf_settings" => "RF settings",
+        "position_limits" => "Position limits",
+        "settings" | "default-settings" | "default_settings" => "Settings",
+        "notifications" | "notification" | "notifications_count" => "Notifications",
+        "logs" | "log_messages" => "Logs",
+        "cache-manager" => "Cache manager",
+        "calculate_maximum_tags" => "Maximum tags",
+        "network_mode" | "network_modes" => "Operating modes",
+        "group_image" => "Group image",
+        "network-info" | "packages" => "Host",
+        "api.json" | "api" => "Self description",
+        _ => "Configurations",
+    }
+}
+
+/// One version's table: its routes, checked for unique operation ids and
+/// with the implied responses added.
+#[derive(Debug, Clone)]
+pub struct Table {
+    /// The version this table serves.
+    pub version: ApiVersion,
+    /// The routes.
+    pub routes: Vec<Route>,
+}
+
+impl Table {
+    /// A table of `routes`.
+    ///
+    /// # Panics
+    /// When two routes share an operation id, or two share a method and
+    /// path: a bug in a table literal, which the tests catch.
+    pub fn new(version: ApiVersion, routes: Vec<Route>) -> Self {
+        let routes: Vec<Route> = routes
+            .into_iter()
+            .map(Route::with_implied_responses)
+            .collect();
+        for (index, route) in routes.iter().enumerate() {
+            for earlier in &routes[..index] {
+                assert_ne!(
+                    earlier.operation_id, route.operation_id,
+                    "operation id given twice in {version}"
+                );
+                let same_path = route.paths.iter().any(|path| earlier.paths.contains(path));
+                assert!(
+                    !(same_path && earlier.method == route.method),
+                    "{} {:?} is routed twice in {version}",
+                    route.method,
+                    route.paths
+                );
+            }
+        }
+        Self { version, routes }
+    }
+
+    /// The route with `operation_id`.
+    pub fn route(&self, operation_id: &str) -> Option<&Route> {
+        self.routes
+            .iter()
+            .find(|route| route.operation_id == operation_id)
+    }
+}
+
+/// A difference of one table from another: the 5.0 table is the 5.1 table
+/// with a list of these applied (the seed's "Differences in 5.0").
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// The operation does not exist in this version.
+    Remove(&'static str),
+    /// An operation only this version has.
+    Add(Route),
+    /// The operation is served differently: a route replaces it.
+    Replace(Route),
+    /// The operation answers `to` where the handler answers `from`.
+    Remap {
+        /// The operation.
+        operation_id: &'static str,
+        /// The status the handler gives.
+        from: u16,
+        /// The status this version sends, with its payload and level.
+        to: Declared,
+    },
+    /// The operation does not declare this status in this version.
+    Undeclare {
+        /// The operation.
+        operation_id: &'static str,
+        /// The status.
+        status: u16,
+    },
+}
+
+/// `base` with `changes` applied, in order.
+///
+/// # Panics
+/// When a change names an operation that is not there: a bug in a table
+/// literal, which the tests catch.
+pub fn apply_changes(mut base: Vec<Route>, changes: Vec<Change>) -> Vec<Route> {
+    fn find<'a>(routes: &'a mut [Route], operation_id: &str) -> &'a mut Route {
+        routes
+            .iter_mut()
+            .find(|route| route.operation_id == operation_id)
+            .unwrap_or_else(|| panic!("no operation {operation_id} to change"))
+    }
+    for change in changes {
+        match change {
+            Change::Remove(operation_id) => {
+                let before = base.len();
+                base.retain(|route| route.operation_id != operation_id);
+                assert_ne!(before, base.len(), "no operation {operation_id} to remove");
+            }
+            Change::Add(route) => base.push(route),
+            Change::Replace(route) => {
+                let operation_id = route.operation_id;
+                *find(&mut base, operation_id) = route;
+            }
+            Change::Remap {
+                operation_id,
+                from,
+                to,
+            } => {
+                let route = find(&mut base, operation_id);
+                route.responses.retain(|declared| declared.status != from);
+                route.responses.push(to);
+                route.remaps.push((from, to.status));
+            }
+            Change::Undeclare {
+                operation_id,
+                status,
+            } => {
+                find(&mut base, operation_id)
+                    .responses
+                    .retain(|declared| declared.status != status);
+            }
+        }
+    }
+    base
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn path_parameters_are_read_in_order() {
+        assert_eq!(
+            path_parameters("/nets/{net_name}/devices/{device_key}-{interface_identifier}"),
+            ["net_name", "device_key", "interface_identifier"]
+        );
+        assert!(path_parameters("/nets").is_empty());
+    }
+}

@@ -1,0 +1,460 @@
+//! The dispatcher's rules, through the real actix app, on a small table whose
+//! rows exercise each rule: version selection, the envelope per version,
+//! levels from the table, 404 for the other table's paths, 405 with Allow,
+//! 413, 415, 400 with every problem, 204 with its headers, 5.0 remaps, and the
+//! self description.
+
+use actix_web::{
+    http::{Method, StatusCode},
+    test, web,
+};
+use netcfg_api::{
+    ApiError, ApiVersion, AppState, Change, Ctx, Declared, HandlerFuture, Payload, Reply, Route,
+    Table, apply_changes, common_routes, create_app,
+};
+use netcfg_model::{Level, body::NetworkBody};
+use serde_json::{Value, json};
+
+fn list(_: Ctx) -> HandlerFuture {
+    Box::pin(async { Reply::ok("2 things").with("things", &["a", "b"]) })
+}
+
+fn get(context: Ctx) -> HandlerFuture {
+    Box::pin(async move {
+        let id: u32 = context.param("id")?;
+        if id == 1 {
+            Reply::ok("thing 1").with("thing", &json!({"id": 1}))
+        } else {
+            Err(ApiError::not_found(format!("no thing {id}")))
+        }
+    })
+}
+
+fn delete(_: Ctx) -> HandlerFuture {
+    Box::pin(async { Ok(Reply::ok("Item Deleted")) })
+}
+
+fn create(context: Ctx) -> HandlerFuture {
+    Box::pin(async move {
+        let body: NetworkBody = context.body()?;
+        Reply::created(format!("created {}", body.name))
+            .with("thing", &json!({"name": body.name.as_str()}))
+    })
+}
+
+fn undeclared(_: Ctx) -> HandlerFuture {
+    Box::pin(async { Ok(Reply::new(StatusCode::ACCEPTED, "accepted")) })
+}
+
+fn plain(_: Ctx) -> HandlerFuture {
+    Box::pin(async { Ok(Reply::ok("here")) })
+}
+
+fn base_routes() -> Vec<Route> {
+    let mut routes = common_routes();
+    routes.extend([
+        Route::new(
+            Method::GET,
+            &["/things"],
+            "list_things",
+            "List things",
+            list,
+        )
+        .responds(200, Payload::json::<Vec<String>>("things"), Level::Debug),
+        Route::new(
+            Method::GET,
+            &["/things/{id}", "/stuff/{id}"],
+            "get_thing",
+            "One thing",
+            get,
+        )
+        .responds(200, Payload::json::<Value>("thing"), Level::Debug)
+        .responds(404, Payload::Message, Level::Debug),
+        Route::new(
+            Method::DELETE,
+            &["/things/{id}"],
+            "delete_thing",
+            "Delete a thing",
+            delete,
+        )
+        .responds(200, Payload::Message, Level::Information),
+        Route::new(
+            Method::POST,
+            &["/things"],
+            "create_thing",
+            "Create a thing",
+            create,
+        )
+        .json_body::<NetworkBody>()
+        .responds(201, Payload::json::<Value>("thing"), Level::Information),
+        Route::new(
+            Method::GET,
+            &["/undeclared"],
+            "undeclared",
+            "Answers a status it does not declare",
+            undeclared,
+        )
+        .responds(200, Payload::Message, Level::Information),
+        Route::new(Method::GET, &["/only51"], "only_51", "Only in 5.1", plain).responds(
+            200,
+            Payload::Message,
+            Level::Information,
+        ),
+    ]);
+    routes
+}
+
+fn state(default_version: ApiVersion) -> web::Data<AppState> {
+    let v5_1 = Table::new(ApiVersion::V5_1, base_routes());
+    let v5_0 = Table::new(
+        ApiVersion::V5_0,
+        apply_changes(
+            base_routes(),
+            vec![
+                Change::Remove("only_51"),
+                Change::Add(
+                    Route::new(Method::GET, &["/only50"], "only_50", "Only in 5.0", plain)
+                        .responds(200, Payload::Message, Level::Information),
+                ),
+                Change::Remap {
+                    operation_id: "delete_thing",
+                    from: 200,
+                    to: Declared {
+                        status: 204,
+                        payload: Payload::Message,
+                        level: Level::Information,
+                    },
+                },
+            ],
+        ),
+    );
+    web::Data::new(AppState::new(default_version, vec![v5_1, v5_0]))
+}
+
+struct Answer {
+    status: StatusCode,
+    headers: actix_web::http::header::HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|error| {
+            panic!(
+                "not JSON ({error}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|value| value.to_str().ok())
+    }
+}
+
+async fn call(default_version: ApiVersion, request: test::TestRequest) -> Answer {
+    let app = test::init_service(create_app(state(default_version))).await;
+    let response = test::call_service(&app, request.to_request()).await;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = test::read_body(response).await.to_vec();
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+async fn call_51(request: test::TestRequest) -> Answer {
+    call(ApiVersion::V5_1, request).await
+}
+
+#[actix_web::test]
+async fn the_default_version_answers_and_says_so() {
+    let answer = call_51(test::TestRequest::get().uri("/things")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.header("Api-Version"), Some("5.1.0"));
+    assert_eq!(
+        answer.json(),
+        json!({"message": "2 things", "Classification": 4, "things": ["a", "b"]})
+    );
+
+    let answer = call(ApiVersion::V5_0, test::TestRequest::get().uri("/things")).await;
+    assert_eq!(answer.header("Api-Version"), Some("5.0.1"));
+    assert_eq!(
+        answer.json(),
+        json!({"message": "2 things", "things": ["a", "b"]})
+    );
+}
+
+#[actix_web::test]
+async fn the_header_selects_a_table_in_every_spelling() {
+    for (spelling, full) in [
+        ("5.0", "5.0.1"),
+        ("5.0.0", "5.0.1"),
+        ("5.0.1", "5.0.1"),
+        ("5.1", "5.1.0"),
+        ("5.1.0", "5.1.0"),
+    ] {
+        let answer = call_51(
+            test::TestRequest::get()
+                .uri("/things")
+                .insert_header(("Api-Version", spelling)),
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{spelling}");
+        assert_eq!(answer.header("Api-Version"), Some(full), "{spelling}");
+        assert_eq!(
+            answer.json().get("Classification").is_some(),
+            full == "5.1.0",
+            "{spelling}"
+        );
+    }
+}
+
+#[actix_web::test]
+async fn an_unknown_version_is_a_400_naming_the_supported_ones() {
+    let answer = call_51(
+        test::TestRequest::get()
+            .uri("/things")
+            .insert_header(("Api-Version", "4.2")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let body = answer.json();
+    assert_eq!(body["Classification"], 1);
+    let message = body["message"].as_str().unwrap();
+    assert!(
+        message.contains("4.2") && message.contains("5.1") && message.contains("5.0"),
+        "{message}"
+    );
+}
+
+#[actix_web::test]
+async fn a_path_of_the_other_table_is_a_404_in_the_selected_envelope() {
+    let answer = call_51(test::TestRequest::get().uri("/only50")).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.json()["Classification"], 1);
+    let answer = call_51(
+        test::TestRequest::get()
+            .uri("/only51")
+            .insert_header(("Api-Version", "5.0")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert!(answer.json().get("Classification").is_none());
+    assert!(answer.json()["message"].as_str().unwrap().contains("5.1"));
+    let answer = call_51(
+        test::TestRequest::get()
+            .uri("/only50")
+            .insert_header(("Api-Version", "5.0")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+}
+
+#[actix_web::test]
+async fn unknown_routes_and_wrong_methods_are_enveloped() {
+    let answer = call_51(test::TestRequest::get().uri("/nowhere")).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(answer.json()["Classification"], 1);
+
+    let answer = call_51(test::TestRequest::put().uri("/things")).await;
+    assert_eq!(answer.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.header("Allow"), Some("GET, POST"));
+    assert!(answer.json()["message"].as_str().unwrap().contains("PUT"));
+}
+
+#[actix_web::test]
+async fn levels_come_from_the_table_and_aliases_answer_alike() {
+    let answer = call_51(test::TestRequest::get().uri("/things/7")).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        answer.json(),
+        json!({"message": "no thing 7", "Classification": 4})
+    );
+    let answer = call_51(test::TestRequest::get().uri("/stuff/1")).await;
+    assert_eq!(answer.json()["thing"], json!({"id": 1}));
+    let answer = call_51(test::TestRequest::get().uri("/things/x")).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("path parameter id")
+    );
+}
+
+#[actix_web::test]
+async fn bodies_are_checked_for_type_size_syntax_and_every_rule() {
+    let post = || test::TestRequest::post().uri("/things");
+    let answer = call_51(post().set_json(json!({"instance": "sim", "name": "a"}))).await;
+    assert_eq!(answer.status, StatusCode::CREATED);
+    assert_eq!(answer.json()["Classification"], 3);
+
+    let answer = call_51(
+        post()
+            .insert_header(("Content-Type", "text/plain"))
+            .set_payload("name=a"),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
+    assert_eq!(answer.json()["Classification"], 1);
+
+    let answer = call_51(
+        post()
+            .insert_header(("Content-Type", "application/json"))
+            .set_payload("{\"name\": "),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("not valid JSON")
+    );
+
+    let answer =
+        call_51(post().set_json(json!({"instance": 3, "name": "../x", "extra": true}))).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    let message = answer.json()["message"].as_str().unwrap().to_owned();
+    for field in ["instance:", "name:", "extra:"] {
+        assert!(message.contains(field), "{field} missing from {message}");
+    }
+
+    let huge = format!(
+        "{{\"instance\": \"sim\", \"name\": \"{}\"}}",
+        "a".repeat(netcfg_api::JSON_BODY_LIMIT)
+    );
+    let answer = call_51(
+        post()
+            .insert_header(("Content-Type", "application/json"))
+            .set_payload(huge),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(answer.json()["Classification"], 1);
+
+    let answer = call_51(post()).await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert!(
+        answer.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("body is required")
+    );
+}
+
+#[actix_web::test]
+async fn a_remapped_deletion_is_a_204_with_its_message_in_a_header() {
+    let answer = call_51(test::TestRequest::delete().uri("/things/1")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(
+        answer.json(),
+        json!({"message": "Item Deleted", "Classification": 3})
+    );
+    let answer = call_51(
+        test::TestRequest::delete()
+            .uri("/things/1")
+            .insert_header(("Api-Version", "5.0")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::NO_CONTENT);
+    assert!(answer.body.is_empty());
+    assert_eq!(answer.header("Netcfg-Message"), Some("Item Deleted"));
+    assert_eq!(answer.header("Netcfg-Classification"), None);
+}
+
+#[actix_web::test]
+async fn an_undeclared_status_fails_loudly_in_debug_builds() {
+    let answer = call_51(test::TestRequest::get().uri("/undeclared")).await;
+    assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
+    assert!(
+        answer.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not declare")
+    );
+}
+
+#[actix_web::test]
+async fn the_description_lists_exactly_the_served_operations_of_each_table() {
+    let answer = call_51(test::TestRequest::get().uri("/api.json")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    let document = answer.json();
+    assert_eq!(document["openapi"], "3.1.0");
+    assert_eq!(document["info"]["version"], "5.1.0");
+    let mut operations: Vec<String> = document["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, operations)| {
+            operations
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(move |method| format!("{} {path}", method.to_uppercase()))
+        })
+        .collect();
+    operations.sort();
+    assert_eq!(
+        operations,
+        [
+            "DELETE /things/{id}",
+            "GET /api.json",
+            "GET /only51",
+            "GET /stuff/{id}",
+            "GET /things",
+            "GET /things/{id}",
+            "GET /undeclared",
+            "POST /things",
+        ]
+    );
+    let post = &document["paths"]["/things"]["post"];
+    assert!(post["responses"]["413"].is_object() && post["responses"]["415"].is_object());
+    assert_eq!(
+        post["requestBody"]["content"]["application/json"]["schema"]["properties"]["name"]["type"],
+        "string"
+    );
+
+    let answer = call_51(test::TestRequest::get().uri("/api.json?version=5.0")).await;
+    let document = answer.json();
+    assert_eq!(document["info"]["version"], "5.0.1");
+    assert!(document["paths"]["/only50"].is_object() && document["paths"]["/only51"].is_null());
+    assert!(document["paths"]["/things/{id}"]["delete"]["responses"]["204"].is_object());
+}
+
+#[actix_web::test]
+async fn the_description_renders_as_html_on_request() {
+    let answer = call_51(
+        test::TestRequest::get()
+            .uri("/api.json")
+            .insert_header(("Accept", "text/html")),
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(
+        answer
+            .header("Content-Type")
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let page = String::from_utf8(answer.body).unwrap();
+    assert!(page.contains("<code>/things/{id}</code>") && page.contains("netcfg API 5.1.0"));
+}
+
+#[actix_web::test]
+async fn the_browser_is_served_from_the_binary() {
+    let answer = call_51(test::TestRequest::get().uri("/api")).await;
+    assert_eq!(answer.status, StatusCode::PERMANENT_REDIRECT);
+    assert_eq!(answer.header("Location"), Some("/api/"));
+    let answer = call_51(test::TestRequest::get().uri("/api/")).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert!(String::from_utf8_lossy(&answer.body).contains("swagger"));
+    let answer = call_51(test::TestRequest::get().uri("/api/swagger-initializer.js")).await;
+    let script = String::from_utf8_lossy(&answer.body).into_owned();
+    assert!(
+        script.contains("/api.json?version=5.1") && script.contains("/api.json?version=5.0"),
+        "{script}"
+    );
+}
