@@ -1,5 +1,6 @@
 use super::{no_check, plain_body};
 use crate::{
+    max_tags::{MaxTagsInputs, check_rules},
     names::ItemName,
     role::RoleId,
     time::{NetworkTime, SensorPeriod},
@@ -19,7 +20,8 @@ pub struct CalculateMaximumTagsParameterizedBody {
     /// The tags' beacon period; more than 0.
     pub tag_period: NetworkTime,
     /// The shortest beacon period a tag may use (the `max_tag_period`
-    /// setting); more than 0, and `tag_period` may not be shorter.
+    /// setting); more than 0, and `tag_period` may not be shorter. The
+    /// network schedules in cycles of this length (see docs/max-tags.md).
     pub maximum_tag_period: NetworkTime,
     /// Accelerometer report period: 0 (off) or at least 975.
     #[serde(default)]
@@ -39,13 +41,15 @@ pub struct CalculateMaximumTagsParameterizedBody {
     /// Temperature report period: 0 (off) or at least 975.
     #[serde(default)]
     pub temperature_period: Option<SensorPeriod>,
-    /// Bytes of framing and header around the beacon's payload.
+    /// Bytes of framing and header in each of a tag's frames: at most 1,022;
+    /// 12 (an ISO/IEC 24730-62 blink) when not given.
     #[serde(default)]
     pub payload_overhead_size: Option<u32>,
     /// User data period: 0 (off) or at least 975.
     #[serde(default)]
     pub user_data_period: Option<SensorPeriod>,
-    /// Bytes of user data sent each user data period.
+    /// Bytes of user data sent each user data period: at most 1,023; none
+    /// when not given.
     #[serde(default)]
     pub user_data_size: Option<u32>,
     /// The name of the RF setting; `default` when not given.
@@ -53,54 +57,22 @@ pub struct CalculateMaximumTagsParameterizedBody {
     pub settings: Option<ItemName>,
 }
 
-/// The largest frame a UWB radio sends, in bytes (IEEE 802.15.4 allows 127;
-/// the radios' extended mode 1023).
-pub const MAX_FRAME_BYTES: u32 = 1023;
+pub use crate::max_tags::constants::MAX_FRAME_BYTES;
 
+/// The calculator's rules, with the body's field paths under `path`. The RF
+/// setting is resolved later (it names a setting of a configuration), so only
+/// the fields' own rules are checked here.
 fn check_parameterized(
     body: &CalculateMaximumTagsParameterizedBody,
     path: &str,
     problems: &mut Problems,
 ) {
-    for (field, period) in [
-        ("tag_period", body.tag_period),
-        ("maximum_tag_period", body.maximum_tag_period),
-    ] {
-        if period.is_zero() {
-            problems.push(join(path, field), "a period must be more than 0");
-        }
-    }
-    if body.number_of_seeders > 0 && body.seeder_period < crate::role::MIN_SEEDER_PERIOD {
-        problems.push(
-            join(path, "seeder_period"),
-            format!(
-                "a seeder period must be at least {} (about 4.5 ms); {} is too short",
-                crate::role::MIN_SEEDER_PERIOD.units(),
-                body.seeder_period.units()
-            ),
-        );
-    }
-    if !body.tag_period.is_zero() && body.tag_period < body.maximum_tag_period {
-        problems.push(
-            join(path, "tag_period"),
-            format!(
-                "the tag period ({}) is shorter than maximum_tag_period ({}), the shortest period a tag may use",
-                body.tag_period.units(),
-                body.maximum_tag_period.units()
-            ),
-        );
-    }
-    for (field, size) in [
-        ("payload_overhead_size", body.payload_overhead_size),
-        ("user_data_size", body.user_data_size),
-    ] {
-        if size.is_some_and(|size| size > MAX_FRAME_BYTES) {
-            problems.push(
-                join(path, field),
-                format!("a size is at most {MAX_FRAME_BYTES} bytes"),
-            );
-        }
-    }
+    let inputs = MaxTagsInputs::from_body_with(
+        body,
+        crate::rf::RfSetting::default_setting(),
+        crate::network_mode::NetworkMode::default(),
+    );
+    check_rules(&inputs, &|field| join(path, field), problems);
 }
 
 plain_body!(CalculateMaximumTagsParameterizedBody {
