@@ -1,0 +1,218 @@
+//! The engine's public API: the [`Engine`] trait the HTTP layer holds as
+//! `Arc<dyn Engine>`, and the values it takes and gives.
+
+use std::{future::Future, path::PathBuf, pin::Pin, time::Duration};
+
+use netcfg_model::{
+    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, HostNetworkInterface, Instance,
+    Level, MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
+};
+use tokio::sync::broadcast;
+
+use crate::{error::EngineError, plan::NetworkPlan};
+
+/// The future of an engine operation. It owns what it needs (`'static`), so
+/// a handler can hold it across awaits, and it runs on the engine's runtime.
+pub type EngineFuture<T> = Pin<Box<dyn Future<Output = Result<T, EngineError>> + Send + 'static>>;
+
+/// What a start did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartOutcome {
+    /// The network started; its log goes to this file.
+    Started {
+        /// The log file of this start.
+        log_file: PathBuf,
+    },
+    /// It was running already; nothing changed.
+    AlreadyRunning,
+}
+
+/// What a stop did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopOutcome {
+    /// The network stopped.
+    Stopped,
+    /// It was not running; nothing changed.
+    WasNotRunning,
+}
+
+/// A running configuration's state, or a stopped one's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetworkStatus {
+    /// The configuration.
+    pub configuration: ConfigName,
+    /// Running or stopped.
+    pub state: RunState,
+    /// The instance it runs on (resolved: never the server default).
+    pub instance: Option<Instance>,
+    /// Whether the link to the network interface device is up.
+    pub link_up: bool,
+    /// Why the link went down, if it did.
+    pub link_down_reason: Option<String>,
+    /// When it started, in milliseconds since the Unix epoch.
+    pub started_at_ms: Option<u64>,
+    /// The log file of the current start.
+    pub log_file: Option<PathBuf>,
+    /// Devices heard since the start.
+    pub devices_heard: usize,
+}
+
+/// A 5.0 engine command (`POST /nets/{net}/action`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EngineCommand {
+    /// Push this (saved) plan to the running network.
+    Reload(Box<NetworkPlan>),
+    /// Stop, then start with this plan.
+    Restart(Box<NetworkPlan>),
+    /// Ask the anchors of this configuration to resynchronise network time.
+    Resync(ConfigName),
+}
+
+impl EngineCommand {
+    /// The configuration the command is for.
+    pub fn configuration(&self) -> &ConfigName {
+        match self {
+            Self::Reload(plan) | Self::Restart(plan) => &plan.configuration,
+            Self::Resync(configuration) => configuration,
+        }
+    }
+
+    /// The command's wire name: `reload`, `restart` or `resync`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Reload(_) => "reload",
+            Self::Restart(_) => "restart",
+            Self::Resync(_) => "resync",
+        }
+    }
+}
+
+/// One device's result within a multi-device command.
+pub type DeviceCommandResult = (SerialNumber, Result<DeviceActionReply, EngineError>);
+
+/// A notification the engine raises.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineNotification {
+    /// The configuration whose network raised it.
+    pub configuration: ConfigName,
+    /// How serious it is.
+    pub level: Level,
+    /// What happened.
+    pub message: String,
+    /// The device it concerns, if any.
+    pub serial_number: Option<SerialNumber>,
+    /// When, in milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+}
+
+/// An item of the live feed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EngineEvent {
+    /// A notification (also written to the log).
+    Notification(EngineNotification),
+    /// A line written to a configuration's log.
+    LogLine {
+        /// The configuration.
+        configuration: ConfigName,
+        /// The line, with its time stamp and level.
+        line: String,
+    },
+}
+
+/// The engine as the HTTP layer sees it. Dyn-compatible: hold it as
+/// `Arc<dyn Engine>`; with the `mock` feature, `MockEngine` stands in for it
+/// in handler tests.
+#[cfg_attr(any(test, feature = "mock"), mockall::automock)]
+pub trait Engine: Send + Sync {
+    /// Starts the configuration of `plan`: opens its instance, pushes the
+    /// configuration, starts the network, opens the data streams and the
+    /// log file. Starting a running configuration changes nothing.
+    fn start(&self, plan: NetworkPlan) -> EngineFuture<StartOutcome>;
+
+    /// Stops a configuration's network. Stopping a stopped one changes nothing.
+    fn stop(&self, configuration: &ConfigName) -> EngineFuture<StopOutcome>;
+
+    /// Whether a configuration runs, and how.
+    fn status(&self, configuration: &ConfigName) -> NetworkStatus;
+
+    /// The configurations that run now.
+    fn running(&self) -> Vec<ConfigName>;
+
+    /// Sends `action` to one device and waits up to `timeout` for its reply.
+    fn device_command(
+        &self,
+        configuration: &ConfigName,
+        serial_number: SerialNumber,
+        action: DeviceAction,
+        timeout: Duration,
+    ) -> EngineFuture<DeviceActionReply>;
+
+    /// Sends `action` to several devices at once; each gets its own result.
+    /// Fails as a whole only when the configuration is not running.
+    fn multi_device_command(
+        &self,
+        configuration: &ConfigName,
+        serial_numbers: Vec<SerialNumber>,
+        action: DeviceAction,
+        timeout: Duration,
+    ) -> EngineFuture<Vec<DeviceCommandResult>>;
+
+    /// Stores a magnetometer calibration on a device of a running configuration.
+    fn set_magnetometer_calibration(
+        &self,
+        configuration: &ConfigName,
+        calibration: MagnetometerCalibration,
+        timeout: Duration,
+    ) -> EngineFuture<MagnetometerCalibration>;
+
+    /// Carries out a 5.0 engine command on a running configuration.
+    fn engine_command(&self, command: EngineCommand) -> EngineFuture<NetworkStatus>;
+
+    /// What the network last reported about each device of a configuration
+    /// (kept after a stop, until cleared).
+    fn cached_devices(&self, configuration: &ConfigName) -> Vec<CachedDevice>;
+
+    /// Forgets one device's cached data; false when there was none.
+    fn clear_cached_device(&self, configuration: &ConfigName, serial_number: SerialNumber) -> bool;
+
+    /// Forgets a configuration's cached data; returns how many devices it held.
+    fn clear_cache(&self, configuration: &ConfigName) -> usize;
+
+    /// Devices heard that their configuration does not hold: of one
+    /// configuration, or of all when `configuration` is `None`.
+    fn unconfigured_devices(&self, configuration: Option<ConfigName>) -> Vec<UnconfiguredDevice>;
+
+    /// The live feed of notifications and log lines of every configuration.
+    fn subscribe(&self) -> broadcast::Receiver<EngineEvent>;
+
+    /// The latest log lines of a configuration, oldest first.
+    fn log_messages(&self, configuration: &ConfigName) -> Vec<String>;
+
+    /// The host's network interfaces, read from the operating system.
+    fn host_network_interfaces(&self) -> Result<Vec<HostNetworkInterface>, EngineError>;
+
+    /// The installed components and their versions.
+    fn package_status(&self) -> Vec<PackageStatus>;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_mock_engine_serves_as_a_dyn_engine() {
+        let mut mock = MockEngine::new();
+        mock.expect_stop().returning(|name| {
+            let name = name.clone();
+            Box::pin(async move { Err(EngineError::NotRunning(name)) })
+        });
+        mock.expect_running().returning(Vec::new);
+        let engine: Arc<dyn Engine> = Arc::new(mock);
+        let name: ConfigName = "site".parse().unwrap();
+        let error = engine.stop(&name).await.unwrap_err();
+        assert_eq!(error.to_string(), "configuration `site` is not running");
+        assert!(engine.running().is_empty());
+    }
+}

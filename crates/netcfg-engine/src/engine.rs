@@ -1,0 +1,487 @@
+//! [`NetcfgEngine`]: the engine that drives real and simulated networks.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    future::Future,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+
+use netcfg_model::{
+    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, HostNetworkInterface, Instance,
+    Level, MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
+};
+use tokio::{runtime::Handle, sync::broadcast};
+use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
+
+use crate::{
+    api::{
+        DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, NetworkStatus,
+        StartOutcome, StopOutcome,
+    },
+    driver::Driver,
+    error::EngineError,
+    host,
+    journal::{Journal, Rings},
+    plan::NetworkPlan,
+    session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
+    sim::{SimHandle, SimOptions, Simulator},
+    streams::Streams,
+};
+
+/// How the engine behaves; the defaults suit real hardware.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// The instance of configurations whose instance is the server default.
+    pub default_instance: Instance,
+    /// The baud rate the serial port is opened at.
+    pub baud_rate: u32,
+    /// How long each step of a start, stop, reload or resync may take.
+    pub push_timeout: Duration,
+    /// How often the link is checked with a ping (each ping may take as long).
+    pub heartbeat_interval: Duration,
+    /// Unanswered pings in a row after which the link is down.
+    pub missed_heartbeats: u32,
+    /// How often the Config stream announces a running configuration.
+    pub announce_period: Duration,
+    /// Recent log lines kept per configuration for `log_messages`.
+    pub log_lines: usize,
+    /// Items the live feed holds for a slow subscriber before it skips.
+    pub feed_capacity: usize,
+    /// The simulator's behaviour for plain `sim` (`sim:<scenario>` uses the
+    /// scenario's); the defaults when `None`.
+    pub simulator: Option<SimOptions>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            default_instance: Instance::Simulator { scenario: None },
+            baud_rate: 921_600,
+            push_timeout: Duration::from_secs(2),
+            heartbeat_interval: Duration::from_secs(1),
+            missed_heartbeats: 3,
+            announce_period: Duration::from_secs(1),
+            log_lines: 1_000,
+            feed_capacity: 1_024,
+            simulator: None,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    options: EngineOptions,
+    runtime: Handle,
+    events: broadcast::Sender<EngineEvent>,
+    sessions: Mutex<HashMap<ConfigName, Arc<Session>>>,
+    lifecycles: Mutex<HashMap<ConfigName, Arc<tokio::sync::Mutex<()>>>>,
+    caches: Caches,
+    unconfigured: Unconfigured,
+    rings: Rings,
+}
+
+/// The engine. Cheap to clone; every clone drives the same networks.
+///
+/// Every operation runs on the runtime given at construction, whoever
+/// awaits it, and runs to its end even if the caller stops waiting: a start
+/// is never left half-done by a dropped HTTP request.
+#[derive(Debug, Clone)]
+pub struct NetcfgEngine {
+    shared: Arc<Shared>,
+}
+
+impl NetcfgEngine {
+    /// An engine whose sessions run on `runtime`.
+    pub fn new(options: EngineOptions, runtime: Handle) -> Self {
+        let (events, _) = broadcast::channel(options.feed_capacity.max(1));
+        Self {
+            shared: Arc::new(Shared {
+                options,
+                runtime,
+                events,
+                sessions: Mutex::default(),
+                lifecycles: Mutex::default(),
+                caches: Arc::default(),
+                unconfigured: Arc::default(),
+                rings: Arc::default(),
+            }),
+        }
+    }
+
+    /// The fault-injection handle of the simulator running `configuration`,
+    /// when it runs on `sim`.
+    pub fn simulator(&self, configuration: &ConfigName) -> Option<SimHandle> {
+        let session = self.shared.session(configuration)?;
+        session.simulator.as_ref().map(|run| run.handle.clone())
+    }
+
+    fn on_runtime<T, F>(&self, future: F) -> EngineFuture<T>
+    where
+        T: Send + 'static,
+        F: Future<Output = Result<T, EngineError>> + Send + 'static,
+    {
+        let task = self.shared.runtime.spawn(future);
+        Box::pin(async move {
+            task.await
+                .map_err(|error| EngineError::Internal(error.to_string()))?
+        })
+    }
+}
+
+impl Shared {
+    fn session(&self, configuration: &ConfigName) -> Option<Arc<Session>> {
+        lock(&self.sessions).get(configuration).cloned()
+    }
+
+    fn running(&self, configuration: &ConfigName) -> Result<Arc<Session>, EngineError> {
+        self.session(configuration)
+            .ok_or_else(|| EngineError::NotRunning(configuration.clone()))
+    }
+
+    fn lifecycle(&self, configuration: &ConfigName) -> Arc<tokio::sync::Mutex<()>> {
+        Arc::clone(
+            lock(&self.lifecycles)
+                .entry(configuration.clone())
+                .or_default(),
+        )
+    }
+
+    fn timing(&self) -> Timing {
+        Timing {
+            push_timeout: self.options.push_timeout,
+            heartbeat_interval: self.options.heartbeat_interval,
+            missed_heartbeats: self.options.missed_heartbeats.max(1),
+            announce_period: self.options.announce_period,
+        }
+    }
+
+    fn status(&self, configuration: &ConfigName) -> NetworkStatus {
+        match self.session(configuration) {
+            Some(session) => NetworkStatus {
+                configuration: configuration.clone(),
+                state: RunState::Running,
+                instance: Some(session.instance.clone()),
+                link_up: session.driver.is_up(),
+                link_down_reason: session.driver.down_reason(),
+                started_at_ms: Some(session.started_at_ms),
+                log_file: Some(session.journal.path().to_owned()),
+                devices_heard: session.devices_heard(),
+            },
+            None => NetworkStatus {
+                configuration: configuration.clone(),
+                state: RunState::Stopped,
+                instance: None,
+                link_up: false,
+                link_down_reason: None,
+                started_at_ms: None,
+                log_file: None,
+                devices_heard: 0,
+            },
+        }
+    }
+
+    fn open_serial(&self, path: &str) -> Result<SerialStream, EngineError> {
+        tokio_serial::new(path, self.options.baud_rate)
+            .timeout(Duration::from_millis(100))
+            .open_native_async()
+            .map_err(|error| EngineError::SerialPort {
+                path: path.to_owned(),
+                reason: error.to_string(),
+            })
+    }
+
+    /// Opens the instance's serial port; for `sim`, first starts a
+    /// simulator on a pseudo-terminal pair and opens its other end by path.
+    fn open_instance(
+        &self,
+        instance: &Instance,
+    ) -> Result<(SerialStream, Option<SimRun>), EngineError> {
+        match instance {
+            Instance::SerialPort(path) => Ok((self.open_serial(path)?, None)),
+            Instance::Simulator { scenario } => {
+                let options = match (scenario, &self.options.simulator) {
+                    (None, Some(options)) => options.clone(),
+                    _ => SimOptions::for_scenario(scenario.as_deref())?,
+                };
+                let pty_error = |reason: String| EngineError::SerialPort {
+                    path: "(simulator pseudo-terminal)".to_owned(),
+                    reason,
+                };
+                let (device_end, host_end) =
+                    SerialStream::pair().map_err(|error| pty_error(error.to_string()))?;
+                let path = host_end
+                    .name()
+                    .ok_or_else(|| pty_error("the pseudo-terminal has no path".to_owned()))?;
+                // The real serial path: open the port by its name, as for hardware.
+                let port = self.open_serial(&path)?;
+                drop(host_end);
+                let simulator = Simulator::new(options);
+                let handle = simulator.handle();
+                let task = self.runtime.spawn(async move {
+                    if let Err(error) = simulator.serve(device_end).await {
+                        log::warn!("simulator stopped: {error}");
+                    }
+                });
+                Ok((port, Some(SimRun { handle, task })))
+            }
+            Instance::ServerDefault => Err(EngineError::NoDefaultInstance),
+        }
+    }
+
+    async fn start(self: Arc<Self>, plan: NetworkPlan) -> Result<StartOutcome, EngineError> {
+        let lifecycle = self.lifecycle(&plan.configuration);
+        let _guard = lifecycle.lock().await;
+        if self.session(&plan.configuration).is_some() {
+            return Ok(StartOutcome::AlreadyRunning);
+        }
+        let instance = match &plan.instance {
+            Instance::ServerDefault => self.options.default_instance.clone(),
+            other => other.clone(),
+        };
+        let journal = Arc::new(Journal::create(
+            &plan.configuration,
+            &plan.log_directory,
+            self.events.clone(),
+            Arc::clone(&self.rings),
+            self.options.log_lines.max(1),
+        )?);
+        journal.line(
+            Level::Information,
+            &format!("starting `{}` on {instance}", plan.configuration),
+        );
+        match self.bring_up(&plan, &instance).await {
+            Ok((driver, events, simulator, streams)) => {
+                let devices = plan.enabled_devices().count();
+                let configuration = plan.configuration.clone();
+                let session = Session::launch(
+                    SessionParts {
+                        plan,
+                        instance: instance.clone(),
+                        driver,
+                        simulator,
+                        journal: Arc::clone(&journal),
+                        streams,
+                        caches: Arc::clone(&self.caches),
+                        unconfigured: Arc::clone(&self.unconfigured),
+                        timing: self.timing(),
+                    },
+                    events,
+                );
+                lock(&self.sessions).insert(configuration, session);
+                journal.notify(
+                    Level::Information,
+                    format!("network started on {instance} with {devices} device(s)"),
+                    None,
+                );
+                Ok(StartOutcome::Started {
+                    log_file: journal.path().to_owned(),
+                })
+            }
+            Err(error) => {
+                journal.notify(Level::Error, format!("start failed: {error}"), None);
+                journal.close();
+                Err(error)
+            }
+        }
+    }
+
+    #[allow(
+        clippy::type_complexity,
+        reason = "a private step that hands its parts over once"
+    )]
+    async fn bring_up(
+        &self,
+        plan: &NetworkPlan,
+        instance: &Instance,
+    ) -> Result<
+        (
+            Driver,
+            tokio::sync::mpsc::Receiver<crate::driver::DriverEvent>,
+            Option<SimRun>,
+            Streams,
+        ),
+        EngineError,
+    > {
+        let (port, simulator) = self.open_instance(instance)?;
+        let (driver, events) = Driver::spawn(port, &self.runtime);
+        let result = async {
+            session::push_configuration(&driver, plan, self.options.push_timeout).await?;
+            let streams = Streams::open(&plan.streams)
+                .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
+            session::start_network(&driver, plan, self.options.push_timeout).await?;
+            Ok(streams)
+        }
+        .await;
+        match result {
+            Ok(streams) => Ok((driver, events, simulator, streams)),
+            Err(error) => {
+                driver.close();
+                if let Some(simulator) = simulator {
+                    simulator.task.abort();
+                }
+                Err(error)
+            }
+        }
+    }
+
+    async fn stop(self: Arc<Self>, configuration: ConfigName) -> Result<StopOutcome, EngineError> {
+        let lifecycle = self.lifecycle(&configuration);
+        let _guard = lifecycle.lock().await;
+        let Some(session) = lock(&self.sessions).remove(&configuration) else {
+            return Ok(StopOutcome::WasNotRunning);
+        };
+        session.shut_down().await;
+        Ok(StopOutcome::Stopped)
+    }
+
+    async fn command(
+        self: Arc<Self>,
+        command: EngineCommand,
+    ) -> Result<NetworkStatus, EngineError> {
+        let configuration = command.configuration().clone();
+        let session = self.running(&configuration)?;
+        match command {
+            EngineCommand::Resync(_) => session.resync().await?,
+            EngineCommand::Reload(plan) => {
+                let lifecycle = self.lifecycle(&configuration);
+                let _guard = lifecycle.lock().await;
+                session.reload(*plan).await?;
+            }
+            EngineCommand::Restart(plan) => {
+                drop(session);
+                Arc::clone(&self).stop(configuration.clone()).await?;
+                Arc::clone(&self).start(*plan).await?;
+            }
+        }
+        Ok(self.status(&configuration))
+    }
+}
+
+impl Engine for NetcfgEngine {
+    fn start(&self, plan: NetworkPlan) -> EngineFuture<StartOutcome> {
+        self.on_runtime(Arc::clone(&self.shared).start(plan))
+    }
+
+    fn stop(&self, configuration: &ConfigName) -> EngineFuture<StopOutcome> {
+        self.on_runtime(Arc::clone(&self.shared).stop(configuration.clone()))
+    }
+
+    fn status(&self, configuration: &ConfigName) -> NetworkStatus {
+        self.shared.status(configuration)
+    }
+
+    fn running(&self) -> Vec<ConfigName> {
+        let mut running: Vec<_> = lock(&self.shared.sessions).keys().cloned().collect();
+        running.sort();
+        running
+    }
+
+    fn device_command(
+        &self,
+        configuration: &ConfigName,
+        serial_number: SerialNumber,
+        action: DeviceAction,
+        timeout: Duration,
+    ) -> EngineFuture<DeviceActionReply> {
+        let session = self.shared.running(configuration);
+        self.on_runtime(async move { session?.command(serial_number, action, timeout).await })
+    }
+
+    fn multi_device_command(
+        &self,
+        configuration: &ConfigName,
+        serial_numbers: Vec<SerialNumber>,
+        action: DeviceAction,
+        timeout: Duration,
+    ) -> EngineFuture<Vec<DeviceCommandResult>> {
+        let session = self.shared.running(configuration);
+        self.on_runtime(async move {
+            let session = session?;
+            let tasks: Vec<_> = serial_numbers
+                .into_iter()
+                .map(|serial_number| {
+                    let session = Arc::clone(&session);
+                    let action = action.clone();
+                    let task = tokio::spawn(async move {
+                        session.command(serial_number, action, timeout).await
+                    });
+                    (serial_number, task)
+                })
+                .collect();
+            let mut results = Vec::with_capacity(tasks.len());
+            for (serial_number, task) in tasks {
+                let result = task
+                    .await
+                    .map_err(|error| EngineError::Internal(error.to_string()))
+                    .and_then(|result| result);
+                results.push((serial_number, result));
+            }
+            Ok(results)
+        })
+    }
+
+    fn set_magnetometer_calibration(
+        &self,
+        configuration: &ConfigName,
+        calibration: MagnetometerCalibration,
+        timeout: Duration,
+    ) -> EngineFuture<MagnetometerCalibration> {
+        let session = self.shared.running(configuration);
+        self.on_runtime(async move { session?.calibrate(calibration, timeout).await })
+    }
+
+    fn engine_command(&self, command: EngineCommand) -> EngineFuture<NetworkStatus> {
+        self.on_runtime(Arc::clone(&self.shared).command(command))
+    }
+
+    fn cached_devices(&self, configuration: &ConfigName) -> Vec<CachedDevice> {
+        lock(&self.shared.caches)
+            .get(configuration)
+            .map(|cache| cache.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn clear_cached_device(&self, configuration: &ConfigName, serial_number: SerialNumber) -> bool {
+        lock(&self.shared.caches)
+            .get_mut(configuration)
+            .is_some_and(|cache| cache.remove(&serial_number).is_some())
+    }
+
+    fn clear_cache(&self, configuration: &ConfigName) -> usize {
+        lock(&self.shared.caches)
+            .remove(configuration)
+            .map_or(0, |cache: BTreeMap<_, _>| cache.len())
+    }
+
+    fn unconfigured_devices(&self, configuration: Option<ConfigName>) -> Vec<UnconfiguredDevice> {
+        lock(&self.shared.unconfigured)
+            .iter()
+            .filter(|((heard_by, _), _)| {
+                configuration
+                    .as_ref()
+                    .is_none_or(|wanted| wanted == heard_by)
+            })
+            .map(|(_, device)| device.clone())
+            .collect()
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
+        self.shared.events.subscribe()
+    }
+
+    fn log_messages(&self, configuration: &ConfigName) -> Vec<String> {
+        lock(&self.shared.rings)
+            .get(configuration)
+            .map(|ring| ring.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn host_network_interfaces(&self) -> Result<Vec<HostNetworkInterface>, EngineError> {
+        host::network_interfaces()
+    }
+
+    fn package_status(&self) -> Vec<PackageStatus> {
+        host::package_status()
+    }
+}

@@ -1,0 +1,47 @@
+//! The netcfg engine: it runs configurations on their networks.
+//!
+//! - [`Engine`]: the API the HTTP layer holds as `Arc<dyn Engine>`;
+//!   [`NetcfgEngine`] implements it (and `MockEngine`, with the `mock`
+//!   feature, stands in for it in tests).
+//! - [`NetworkPlan`]: the plain value a start runs from.
+//! - [`protocol`]: the framed, checksummed, versioned wire protocol between
+//!   the manager and the network interface device (a pure codec).
+//! - [`driver`]: requests and replies over any async byte stream.
+//! - [`sim`]: the device simulator, served on a pseudo-terminal for `sim`.
+//! - [`datagram`]: the UDP datagrams of the data streams (a pure codec).
+//! - [`host`]: the host's network interfaces and installed components.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), netcfg_engine::EngineError> {
+//! use std::sync::Arc;
+//! use netcfg_engine::{Engine, EngineOptions, NetcfgEngine, NetworkPlan};
+//! let engine: Arc<dyn Engine> =
+//!     Arc::new(NetcfgEngine::new(EngineOptions::default(), tokio::runtime::Handle::current()));
+//! let plan = NetworkPlan::new("site".parse().unwrap(), "sim".parse().unwrap(), "/tmp/logs".into());
+//! engine.start(plan).await?;
+//! # Ok(()) }
+//! ```
+
+mod api;
+pub mod datagram;
+pub mod driver;
+mod engine;
+mod error;
+pub mod host;
+mod journal;
+mod plan;
+pub mod protocol;
+mod session;
+pub mod sim;
+mod streams;
+mod util;
+
+#[cfg(any(test, feature = "mock"))]
+pub use api::MockEngine;
+pub use api::{
+    DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, EngineNotification,
+    NetworkStatus, StartOutcome, StopOutcome,
+};
+pub use engine::{EngineOptions, NetcfgEngine};
+pub use error::EngineError;
+pub use plan::NetworkPlan;

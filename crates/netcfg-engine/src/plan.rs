@@ -1,0 +1,83 @@
+//! What a start needs: the plain value the engine runs a configuration from.
+
+use std::{path::PathBuf, time::Duration};
+
+use netcfg_model::{
+    ConfigName, DataStream, Device, Instance, NetworkMode, RfSetting, Role, SerialNumber,
+    SettingValue, SystemSetting, builtin_roles, default_streams,
+};
+
+/// Everything the engine needs to run one configuration. The caller builds
+/// it from the saved state; the engine never reads configuration files.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NetworkPlan {
+    /// The configuration's name.
+    pub configuration: ConfigName,
+    /// Which engine instance runs it.
+    pub instance: Instance,
+    /// Its operating mode.
+    pub network_mode: NetworkMode,
+    /// The RF setting in use.
+    pub rf: RfSetting,
+    /// Every role (built-in and custom).
+    pub roles: Vec<Role>,
+    /// Its devices; disabled ones are not pushed to the network.
+    pub devices: Vec<Device>,
+    /// Its data streams (Config, Anchor and User are used by name).
+    pub streams: Vec<DataStream>,
+    /// Its system settings.
+    pub settings: Vec<SystemSetting>,
+    /// The directory this start's log file goes into (created if missing).
+    pub log_directory: PathBuf,
+}
+
+impl NetworkPlan {
+    /// A plan with the defaults of a new configuration and no devices.
+    pub fn new(configuration: ConfigName, instance: Instance, log_directory: PathBuf) -> Self {
+        Self {
+            configuration,
+            instance,
+            network_mode: NetworkMode::default(),
+            rf: RfSetting::default_setting(),
+            roles: builtin_roles(),
+            devices: Vec::new(),
+            streams: default_streams(),
+            settings: Vec::new(),
+            log_directory,
+        }
+    }
+
+    /// The enabled device with `serial_number`, if the plan has it.
+    pub fn enabled_device(&self, serial_number: SerialNumber) -> Option<&Device> {
+        self.devices
+            .iter()
+            .find(|device| device.serial_number == serial_number && !device.disabled)
+    }
+
+    /// The devices pushed to the network: the enabled ones.
+    pub fn enabled_devices(&self) -> impl Iterator<Item = &Device> {
+        self.devices.iter().filter(|device| !device.disabled)
+    }
+
+    /// The integer value of the setting `key`, if it is set to an integer.
+    pub fn integer_setting(&self, key: &str) -> Option<i64> {
+        self.settings
+            .iter()
+            .find(|setting| setting.setting_key.as_str() == key)
+            .and_then(|setting| match setting.value {
+                SettingValue::Integer(value) => Some(value),
+                _ => None,
+            })
+    }
+
+    /// How often the Anchor stream reports device health: the
+    /// `anchor_health_report_period` setting (seconds, 5 when unset).
+    pub fn anchor_health_period(&self) -> Duration {
+        let seconds = self
+            .integer_setting("anchor_health_report_period")
+            .and_then(|value| u64::try_from(value).ok())
+            .filter(|value| (1..=3_600).contains(value))
+            .unwrap_or(5);
+        Duration::from_secs(seconds)
+    }
+}

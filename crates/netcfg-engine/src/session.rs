@@ -1,0 +1,789 @@
+//! A running configuration: its link, its tasks, and what it does with the
+//! network's reports.
+
+use std::{
+    collections::{BTreeMap, HashMap, HashSet},
+    sync::{Arc, Mutex, PoisonError, RwLock},
+    time::Duration,
+};
+
+use netcfg_model::{
+    CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, Instance, Level,
+    MagnetometerCalibration, RoleId, SerialNumber, Synchronisation, UnconfiguredDevice,
+};
+use tokio::{sync::mpsc, task::JoinHandle, time::MissedTickBehavior};
+
+use crate::{
+    datagram::{Announcement, DatagramBody, HealthRecord, PositionRecord, SensorRecord},
+    driver::{Driver, DriverError, DriverEvent},
+    error::EngineError,
+    journal::Journal,
+    plan::NetworkPlan,
+    protocol::{Message, WireDevice},
+    sim::SimHandle,
+    streams::{SendFailure, StreamSocket, Streams},
+    util::now_ms,
+};
+
+/// Devices per `ConfigDevices` frame (well under the payload limit).
+const DEVICES_PER_FRAME: usize = 100;
+
+pub(crate) type Caches = Arc<Mutex<HashMap<ConfigName, BTreeMap<SerialNumber, CachedDevice>>>>;
+pub(crate) type Unconfigured = Arc<Mutex<BTreeMap<(ConfigName, SerialNumber), UnconfiguredDevice>>>;
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Timing the sessions share, from the engine's options.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Timing {
+    pub(crate) push_timeout: Duration,
+    pub(crate) heartbeat_interval: Duration,
+    pub(crate) missed_heartbeats: u32,
+    pub(crate) announce_period: Duration,
+}
+
+/// A simulator the engine started for a `sim` instance.
+#[derive(Debug)]
+pub(crate) struct SimRun {
+    pub(crate) handle: SimHandle,
+    pub(crate) task: JoinHandle<()>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Session {
+    pub(crate) configuration: ConfigName,
+    pub(crate) instance: Instance,
+    plan: RwLock<Arc<NetworkPlan>>,
+    streams: RwLock<Arc<Streams>>,
+    pub(crate) driver: Driver,
+    pub(crate) simulator: Option<SimRun>,
+    pub(crate) journal: Arc<Journal>,
+    pub(crate) started_at_ms: u64,
+    heard: Mutex<HashSet<SerialNumber>>,
+    tasks: Mutex<Vec<JoinHandle<()>>>,
+    caches: Caches,
+    unconfigured: Unconfigured,
+    timing: Timing,
+}
+
+/// Sends `message` and maps the driver's failures to engine errors.
+async fn exchange(
+    driver: &Driver,
+    configuration: &ConfigName,
+    message: Message,
+    step: &'static str,
+    timeout: Duration,
+) -> Result<Message, EngineError> {
+    driver
+        .request(message, timeout)
+        .await
+        .map_err(|error| match error {
+            DriverError::Timeout(waited) => EngineError::NetworkTimeout {
+                configuration: configuration.clone(),
+                step,
+                waited,
+            },
+            DriverError::LinkDown(reason) => EngineError::LinkDown {
+                configuration: configuration.clone(),
+                reason,
+            },
+            DriverError::Encode(error) => EngineError::Encode(error),
+        })
+}
+
+/// Sends `message` and expects `Ack`.
+async fn expect_ack(
+    driver: &Driver,
+    configuration: &ConfigName,
+    message: Message,
+    step: &'static str,
+    timeout: Duration,
+) -> Result<(), EngineError> {
+    match exchange(driver, configuration, message, step, timeout).await? {
+        Message::Ack => Ok(()),
+        Message::Nack { reason } => Err(EngineError::Refused {
+            what: step.to_owned(),
+            reason,
+        }),
+        other => Err(EngineError::UnexpectedReply {
+            what: step.to_owned(),
+            answer: format!("{other:?}"),
+        }),
+    }
+}
+
+/// Checks the link with a ping, then pushes `plan`'s configuration.
+pub(crate) async fn push_configuration(
+    driver: &Driver,
+    plan: &NetworkPlan,
+    timeout: Duration,
+) -> Result<(), EngineError> {
+    let configuration = &plan.configuration;
+    let token = (now_ms() & 0xFFFF_FFFF) as u32;
+    match exchange(
+        driver,
+        configuration,
+        Message::Ping { token },
+        "ping",
+        timeout,
+    )
+    .await?
+    {
+        Message::Pong { token: echoed } if echoed == token => {}
+        other => {
+            return Err(EngineError::UnexpectedReply {
+                what: "ping".to_owned(),
+                answer: format!("{other:?}"),
+            });
+        }
+    }
+    let begin = Message::ConfigBegin {
+        configuration: configuration.to_string(),
+        network_mode: plan.network_mode,
+        rf: plan.rf.clone(),
+        roles: plan.roles.clone(),
+    };
+    expect_ack(driver, configuration, begin, "configuration push", timeout).await?;
+    let devices: Vec<WireDevice> = plan
+        .enabled_devices()
+        .map(|device| WireDevice {
+            serial_number: device.serial_number,
+            interfaces: device.interfaces.clone(),
+        })
+        .collect();
+    for chunk in devices.chunks(DEVICES_PER_FRAME) {
+        let message = Message::ConfigDevices {
+            devices: chunk.to_vec(),
+        };
+        expect_ack(
+            driver,
+            configuration,
+            message,
+            "configuration push",
+            timeout,
+        )
+        .await?;
+    }
+    let commit = Message::ConfigCommit {
+        device_count: u32::try_from(devices.len()).unwrap_or(u32::MAX),
+    };
+    expect_ack(driver, configuration, commit, "configuration push", timeout).await
+}
+
+pub(crate) async fn start_network(
+    driver: &Driver,
+    plan: &NetworkPlan,
+    timeout: Duration,
+) -> Result<(), EngineError> {
+    expect_ack(
+        driver,
+        &plan.configuration,
+        Message::StartNetwork,
+        "start",
+        timeout,
+    )
+    .await
+}
+
+/// The parts a new session is made of.
+pub(crate) struct SessionParts {
+    pub(crate) plan: NetworkPlan,
+    pub(crate) instance: Instance,
+    pub(crate) driver: Driver,
+    pub(crate) simulator: Option<SimRun>,
+    pub(crate) journal: Arc<Journal>,
+    pub(crate) streams: Streams,
+    pub(crate) caches: Caches,
+    pub(crate) unconfigured: Unconfigured,
+    pub(crate) timing: Timing,
+}
+
+impl Session {
+    /// Builds the session and starts its tasks on the current runtime.
+    pub(crate) fn launch(parts: SessionParts, events: mpsc::Receiver<DriverEvent>) -> Arc<Self> {
+        let session = Arc::new(Self {
+            configuration: parts.plan.configuration.clone(),
+            instance: parts.instance,
+            plan: RwLock::new(Arc::new(parts.plan)),
+            streams: RwLock::new(Arc::new(parts.streams)),
+            driver: parts.driver,
+            simulator: parts.simulator,
+            journal: parts.journal,
+            started_at_ms: now_ms(),
+            heard: Mutex::new(HashSet::new()),
+            tasks: Mutex::new(Vec::new()),
+            caches: parts.caches,
+            unconfigured: parts.unconfigured,
+            timing: parts.timing,
+        });
+        let tasks = vec![
+            tokio::spawn(Arc::clone(&session).process(events)),
+            tokio::spawn(Arc::clone(&session).heartbeat()),
+            tokio::spawn(Arc::clone(&session).publish()),
+        ];
+        *lock(&session.tasks) = tasks;
+        session
+    }
+
+    pub(crate) fn plan(&self) -> Arc<NetworkPlan> {
+        Arc::clone(&self.plan.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn streams(&self) -> Arc<Streams> {
+        Arc::clone(&self.streams.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    pub(crate) fn devices_heard(&self) -> usize {
+        lock(&self.heard).len()
+    }
+
+    /// Pushes a new plan to the running network (a 5.0 `reload`).
+    pub(crate) async fn reload(&self, plan: NetworkPlan) -> Result<(), EngineError> {
+        self.require_link()?;
+        push_configuration(&self.driver, &plan, self.timing.push_timeout).await?;
+        if plan.streams != self.plan().streams {
+            let streams = Streams::open(&plan.streams)
+                .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
+            *self.streams.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(streams);
+        }
+        let devices = plan.enabled_devices().count();
+        *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
+        self.journal.notify(
+            Level::Information,
+            format!("configuration reloaded: {devices} device(s) pushed"),
+            None,
+        );
+        Ok(())
+    }
+
+    pub(crate) async fn resync(&self) -> Result<(), EngineError> {
+        self.require_link()?;
+        expect_ack(
+            &self.driver,
+            &self.configuration,
+            Message::Resync,
+            "resync",
+            self.timing.push_timeout,
+        )
+        .await?;
+        self.journal
+            .line(Level::Information, "anchors asked to resynchronise");
+        Ok(())
+    }
+
+    fn require_link(&self) -> Result<(), EngineError> {
+        match self.driver.down_reason() {
+            None => Ok(()),
+            Some(reason) => Err(EngineError::LinkDown {
+                configuration: self.configuration.clone(),
+                reason,
+            }),
+        }
+    }
+
+    fn map_device_error(
+        &self,
+        error: EngineError,
+        serial_number: SerialNumber,
+        action: &DeviceAction,
+    ) -> EngineError {
+        match error {
+            EngineError::NetworkTimeout { waited, .. } => EngineError::DeviceTimeout {
+                serial_number,
+                action: action.name(),
+                waited,
+            },
+            other => other,
+        }
+    }
+
+    /// Sends one device action and waits for its reply.
+    pub(crate) async fn command(
+        &self,
+        serial_number: SerialNumber,
+        action: DeviceAction,
+        timeout: Duration,
+    ) -> Result<DeviceActionReply, EngineError> {
+        if self.plan().enabled_device(serial_number).is_none() {
+            return Err(EngineError::UnknownDevice {
+                configuration: self.configuration.clone(),
+                serial_number,
+            });
+        }
+        self.require_link()?;
+        let name = action.name();
+        let message = Message::DeviceCommand {
+            serial_number,
+            action: action.clone(),
+        };
+        let answer = exchange(
+            &self.driver,
+            &self.configuration,
+            message,
+            "device command",
+            timeout,
+        )
+        .await
+        .map_err(|error| self.map_device_error(error, serial_number, &action))?;
+        let what = || format!("{name} for device {serial_number}");
+        let reply = match answer {
+            Message::DeviceReply(reply)
+                if reply.serial_number == serial_number && reply.action == name =>
+            {
+                reply
+            }
+            Message::Nack { reason } => {
+                return Err(EngineError::Refused {
+                    what: what(),
+                    reason,
+                });
+            }
+            other => {
+                return Err(EngineError::UnexpectedReply {
+                    what: what(),
+                    answer: format!("{other:?}"),
+                });
+            }
+        };
+        self.update_cache(serial_number, |cached| cached.last_action = Some(name));
+        self.journal.line(
+            Level::Information,
+            &format!(
+                "device {serial_number}: {name} answered {:?}",
+                reply.outcome
+            ),
+        );
+        Ok(reply)
+    }
+
+    pub(crate) async fn calibrate(
+        &self,
+        calibration: MagnetometerCalibration,
+        timeout: Duration,
+    ) -> Result<MagnetometerCalibration, EngineError> {
+        let serial_number = calibration.serial_number;
+        if self.plan().enabled_device(serial_number).is_none() {
+            return Err(EngineError::UnknownDevice {
+                configuration: self.configuration.clone(),
+                serial_number,
+            });
+        }
+        self.require_link()?;
+        let message = Message::SetMagnetometerCalibration(calibration.clone());
+        match expect_ack(
+            &self.driver,
+            &self.configuration,
+            message,
+            "magnetometer calibration",
+            timeout,
+        )
+        .await
+        {
+            Ok(()) => {
+                self.journal.line(
+                    Level::Information,
+                    &format!(
+                        "device {serial_number}: magnetometer calibration set to {}, {}, {}",
+                        calibration.x_offset, calibration.y_offset, calibration.z_offset
+                    ),
+                );
+                Ok(calibration)
+            }
+            Err(EngineError::NetworkTimeout { waited, .. }) => Err(EngineError::NetworkTimeout {
+                configuration: self.configuration.clone(),
+                step: "magnetometer calibration",
+                waited,
+            }),
+            Err(error) => Err(error),
+        }
+    }
+
+    /// Tells the network to stop (if the link allows), then ends every task.
+    pub(crate) async fn shut_down(&self) {
+        if self.driver.is_up()
+            && let Err(error) = expect_ack(
+                &self.driver,
+                &self.configuration,
+                Message::StopNetwork,
+                "stop",
+                self.timing.push_timeout,
+            )
+            .await
+        {
+            self.journal.line(
+                Level::Warning,
+                &format!("the network did not confirm the stop: {error}"),
+            );
+        }
+        for task in lock(&self.tasks).drain(..) {
+            task.abort();
+        }
+        self.driver.close();
+        if let Some(simulator) = &self.simulator {
+            simulator.task.abort();
+        }
+        self.journal
+            .notify(Level::Information, "network stopped".to_owned(), None);
+        self.journal.close();
+    }
+
+    fn update_cache(&self, serial_number: SerialNumber, change: impl FnOnce(&mut CachedDevice)) {
+        let mut caches = lock(&self.caches);
+        let cached = caches
+            .entry(self.configuration.clone())
+            .or_default()
+            .entry(serial_number)
+            .or_insert_with(|| empty_cache_entry(serial_number));
+        cached.last_seen_ms = now_ms();
+        change(cached);
+    }
+
+    /// Handles the driver's events until the link goes down.
+    async fn process(self: Arc<Self>, mut events: mpsc::Receiver<DriverEvent>) {
+        let mut out_of_sync = HashSet::new();
+        let mut strangers = HashSet::new();
+        while let Some(event) = events.recv().await {
+            match event {
+                DriverEvent::Report(message) => {
+                    self.report(message, &mut out_of_sync, &mut strangers).await
+                }
+                DriverEvent::Damaged(error) => {
+                    self.journal
+                        .line(Level::Debug, &format!("damaged frame skipped: {error}"));
+                }
+                DriverEvent::LinkDown(reason) => {
+                    self.journal.notify(
+                        Level::Error,
+                        format!(
+                            "link to the network interface device on {} dropped: {reason}",
+                            self.instance
+                        ),
+                        None,
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    fn is_configured(&self, serial_number: SerialNumber) -> bool {
+        self.plan().enabled_device(serial_number).is_some()
+    }
+
+    fn heard_stranger(&self, serial_number: SerialNumber, strangers: &mut HashSet<SerialNumber>) {
+        lock(&self.unconfigured).insert(
+            (self.configuration.clone(), serial_number),
+            UnconfiguredDevice {
+                serial_number,
+                heard_by: Some(self.configuration.clone()),
+                last_seen_ms: now_ms(),
+            },
+        );
+        if strangers.insert(serial_number) {
+            self.journal.notify(
+                Level::Warning,
+                format!("device {serial_number} is heard but is not in the configuration"),
+                Some(serial_number),
+            );
+        }
+    }
+
+    async fn report(
+        &self,
+        message: Message,
+        out_of_sync: &mut HashSet<SerialNumber>,
+        strangers: &mut HashSet<SerialNumber>,
+    ) {
+        match message {
+            Message::Joined {
+                serial_number,
+                interface,
+                role_id,
+            } => {
+                if !self.is_configured(serial_number) {
+                    return self.heard_stranger(serial_number, strangers);
+                }
+                lock(&self.heard).insert(serial_number);
+                self.update_cache(serial_number, |cached| {
+                    cached.connectivity = Connectivity::Uwb
+                });
+                self.journal.notify(
+                    Level::Information,
+                    format!(
+                        "device {serial_number} joined (interface {interface}, role {role_id})"
+                    ),
+                    Some(serial_number),
+                );
+            }
+            Message::Heard { serial_number } => {
+                if self.is_configured(serial_number) {
+                    self.update_cache(serial_number, |_| {});
+                } else {
+                    self.heard_stranger(serial_number, strangers);
+                }
+            }
+            Message::Lost { serial_number } => {
+                self.update_cache(serial_number, |cached| {
+                    cached.connectivity = Connectivity::None
+                });
+                self.journal.notify(
+                    Level::Warning,
+                    format!("device {serial_number} went silent"),
+                    Some(serial_number),
+                );
+            }
+            Message::Status {
+                serial_number,
+                connectivity,
+                status,
+            } => {
+                lock(&self.heard).insert(serial_number);
+                self.update_cache(serial_number, |cached| {
+                    cached.connectivity = connectivity;
+                    cached.status = Some(status);
+                });
+            }
+            Message::Sync {
+                serial_number,
+                synchronisation,
+            } => {
+                self.update_cache(serial_number, |cached| {
+                    cached.synchronisation = synchronisation
+                });
+                let anchor = self
+                    .plan()
+                    .enabled_device(serial_number)
+                    .is_some_and(|device| {
+                        device
+                            .interfaces
+                            .iter()
+                            .any(|interface| interface.role_id.needs_position())
+                    });
+                if anchor && synchronisation == Synchronisation::None {
+                    if out_of_sync.insert(serial_number) {
+                        self.journal.notify(
+                            Level::Warning,
+                            format!("anchor {serial_number} lost synchronisation"),
+                            Some(serial_number),
+                        );
+                    }
+                } else if out_of_sync.remove(&serial_number) {
+                    self.journal.notify(
+                        Level::Information,
+                        format!("anchor {serial_number} is synchronised again"),
+                        Some(serial_number),
+                    );
+                }
+            }
+            Message::Attributes {
+                serial_number,
+                attributes,
+            } => self.update_cache(serial_number, |cached| cached.attributes = Some(attributes)),
+            Message::FirmwareImages {
+                serial_number,
+                images,
+            } => {
+                self.update_cache(serial_number, |cached| cached.firmware_images = images);
+            }
+            Message::Positions {
+                network_time,
+                reports,
+            } => {
+                {
+                    let now = now_ms();
+                    let mut caches = lock(&self.caches);
+                    let cache = caches.entry(self.configuration.clone()).or_default();
+                    for report in &reports {
+                        let cached = cache
+                            .entry(report.serial_number)
+                            .or_insert_with(|| empty_cache_entry(report.serial_number));
+                        cached.last_seen_ms = now;
+                        cached.position = Some(report.position);
+                    }
+                }
+                let records: Vec<_> = reports
+                    .iter()
+                    .map(|report| PositionRecord {
+                        serial_number: report.serial_number,
+                        network_time,
+                        x: report.position.x,
+                        y: report.position.y,
+                        z: report.position.z,
+                        quality: report.position.quality,
+                        anchors_used: report.position.anchors_used,
+                    })
+                    .collect();
+                let streams = self.streams();
+                if let Some(user) = &streams.user {
+                    let result = user.send_records(&records, DatagramBody::Positions).await;
+                    self.stream_result(user, result);
+                }
+            }
+            Message::Sensors {
+                network_time,
+                reports,
+            } => {
+                let records: Vec<_> = reports
+                    .iter()
+                    .map(|report| SensorRecord {
+                        serial_number: report.serial_number,
+                        network_time,
+                        kind: report.kind,
+                        values: report.values,
+                    })
+                    .collect();
+                let streams = self.streams();
+                if let Some(user) = &streams.user {
+                    let result = user.send_records(&records, DatagramBody::Sensors).await;
+                    self.stream_result(user, result);
+                }
+            }
+            other => {
+                self.journal.line(
+                    Level::Debug,
+                    &format!("unexpected message ignored: {other:?}"),
+                );
+            }
+        }
+    }
+
+    fn stream_result(&self, stream: &StreamSocket, result: Result<(), SendFailure>) {
+        if let Err(SendFailure::First(error)) = result {
+            self.journal.notify(
+                Level::Warning,
+                format!("data stream {} cannot send: {error}", stream.name),
+                None,
+            );
+        }
+    }
+
+    /// Pings the network interface device; declares the link down when
+    /// several pings in a row go unanswered.
+    async fn heartbeat(self: Arc<Self>) {
+        let mut ticker = tokio::time::interval(self.timing.heartbeat_interval);
+        ticker.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        ticker.tick().await;
+        let mut missed = 0u32;
+        loop {
+            ticker.tick().await;
+            let token = (now_ms() & 0xFFFF_FFFF) as u32;
+            match self
+                .driver
+                .request(Message::Ping { token }, self.timing.heartbeat_interval)
+                .await
+            {
+                Ok(_) => missed = 0,
+                Err(DriverError::Timeout(_)) => {
+                    missed += 1;
+                    if missed >= self.timing.missed_heartbeats {
+                        let reason = format!("{missed} pings in a row went unanswered");
+                        if self.driver.declare_down(reason.clone()) {
+                            self.journal.notify(
+                                Level::Error,
+                                format!(
+                                    "link to the network interface device on {} dropped: {reason}",
+                                    self.instance
+                                ),
+                                None,
+                            );
+                        }
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// Sends the announcements (Config stream) and device health (Anchor stream).
+    async fn publish(self: Arc<Self>) {
+        let mut announce = tokio::time::interval(self.timing.announce_period);
+        let mut health = tokio::time::interval(self.plan().anchor_health_period());
+        announce.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        health.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = announce.tick() => {
+                    let streams = self.streams();
+                    if let Some(config) = &streams.config {
+                        let result = config.send(DatagramBody::Announcement(self.announcement())).await;
+                        self.stream_result(config, result);
+                    }
+                }
+                _ = health.tick() => {
+                    let streams = self.streams();
+                    if let Some(anchor) = &streams.anchor {
+                        let records = self.health_records();
+                        if !records.is_empty() {
+                            let result = anchor.send_records(&records, DatagramBody::Health).await;
+                            self.stream_result(anchor, result);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn announcement(&self) -> Announcement {
+        let plan = self.plan();
+        let mut instance = self.instance.to_string();
+        instance.truncate(255);
+        Announcement {
+            configuration: self.configuration.to_string(),
+            instance,
+            network_mode: plan.network_mode,
+            engine_version: env!("CARGO_PKG_VERSION").to_owned(),
+            uptime_ms: now_ms().saturating_sub(self.started_at_ms),
+            configured_devices: u16::try_from(plan.enabled_devices().count()).unwrap_or(u16::MAX),
+            heard_devices: u16::try_from(self.devices_heard()).unwrap_or(u16::MAX),
+            link_up: self.driver.is_up(),
+        }
+    }
+
+    fn health_records(&self) -> Vec<HealthRecord> {
+        let plan = self.plan();
+        let now = now_ms();
+        let caches = lock(&self.caches);
+        let Some(cache) = caches.get(&self.configuration) else {
+            return Vec::new();
+        };
+        plan.enabled_devices()
+            .filter(|device| {
+                device
+                    .interfaces
+                    .iter()
+                    .any(|interface| interface.role_id != RoleId::UNCONFIGURED)
+            })
+            .filter_map(|device| {
+                let cached = cache.get(&device.serial_number)?;
+                let status = cached.status.as_ref()?;
+                Some(HealthRecord {
+                    serial_number: device.serial_number,
+                    connectivity: cached.connectivity,
+                    synchronisation: cached.synchronisation,
+                    battery_percent: status.battery_percent,
+                    temperature_celsius: status.temperature_celsius,
+                    processor_use_percent: status.processor_use_percent,
+                    last_heard_ms_ago: u32::try_from(now.saturating_sub(cached.last_seen_ms))
+                        .unwrap_or(u32::MAX),
+                })
+            })
+            .collect()
+    }
+}
+
+fn empty_cache_entry(serial_number: SerialNumber) -> CachedDevice {
+    CachedDevice {
+        serial_number,
+        last_seen_ms: now_ms(),
+        connectivity: Connectivity::None,
+        synchronisation: Synchronisation::None,
+        status: None,
+        attributes: None,
+        firmware_images: Vec::new(),
+        position: None,
+        last_action: None,
+    }
+}

@@ -1,0 +1,102 @@
+//! Helpers shared by the engine's integration tests.
+
+#![allow(dead_code, reason = "each test file uses a part of the helpers")]
+
+use std::{future::Future, net::IpAddr, path::Path, time::Duration};
+
+use netcfg_engine::{EngineEvent, EngineNotification, NetworkPlan};
+use netcfg_model::{
+    ConfigName, DataStream, Device, DeviceId, Instance, Interface, RoleId, SerialNumber,
+};
+use tokio::sync::broadcast;
+
+/// Bounds a wait so a broken engine fails the test instead of hanging it.
+pub(crate) async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    tokio::time::timeout(Duration::from_secs(20), future)
+        .await
+        .unwrap_or_else(|_| panic!("timed out waiting for {what}"))
+}
+
+pub(crate) fn serial(text: &str) -> SerialNumber {
+    text.parse().unwrap()
+}
+
+pub(crate) fn device(
+    id: u32,
+    serial_text: &str,
+    role: RoleId,
+    position: Option<[i32; 3]>,
+) -> Device {
+    Device {
+        id: DeviceId::try_from(id).unwrap(),
+        serial_number: serial(serial_text),
+        name: None,
+        disabled: false,
+        interfaces: vec![Interface {
+            identifier: 0,
+            role_id: role,
+            x: position.map(|p| p[0]),
+            y: position.map(|p| p[1]),
+            z: position.map(|p| p[2]),
+        }],
+    }
+}
+
+/// A small site: a seeder, three anchors, two tags; streams point at
+/// 127.0.0.1 ports nobody listens on unless a test replaces them.
+pub(crate) fn site_plan(name: &str, instance: &str, logs: &Path) -> NetworkPlan {
+    let mut plan = NetworkPlan::new(
+        name.parse::<ConfigName>().unwrap(),
+        instance.parse::<Instance>().unwrap(),
+        logs.to_owned(),
+    );
+    plan.devices = vec![
+        device(1, "01:04:0001", RoleId::SEEDER, Some([0, 0, 2500])),
+        device(2, "01:04:0002", RoleId::ANCHOR, Some([10_000, 0, 2500])),
+        device(
+            3,
+            "01:04:0003",
+            RoleId::ANCHOR,
+            Some([10_000, 10_000, 2500]),
+        ),
+        device(4, "01:04:0004", RoleId::ANCHOR, Some([0, 10_000, 2500])),
+        device(5, "01:05:0001", RoleId::DEFAULT_TAG, None),
+        device(6, "01:05:0002", RoleId::DEFAULT_TAG, None),
+    ];
+    for stream in &mut plan.streams {
+        stream.destination_ip = IpAddr::from([127, 0, 0, 1]);
+        stream.destination_port = 9; // discard: nobody listens
+    }
+    plan
+}
+
+/// Points the stream called `name` at `port` on 127.0.0.1.
+pub(crate) fn aim_stream(plan: &mut NetworkPlan, name: &str, port: u16) {
+    let stream: &mut DataStream = plan
+        .streams
+        .iter_mut()
+        .find(|stream| stream.name.as_str() == name)
+        .unwrap();
+    stream.destination_ip = IpAddr::from([127, 0, 0, 1]);
+    stream.destination_port = port;
+}
+
+/// Waits for the first notification that `matches`.
+pub(crate) async fn notification(
+    feed: &mut broadcast::Receiver<EngineEvent>,
+    what: &str,
+    matches: impl Fn(&EngineNotification) -> bool,
+) -> EngineNotification {
+    within(what, async {
+        loop {
+            match feed.recv().await {
+                Ok(EngineEvent::Notification(notification)) if matches(&notification) => {
+                    return notification;
+                }
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("the feed closed"),
+            }
+        }
+    })
+    .await
+}

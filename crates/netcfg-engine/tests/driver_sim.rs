@@ -1,0 +1,369 @@
+//! The engine against the simulator, through a real pseudo-terminal.
+
+mod common;
+
+use std::{sync::Arc, time::Duration};
+
+use common::*;
+use netcfg_engine::{
+    Engine, EngineError, EngineOptions, NetcfgEngine, StartOutcome, StopOutcome,
+    sim::{SimFault, SimOptions},
+};
+use netcfg_model::{
+    ActionOutcome, DeviceAction, DeviceActionName, LedColor, LedMode, LedTimeout, Level,
+    MagnetometerCalibration, RunState,
+};
+
+fn engine() -> NetcfgEngine {
+    NetcfgEngine::new(
+        EngineOptions {
+            simulator: Some(SimOptions {
+                status_period: Duration::from_millis(200),
+                lost_after: Duration::from_millis(100),
+                ..SimOptions::default()
+            }),
+            ..EngineOptions::default()
+        },
+        tokio::runtime::Handle::current(),
+    )
+}
+
+const TIMEOUT: Duration = Duration::from_secs(2);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn start_every_device_action_and_stop() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine: Arc<dyn Engine> = Arc::new(engine());
+    let plan = site_plan("site", "sim", logs.path());
+    let name = plan.configuration.clone();
+    let mut feed = engine.subscribe();
+
+    let StartOutcome::Started { log_file } =
+        within("start", engine.start(plan.clone())).await.unwrap()
+    else {
+        panic!("a stopped configuration must start");
+    };
+    assert_eq!(
+        within("second start", engine.start(plan)).await.unwrap(),
+        StartOutcome::AlreadyRunning
+    );
+    let status = engine.status(&name);
+    assert_eq!(status.state, RunState::Running);
+    assert!(status.link_up);
+    assert_eq!(engine.running(), vec![name.clone()]);
+    notification(&mut feed, "a join", |n| {
+        n.message.contains("joined") && n.serial_number == Some(serial("01:05:0002"))
+    })
+    .await;
+
+    let tag = serial("01:05:0001");
+    // The calibration is acknowledged by the device (before the hard reset,
+    // after which the device reboots and answers nothing for a moment).
+    let calibration = MagnetometerCalibration {
+        serial_number: tag,
+        x_offset: -12,
+        y_offset: 40,
+        z_offset: 3,
+    };
+    assert_eq!(
+        within(
+            "calibration",
+            engine.set_magnetometer_calibration(&name, calibration.clone(), TIMEOUT)
+        )
+        .await
+        .unwrap(),
+        calibration
+    );
+
+    let actions = [
+        (DeviceAction::SoftReset, None),
+        (
+            DeviceAction::SetLed {
+                color: LedColor::Blue,
+                mode: LedMode::Flash,
+                timeout: LedTimeout::try_from(60).unwrap(),
+            },
+            None,
+        ),
+        (DeviceAction::ClearDeviceError, None),
+        (DeviceAction::ShipMode, None),
+        (DeviceAction::GetPropertyList, Some("list")),
+        (
+            DeviceAction::SetProperty {
+                property_id: 42,
+                value: -7,
+            },
+            Some("set"),
+        ),
+        (DeviceAction::GetProperty { property_id: 42 }, Some("get")),
+        (DeviceAction::GetDeviceAttributes, Some("attributes")),
+        (DeviceAction::HardReset, None),
+    ];
+    assert_eq!(actions.len(), DeviceActionName::ALL.len());
+    for (action, kind) in actions {
+        let reply = within(
+            "a device action",
+            engine.device_command(&name, tag, action.clone(), TIMEOUT),
+        )
+        .await
+        .unwrap_or_else(|error| panic!("{action:?}: {error}"));
+        assert_eq!(reply.serial_number, tag);
+        assert_eq!(reply.action, action.name());
+        match (kind, &reply.outcome) {
+            (None, ActionOutcome::Done) => {}
+            (Some("list"), ActionOutcome::PropertyList { property_ids }) => {
+                assert!(!property_ids.is_empty())
+            }
+            (
+                Some("set" | "get"),
+                ActionOutcome::Property {
+                    property_id: 42,
+                    value: -7,
+                },
+            ) => {}
+            (Some("attributes"), ActionOutcome::Attributes { attributes }) => {
+                assert_eq!(attributes.sku, "TAG-2000")
+            }
+            other => panic!("unexpected outcome {other:?}"),
+        }
+    }
+
+    // Several devices at once, one of them unknown.
+    let results = within(
+        "a multi-device command",
+        engine.multi_device_command(
+            &name,
+            vec![serial("01:04:0002"), serial("01:04:0099")],
+            DeviceAction::ClearDeviceError,
+            TIMEOUT,
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(results[0].1.is_ok());
+    assert!(matches!(
+        results[1].1,
+        Err(EngineError::UnknownDevice { .. })
+    ));
+
+    // The cache filled from the reports.
+    let cached = within("cached positions", async {
+        loop {
+            let cached = engine.cached_devices(&name);
+            if cached.iter().any(|device| {
+                device.serial_number == serial("01:05:0002") && device.position.is_some()
+            }) && cached.iter().any(|device| {
+                device.serial_number == serial("01:04:0002") && device.status.is_some()
+            }) {
+                return cached;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let anchor = cached
+        .iter()
+        .find(|device| device.serial_number == serial("01:04:0002"))
+        .unwrap();
+    assert!(anchor.attributes.is_some());
+    assert!(!anchor.firmware_images.is_empty());
+    assert!(engine.clear_cached_device(&name, serial("01:04:0002")));
+    assert!(!engine.clear_cached_device(&name, serial("01:04:0077")));
+
+    assert_eq!(
+        within("stop", engine.stop(&name)).await.unwrap(),
+        StopOutcome::Stopped
+    );
+    assert_eq!(
+        within("second stop", engine.stop(&name)).await.unwrap(),
+        StopOutcome::WasNotRunning
+    );
+    assert_eq!(engine.status(&name).state, RunState::Stopped);
+    let log = std::fs::read_to_string(&log_file).unwrap();
+    assert!(log.contains("network started"), "{log}");
+    assert!(log.contains("joined"), "{log}");
+    assert!(log.contains("network stopped"), "{log}");
+    assert!(
+        engine
+            .log_messages(&name)
+            .iter()
+            .any(|line| line.contains("network stopped"))
+    );
+    // Commands after the stop say so.
+    let error = within(
+        "a command after stop",
+        engine.device_command(&name, tag, DeviceAction::SoftReset, TIMEOUT),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, EngineError::NotRunning(_)), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_and_silent_devices_get_clear_errors() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = engine();
+    let plan = site_plan("faults", "sim", logs.path());
+    let name = plan.configuration.clone();
+    let mut feed = engine.subscribe();
+    within("start", engine.start(plan)).await.unwrap();
+
+    let stranger = serial("0A:0B:0C0D");
+    let error = within(
+        "unknown device",
+        engine.device_command(&name, stranger, DeviceAction::SoftReset, TIMEOUT),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(error, EngineError::UnknownDevice { serial_number, .. } if serial_number == stranger),
+        "{error}"
+    );
+
+    let anchor = serial("01:04:0003");
+    assert!(
+        engine
+            .simulator(&name)
+            .unwrap()
+            .inject(SimFault::Silence(anchor))
+    );
+    let silent = notification(&mut feed, "the silence notification", |n| {
+        n.serial_number == Some(anchor) && n.message.contains("silent")
+    })
+    .await;
+    assert_eq!(silent.level, Level::Warning);
+    let waited = Duration::from_millis(300);
+    let error = within(
+        "silent device",
+        engine.device_command(&name, anchor, DeviceAction::GetPropertyList, waited),
+    )
+    .await
+    .unwrap_err();
+    match error {
+        EngineError::DeviceTimeout {
+            serial_number,
+            action,
+            waited: reported,
+        } => {
+            assert_eq!(
+                (serial_number, action, reported),
+                (anchor, DeviceActionName::GetPropertyList, waited)
+            );
+        }
+        other => panic!("expected a timeout, got {other}"),
+    }
+
+    // An anchor that loses sync raises a warning; a resync brings it back.
+    let other = serial("01:04:0002");
+    engine
+        .simulator(&name)
+        .unwrap()
+        .inject(SimFault::LoseSync(other));
+    notification(&mut feed, "lost sync", |n| {
+        n.serial_number == Some(other) && n.message.contains("lost synchronisation")
+    })
+    .await;
+    within(
+        "resync",
+        engine.engine_command(netcfg_engine::EngineCommand::Resync(name.clone())),
+    )
+    .await
+    .unwrap();
+    notification(&mut feed, "sync again", |n| {
+        n.serial_number == Some(other) && n.message.contains("synchronised again")
+    })
+    .await;
+
+    within("stop", engine.stop(&name)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devices_outside_the_configuration_are_unconfigured() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = engine();
+    let plan = site_plan("strangers", "sim:strangers", logs.path());
+    let name = plan.configuration.clone();
+    within("start", engine.start(plan)).await.unwrap();
+    let found = within("unconfigured devices", async {
+        loop {
+            let found = engine.unconfigured_devices(Some(name.clone()));
+            if found.len() == 2 {
+                return found;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    assert!(
+        found
+            .iter()
+            .all(|device| device.heard_by.as_ref() == Some(&name))
+    );
+    assert_eq!(engine.unconfigured_devices(None).len(), 2);
+    within("stop", engine.stop(&name)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_drop_is_notified_and_the_engine_can_start_again() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = engine();
+    let plan = site_plan("drop", "sim", logs.path());
+    let name = plan.configuration.clone();
+    let mut feed = engine.subscribe();
+    within("start", engine.start(plan.clone())).await.unwrap();
+
+    engine.simulator(&name).unwrap().inject(SimFault::DropLink);
+    let dropped = notification(&mut feed, "the link drop", |n| {
+        n.message.contains("dropped")
+    })
+    .await;
+    assert_eq!(dropped.level, Level::Error);
+    assert!(!engine.status(&name).link_up);
+    let error = within(
+        "command on a dropped link",
+        engine.device_command(
+            &name,
+            serial("01:05:0001"),
+            DeviceAction::SoftReset,
+            TIMEOUT,
+        ),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, EngineError::LinkDown { .. }), "{error}");
+
+    assert_eq!(
+        within("stop", engine.stop(&name)).await.unwrap(),
+        StopOutcome::Stopped
+    );
+    assert!(matches!(
+        within("restart", engine.start(plan)).await.unwrap(),
+        StartOutcome::Started { .. }
+    ));
+    assert!(engine.status(&name).link_up);
+    within(
+        "a command after the restart",
+        engine.device_command(
+            &name,
+            serial("01:05:0001"),
+            DeviceAction::SoftReset,
+            TIMEOUT,
+        ),
+    )
+    .await
+    .unwrap();
+    within("stop again", engine.stop(&name)).await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_serial_port_or_scenario_fails_the_start_cleanly() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = engine();
+    let plan = site_plan("nowhere", "/dev/netcfg-no-such-port", logs.path());
+    let error = within("start", engine.start(plan)).await.unwrap_err();
+    assert!(matches!(error, EngineError::SerialPort { .. }), "{error}");
+    let plan = site_plan("nowhere", "sim:volcano", logs.path());
+    let error = within("start", engine.start(plan)).await.unwrap_err();
+    assert!(error.to_string().contains("volcano"), "{error}");
+    assert!(engine.running().is_empty());
+}
