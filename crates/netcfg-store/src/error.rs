@@ -1,0 +1,225 @@
+//! The one error type of the store, and how SQLite's errors map onto it.
+
+use std::{fmt, sync::Arc};
+
+use netcfg_model::Problems;
+use rusqlite::ErrorCode;
+
+/// Everything that can go wrong in the store. Each variant maps to one answer
+/// of the HTTP layer without looking inside it: `NotFound` 404, `Conflict`
+/// and `Locked` and `NewerSchema` 409, `Invalid` and `BadUpload` 400, `Io` 500.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum StoreError {
+    /// The configuration or item does not exist.
+    #[error("{what} does not exist")]
+    NotFound {
+        /// What was looked for, for example `device 01:04:0719`.
+        what: String,
+    },
+    /// The request conflicts with the configuration's state: a name already
+    /// taken, an item in use, a built-in item.
+    #[error("{what}: {why}")]
+    Conflict {
+        /// The item concerned.
+        what: String,
+        /// Why the change cannot be made.
+        why: String,
+    },
+    /// The input breaks the model's rules; every problem is listed.
+    #[error("invalid input: {0}")]
+    Invalid(Problems),
+    /// Another program holds the configuration's file and did not let go
+    /// within the busy timeout.
+    #[error("{what} is locked by another program; try again later")]
+    Locked {
+        /// The configuration (or file) concerned.
+        what: String,
+    },
+    /// The file was written by a newer version of this program.
+    #[error("{what} has schema version {found}; this program supports up to {supported}")]
+    NewerSchema {
+        /// The configuration concerned.
+        what: String,
+        /// The file's schema version.
+        found: i64,
+        /// The newest schema version this program knows.
+        supported: i64,
+    },
+    /// An uploaded file was refused; nothing was written.
+    #[error("the uploaded file was refused: {0}")]
+    BadUpload(BadUpload),
+    /// A fault of the host or of a file: disk full, permission denied, a
+    /// damaged file in the data directory.
+    #[error("{context}: {source}")]
+    Io {
+        /// What the store was doing.
+        context: String,
+        /// The underlying error.
+        source: Arc<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// Why an uploaded configuration file was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BadUpload {
+    /// The bytes do not start with the SQLite header.
+    #[error("it is not an SQLite database")]
+    NotSqlite,
+    /// The file is shorter than its own header says.
+    #[error("it is truncated: {actual} bytes of {expected}")]
+    Truncated {
+        /// The length the header announces.
+        expected: u64,
+        /// The length received.
+        actual: u64,
+    },
+    /// An SQLite database of another application.
+    #[error(
+        "it is not a netcfg configuration (application_id {found:#010x}, expected {expected:#010x})"
+    )]
+    OtherApplication {
+        /// The file's `application_id`.
+        found: u32,
+        /// Ours.
+        expected: u32,
+    },
+    /// `PRAGMA integrity_check` or `foreign_key_check` found damage.
+    #[error("it failed the integrity check: {report}")]
+    FailedIntegrityCheck {
+        /// The first lines of the check's report.
+        report: String,
+    },
+    /// The file was written by a newer version of this program.
+    #[error("its schema version {found} is newer than {supported}, the newest this program knows")]
+    NewerSchema {
+        /// The file's schema version.
+        found: i64,
+        /// The newest schema version this program knows.
+        supported: i64,
+    },
+    /// The tables do not match the schema version the file claims.
+    #[error("its tables do not match schema version {version}: {detail}")]
+    SchemaMismatch {
+        /// The version the file claims.
+        version: i64,
+        /// The first difference found.
+        detail: String,
+    },
+    /// The tables match but a stored value breaks the model's rules.
+    #[error("it holds a value this program cannot read: {detail}")]
+    BadContent {
+        /// The value and why.
+        detail: String,
+    },
+}
+
+/// A plain message used as the source of an [`StoreError::Io`].
+#[derive(Debug)]
+pub(crate) struct Message(pub(crate) String);
+
+impl fmt::Display for Message {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Message {}
+
+impl StoreError {
+    /// A `NotFound` for `what`.
+    pub(crate) fn not_found(what: impl Into<String>) -> Self {
+        Self::NotFound { what: what.into() }
+    }
+
+    /// A `Conflict` on `what` because of `why`.
+    pub(crate) fn conflict(what: impl Into<String>, why: impl Into<String>) -> Self {
+        Self::Conflict {
+            what: what.into(),
+            why: why.into(),
+        }
+    }
+
+    /// An `Invalid` with one problem.
+    pub(crate) fn invalid(path: &str, message: impl Into<String>) -> Self {
+        let mut problems = Problems::new();
+        problems.push(path, message);
+        Self::Invalid(problems)
+    }
+
+    /// An `Io` error with a context and a plain message.
+    pub(crate) fn io_message(context: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Io {
+            context: context.into(),
+            source: Arc::new(Message(message.into())),
+        }
+    }
+
+    /// An `Io` error from a file operation.
+    pub(crate) fn file(context: impl Into<String>, error: std::io::Error) -> Self {
+        Self::Io {
+            context: context.into(),
+            source: Arc::new(error),
+        }
+    }
+
+    /// Names the configuration in errors that speak of "the file".
+    pub(crate) fn in_configuration(self, name: &str) -> Self {
+        match self {
+            Self::Locked { .. } => Self::Locked {
+                what: format!("configuration {name}"),
+            },
+            Self::NewerSchema {
+                found, supported, ..
+            } => Self::NewerSchema {
+                what: format!("configuration {name}"),
+                found,
+                supported,
+            },
+            Self::Io { context, source } => Self::Io {
+                context: format!("configuration {name}: {context}"),
+                source,
+            },
+            other => other,
+        }
+    }
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(error: rusqlite::Error) -> Self {
+        match error.sqlite_error() {
+            Some(code)
+                if matches!(
+                    code.code,
+                    ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked
+                ) =>
+            {
+                Self::Locked {
+                    what: "the configuration file".to_owned(),
+                }
+            }
+            // The model's checks run first; a constraint that still fires is
+            // the schema's second line of defence speaking.
+            Some(code) if code.code == ErrorCode::ConstraintViolation => {
+                let message = error.to_string();
+                match code.extended_code {
+                    rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
+                        Self::conflict("the item", format!("the name or key is taken ({message})"))
+                    }
+                    rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => Self::conflict(
+                        "the item",
+                        format!("it is referenced by or refers to another item ({message})"),
+                    ),
+                    _ => Self::invalid(
+                        "",
+                        format!("the value breaks a rule of the file ({message})"),
+                    ),
+                }
+            }
+            _ => Self::Io {
+                context: "SQLite".to_owned(),
+                source: Arc::new(error),
+            },
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Saved-state files of netcfg configurations: one SQLite database per
+//! configuration, in a data directory.
+//!
+//! - [`Store`]: the data directory and the lifecycle of configurations
+//!   (list, create, get, update, copy, delete, download, upload, logs).
+//! - [`Net`]: one configuration's resources (devices, interfaces, pairs,
+//!   streams, roles, RF settings, position limits, settings, group image,
+//!   network mode, magnetometer calibration, notifications, cached data).
+//! - [`StoreError`]: every failure, one variant per answer the HTTP layer
+//!   gives.
+//!
+//! A change is acknowledged (its call returns `Ok`) only after SQLite
+//! committed it to the write-ahead log with `synchronous = FULL`, so it
+//! survives a crash of the process and a power cut. Concurrent changes to one
+//! configuration run one after the other on its writer thread, grouped into
+//! shared commits; none is lost.
+//!
+//! ```
+//! # fn main() -> Result<(), netcfg_store::StoreError> {
+//! # let dir = std::env::temp_dir().join(format!("netcfg-store-doc-{}", std::process::id()));
+//! use netcfg_model::{ConfigName, Instance, NetworkMode};
+//! use netcfg_store::Store;
+//!
+//! let store = Store::open(&dir)?;
+//! let name: ConfigName = "site-a".parse().unwrap();
+//! let configuration = store.create(&name, Instance::ServerDefault)?;
+//! assert_eq!(configuration.network_mode, NetworkMode::MultiTime);
+//! let net = store.net(&name)?;
+//! assert_eq!(net.roles()?.len(), 4);
+//! # drop(net);
+//! # store.delete(&name)?;
+//! # drop(store);
+//! # std::fs::remove_dir_all(&dir).unwrap();
+//! # Ok(())
+//! # }
+//! ```
+
+mod database;
+mod error;
+mod files;
+mod logs;
+mod net;
+mod schema;
+mod sql;
+mod store;
+mod transfer;
+
+pub use error::{BadUpload, StoreError};
+pub use net::{
+    ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, PairOutcome, PositionLimitKey, SettingDeletion,
+    SettingScope, SettingWrite, StreamDeletion,
+};
+pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use store::{Store, StoreOptions};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_store_and_a_net_can_be_shared_between_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Store>();
+        shareable::<Net>();
+        shareable::<StoreError>();
+    }
+}

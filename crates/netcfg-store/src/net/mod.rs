@@ -1,0 +1,174 @@
+//! The typed operations on one configuration's resources.
+//!
+//! Each resource group has its own module holding plain functions over a
+//! `&Connection` (usable inside any transaction, for example by the upload
+//! check) and the [`Net`] methods that run them: reads on a reader
+//! connection, changes on the writer thread (durable when they return).
+
+mod cache;
+mod devices;
+mod limits;
+mod notifications;
+mod pairs;
+mod rf;
+mod roles;
+mod settings;
+mod streams;
+
+use std::sync::Arc;
+
+use netcfg_model::{
+    ConfigName, Configuration, GroupImage, Instance, RunState, body::GroupImagePatchBody,
+};
+use rusqlite::{Connection, OptionalExtension};
+
+pub use devices::DevicePatchOutcome;
+pub use limits::PositionLimitKey;
+pub use pairs::PairOutcome;
+pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingScope, SettingWrite};
+pub use streams::StreamDeletion;
+
+use crate::{database::Database, error::StoreError};
+
+/// One configuration, open for reading and changing its resources.
+///
+/// Cheap to clone; every call stands alone (holds no lock between calls). A
+/// call that races with the configuration's deletion or renaming answers
+/// [`StoreError::NotFound`].
+#[derive(Debug, Clone)]
+pub struct Net {
+    name: ConfigName,
+    db: Arc<Database>,
+}
+
+impl Net {
+    pub(crate) fn new(name: ConfigName, db: Arc<Database>) -> Self {
+        Self { name, db }
+    }
+
+    /// The configuration's name.
+    pub fn name(&self) -> &ConfigName {
+        &self.name
+    }
+
+    /// The configuration: name, instance and network mode. `state` is always
+    /// [`RunState::Stopped`]: the file does not know whether an engine runs
+    /// it; the caller fills it in.
+    pub fn configuration(&self) -> Result<Configuration, StoreError> {
+        let name = self.name.clone();
+        self.db.read(move |conn| configuration(conn, name))
+    }
+
+    /// Changes the engine instance that runs the configuration.
+    pub fn set_instance(&self, instance: Instance) -> Result<Configuration, StoreError> {
+        let name = self.name.clone();
+        self.db.write(move |conn| {
+            conn.execute(
+                "UPDATE configuration SET instance = ?1 WHERE id = 1",
+                [instance.to_string()],
+            )?;
+            configuration(conn, name)
+        })
+    }
+
+    /// The group image.
+    pub fn group_image(&self) -> Result<GroupImage, StoreError> {
+        self.db.read(group_image)
+    }
+
+    /// Changes the group image.
+    pub fn patch_group_image(&self, body: GroupImagePatchBody) -> Result<GroupImage, StoreError> {
+        self.db.write(move |conn| {
+            let mut image = group_image(conn)?;
+            body.apply(&mut image);
+            if let Some(path) = &image.path
+                && (path.is_empty() || path.len() > 4096 || path.chars().any(char::is_control))
+            {
+                return Err(StoreError::invalid(
+                    "path",
+                    "a path has 1 to 4096 bytes and no control characters",
+                ));
+            }
+            conn.execute(
+                "UPDATE configuration SET group_image_path = ?1 WHERE id = 1",
+                [&image.path],
+            )?;
+            Ok(image)
+        })
+    }
+}
+
+/// Reads the configuration's own row and network mode.
+pub(crate) fn configuration(
+    conn: &Connection,
+    name: ConfigName,
+) -> Result<Configuration, StoreError> {
+    let instance: String = conn
+        .query_row(
+            "SELECT instance FROM configuration WHERE id = 1",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .ok_or_else(|| StoreError::io_message("reading", "the configuration row is missing"))?;
+    let instance = instance
+        .parse::<Instance>()
+        .map_err(|error| StoreError::io_message("reading the instance", error.to_string()))?;
+    Ok(Configuration {
+        name,
+        instance,
+        network_mode: settings::network_mode(conn)?,
+        state: RunState::Stopped,
+    })
+}
+
+fn group_image(conn: &Connection) -> Result<GroupImage, StoreError> {
+    let path: Option<String> = conn.query_row(
+        "SELECT group_image_path FROM configuration WHERE id = 1",
+        [],
+        |row| row.get(0),
+    )?;
+    Ok(GroupImage { path })
+}
+
+/// Fills a new file with the defaults of a new configuration (decisions.md
+/// section 6): the built-in roles, the default data streams, the `default`
+/// RF setting, and every catalogue setting at its default (so the network
+/// mode is `multitime`).
+pub(crate) fn insert_defaults(conn: &Connection, instance: &Instance) -> Result<(), StoreError> {
+    conn.execute(
+        "INSERT INTO configuration (id, instance, group_image_path) VALUES (1, ?1, NULL)",
+        [instance.to_string()],
+    )?;
+    for role in netcfg_model::builtin_roles() {
+        roles::insert(conn, &role)?;
+    }
+    for stream in netcfg_model::default_streams() {
+        streams::insert(conn, &stream)?;
+    }
+    rf::insert(conn, &netcfg_model::RfSetting::default_setting())?;
+    settings::reset_catalogue(conn)?;
+    Ok(())
+}
+
+/// Reads every resource of the file once, so that a value the model refuses
+/// is found now (upload check) rather than on some later request.
+pub(crate) fn read_everything(conn: &Connection, name: ConfigName) -> Result<(), StoreError> {
+    configuration(conn, name)?;
+    group_image(conn)?;
+    devices::list(conn)?;
+    pairs::list(conn)?;
+    roles::list(conn)?;
+    rf::list(conn)?;
+    streams::list(conn)?;
+    limits::list(conn)?;
+    settings::list(conn, None)?;
+    notifications::list(conn)?;
+    cache::list(conn)?;
+    let mut statement = conn.prepare("SELECT device_id FROM magnetometer_calibrations")?;
+    let ids = statement.query_map([], |row| row.get::<_, i64>(0))?;
+    for id in ids {
+        devices::calibration_of(conn, id?)?;
+    }
+    Ok(())
+}

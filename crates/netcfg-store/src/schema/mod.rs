@@ -1,0 +1,206 @@
+//! The file's schema: its identity (`application_id`), its version
+//! (`user_version`), the frozen text of version 1 and the migrations after it.
+//!
+//! A new file is made from [`V1`] plus every migration, so a file created
+//! today and a file migrated from version 1 have the very same schema; the
+//! upload check relies on that to compare an uploaded file's tables with the
+//! tables its version should have.
+
+use rusqlite::Connection;
+
+use crate::error::{BadUpload, StoreError};
+
+/// The `application_id` of every netcfg configuration file: the ASCII bytes
+/// `NCFG` (0x4E434647). `file(1)` and other tools can tell our files apart
+/// from other SQLite databases by it.
+pub const APPLICATION_ID: u32 = 0x4E43_4647;
+
+/// The schema version this program writes (`PRAGMA user_version`).
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// Version 1, frozen.
+const V1: &str = include_str!("v1.sql");
+
+/// `MIGRATIONS[n]` takes a file from version `n + 1` to version `n + 2`.
+const MIGRATIONS: [&str; 1] = [include_str!("v2.sql")];
+
+/// One row of `sqlite_schema`: type, name, table name, SQL text.
+pub(crate) type SchemaRow = (String, String, String, Option<String>);
+
+/// Makes an empty database a version-1 file.
+pub(crate) fn create_version_1(conn: &Connection) -> Result<(), StoreError> {
+    conn.execute_batch(&format!(
+        "BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {V1} PRAGMA user_version = 1; COMMIT;"
+    ))?;
+    Ok(())
+}
+
+/// The file's `application_id` and `user_version`.
+pub(crate) fn identity(conn: &Connection) -> rusqlite::Result<(u32, i64)> {
+    let application_id: i64 = conn.query_row("PRAGMA application_id", [], |row| row.get(0))?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    // application_id is a signed 32-bit field; read it back as its bits.
+    Ok((application_id as i32 as u32, version))
+}
+
+/// Migrates the file from `from` to `to` in one transaction: a crash leaves
+/// either the old version or the new one.
+pub(crate) fn migrate(conn: &Connection, from: i64, to: i64) -> Result<(), StoreError> {
+    if from >= to {
+        return Ok(());
+    }
+    let mut script = String::from("BEGIN IMMEDIATE;\n");
+    for version in from..to {
+        let step = usize::try_from(version - 1)
+            .ok()
+            .and_then(|index| MIGRATIONS.get(index))
+            .ok_or_else(|| {
+                StoreError::io_message("migration", format!("no migration from version {version}"))
+            })?;
+        script.push_str(step);
+        script.push('\n');
+    }
+    script.push_str(&format!("PRAGMA user_version = {to};\nCOMMIT;"));
+    if let Err(error) = conn.execute_batch(&script) {
+        // A failed step leaves the transaction open; undo it before reporting.
+        let _ = conn.execute_batch("ROLLBACK");
+        return Err(error.into());
+    }
+    Ok(())
+}
+
+/// Brings a file of ours up to [`SCHEMA_VERSION`]: refuses another
+/// application's file and a newer schema.
+pub(crate) fn prepare(conn: &Connection) -> Result<(), StoreError> {
+    let (application_id, version) = identity(conn)?;
+    if application_id != APPLICATION_ID {
+        return Err(StoreError::io_message(
+            "opening",
+            format!("not a netcfg configuration file (application_id {application_id:#010x})"),
+        ));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::NewerSchema {
+            what: "the configuration file".to_owned(),
+            found: version,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    if version < 1 {
+        return Err(StoreError::io_message(
+            "opening",
+            format!("the file has no schema version ({version})"),
+        ));
+    }
+    migrate(conn, version, SCHEMA_VERSION)
+}
+
+/// The schema objects of a database, sorted by name.
+pub(crate) fn schema_of(conn: &Connection) -> rusqlite::Result<Vec<SchemaRow>> {
+    let mut statement =
+        conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name, type")?;
+    let rows = statement.query_map([], |row| {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+    })?;
+    rows.collect()
+}
+
+/// The schema a file of `version` must have.
+pub(crate) fn expected_schema(version: i64) -> Result<Vec<SchemaRow>, StoreError> {
+    let conn = Connection::open_in_memory()?;
+    create_version_1(&conn)?;
+    migrate(&conn, 1, version)?;
+    Ok(schema_of(&conn)?)
+}
+
+/// Checks an uploaded file's identity and tables; on success returns its version.
+pub(crate) fn check_upload(conn: &Connection) -> Result<i64, StoreError> {
+    let (application_id, version) = identity(conn)?;
+    if application_id != APPLICATION_ID {
+        return Err(StoreError::BadUpload(BadUpload::OtherApplication {
+            found: application_id,
+            expected: APPLICATION_ID,
+        }));
+    }
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::BadUpload(BadUpload::NewerSchema {
+            found: version,
+            supported: SCHEMA_VERSION,
+        }));
+    }
+    if version < 1 {
+        return Err(StoreError::BadUpload(BadUpload::SchemaMismatch {
+            version,
+            detail: "the file has no schema version".to_owned(),
+        }));
+    }
+    let expected = expected_schema(version)?;
+    let found = schema_of(conn)?;
+    if let Some(detail) = first_difference(&expected, &found) {
+        return Err(StoreError::BadUpload(BadUpload::SchemaMismatch {
+            version,
+            detail,
+        }));
+    }
+    Ok(version)
+}
+
+fn first_difference(expected: &[SchemaRow], found: &[SchemaRow]) -> Option<String> {
+    for row in expected {
+        match found
+            .iter()
+            .find(|other| other.0 == row.0 && other.1 == row.1)
+        {
+            None => return Some(format!("{} `{}` is missing", row.0, row.1)),
+            Some(other) if other != row => {
+                return Some(format!("{} `{}` is defined differently", row.0, row.1));
+            }
+            Some(_) => {}
+        }
+    }
+    found
+        .iter()
+        .find(|row| {
+            !expected
+                .iter()
+                .any(|other| other.0 == row.0 && other.1 == row.1)
+        })
+        .map(|row| format!("{} `{}` is not part of the schema", row.0, row.1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_migrated_from_version_1_has_the_schema_of_a_new_file() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_version_1(&conn).unwrap();
+        assert_eq!(identity(&conn).unwrap(), (APPLICATION_ID, 1));
+        prepare(&conn).unwrap();
+        assert_eq!(identity(&conn).unwrap(), (APPLICATION_ID, SCHEMA_VERSION));
+        assert_eq!(
+            schema_of(&conn).unwrap(),
+            expected_schema(SCHEMA_VERSION).unwrap()
+        );
+        assert_eq!(check_upload(&conn).unwrap(), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn every_version_has_a_migration() {
+        assert_eq!(MIGRATIONS.len() as i64, SCHEMA_VERSION - 1);
+        assert_ne!(expected_schema(1).unwrap(), expected_schema(2).unwrap());
+    }
+
+    #[test]
+    fn an_extra_table_is_a_schema_mismatch() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_version_1(&conn).unwrap();
+        conn.execute_batch("CREATE TABLE intruder (x)").unwrap();
+        let error = check_upload(&conn).unwrap_err();
+        assert!(
+            matches!(&error, StoreError::BadUpload(BadUpload::SchemaMismatch { detail, .. }) if detail.contains("intruder")),
+            "{error}"
+        );
+    }
+}

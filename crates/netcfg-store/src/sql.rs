@@ -1,0 +1,105 @@
+//! Conversions between SQLite values and the model's types. A value that
+//! breaks the model's rules (possible only in a damaged or hand-edited file)
+//! becomes an error, never a panic.
+
+use netcfg_model::SerialNumber;
+use rusqlite::{Connection, Row, types::FromSql, types::Type};
+
+use crate::error::StoreError;
+
+/// An error for a stored value the model refuses.
+pub(crate) fn bad_value<E>(index: usize, error: E) -> rusqlite::Error
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    rusqlite::Error::FromSqlConversionFailure(index, Type::Null, Box::new(error))
+}
+
+/// Column `index`, read as `R` and converted to `T` with its `TryFrom`.
+pub(crate) fn get<T, R>(row: &Row<'_>, index: usize) -> rusqlite::Result<T>
+where
+    R: FromSql,
+    T: TryFrom<R>,
+    T::Error: std::error::Error + Send + Sync + 'static,
+{
+    let raw: R = row.get(index)?;
+    T::try_from(raw).map_err(|error| bad_value(index, error))
+}
+
+/// Column `index`, a nullable value converted with `TryFrom`.
+pub(crate) fn get_optional<T, R>(row: &Row<'_>, index: usize) -> rusqlite::Result<Option<T>>
+where
+    R: FromSql,
+    T: TryFrom<R>,
+    T::Error: std::error::Error + Send + Sync + 'static,
+{
+    let raw: Option<R> = row.get(index)?;
+    raw.map(|raw| T::try_from(raw).map_err(|error| bad_value(index, error)))
+        .transpose()
+}
+
+/// Column `index`, text read through serde (the model's word enums).
+pub(crate) fn get_word<T: serde::de::DeserializeOwned>(
+    row: &Row<'_>,
+    index: usize,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    serde_json::from_value(serde_json::Value::String(text)).map_err(|error| bad_value(index, error))
+}
+
+/// Column `index`, JSON text read through serde.
+pub(crate) fn get_json<T: serde::de::DeserializeOwned>(
+    row: &Row<'_>,
+    index: usize,
+) -> rusqlite::Result<T> {
+    let text: String = row.get(index)?;
+    serde_json::from_str(&text).map_err(|error| bad_value(index, error))
+}
+
+/// The wire word of a model enum (its serde string form).
+pub(crate) fn word<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(text)) => text,
+        // The model's word enums all serialise to strings.
+        other => format!("{other:?}"),
+    }
+}
+
+/// Column `index`, a serial number stored as its 32-bit value.
+pub(crate) fn get_serial(row: &Row<'_>, index: usize) -> rusqlite::Result<SerialNumber> {
+    Ok(SerialNumber::from_u32(row.get(index)?))
+}
+
+/// The stored form of a serial number.
+pub(crate) fn serial(serial: SerialNumber) -> i64 {
+    i64::from(serial.as_u32())
+}
+
+/// Runs `change` inside a nested savepoint: on error its writes are undone
+/// and the enclosing transaction goes on.
+pub(crate) fn nested<T>(
+    conn: &Connection,
+    change: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    conn.execute_batch("SAVEPOINT nested")?;
+    match change(conn) {
+        Ok(value) => {
+            conn.execute_batch("RELEASE nested")?;
+            Ok(value)
+        }
+        Err(error) => {
+            conn.execute_batch("ROLLBACK TO nested; RELEASE nested")?;
+            Err(error)
+        }
+    }
+}
+
+/// True when `sql` (a query with the given parameters) returns a row.
+pub(crate) fn exists(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<bool, StoreError> {
+    let mut statement = conn.prepare_cached(sql)?;
+    Ok(statement.exists(params)?)
+}

@@ -1,0 +1,286 @@
+//! The data directory and the configurations' lifecycle: list, create, get,
+//! update (rename, instance), copy, delete.
+//!
+//! Lifecycle operations hold the registry lock for their whole duration, so
+//! they never interleave with each other or with the opening of a
+//! configuration; the configuration concerned is closed first (its running
+//! calls finish, later calls through an old [`Net`] answer `NotFound`).
+
+use std::{
+    collections::HashMap,
+    fs,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    time::Duration,
+};
+
+use netcfg_model::{ConfigName, Configuration, Instance};
+
+use crate::{
+    database::{Database, connect, use_wal},
+    error::StoreError,
+    files::{self, EXTENSION, LOGS_DIR, TEMP_DIR, TempDatabase},
+    net::{self, Net},
+    schema,
+};
+
+/// How the store treats its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// How long a call waits for a file another program holds before it
+    /// answers [`StoreError::Locked`]. Default: 2 seconds.
+    pub busy_timeout: Duration,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            busy_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+type Registry = HashMap<ConfigName, Arc<Database>>;
+
+/// The saved-state files of every configuration, in one data directory:
+/// `<data_dir>/<name>.sqlite`, logs in `<data_dir>/logs/<name>/`.
+///
+/// `Send + Sync`: share one `Store` (in an `Arc`) between threads. Every
+/// call blocks until its work is done (changes: until they are durable);
+/// call it from threads that may block.
+#[derive(Debug)]
+pub struct Store {
+    pub(crate) dir: PathBuf,
+    pub(crate) options: StoreOptions,
+    registry: Mutex<Registry>,
+}
+
+impl Store {
+    /// Opens (creating it if needed) the data directory, with default options.
+    pub fn open(data_dir: impl AsRef<Path>) -> Result<Self, StoreError> {
+        Self::open_with(data_dir, StoreOptions::default())
+    }
+
+    /// Opens (creating it if needed) the data directory.
+    pub fn open_with(
+        data_dir: impl AsRef<Path>,
+        options: StoreOptions,
+    ) -> Result<Self, StoreError> {
+        let data_dir = data_dir.as_ref();
+        let io = |what: &str| {
+            let what = format!("{what} {}", data_dir.display());
+            move |error| StoreError::file(what, error)
+        };
+        fs::create_dir_all(data_dir).map_err(io("creating"))?;
+        let dir = data_dir.canonicalize().map_err(io("resolving"))?;
+        // Temporary files left by a crash are never part of a configuration.
+        let temp = dir.join(TEMP_DIR);
+        if temp.exists() {
+            fs::remove_dir_all(&temp).map_err(io("cleaning the temporary files of"))?;
+        }
+        fs::create_dir_all(&temp).map_err(io("creating the temporary directory of"))?;
+        fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io("creating the log directory of"))?;
+        Ok(Self {
+            dir,
+            options,
+            registry: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The data directory (absolute).
+    pub fn data_dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The open database of `name`, opening (and migrating) it if needed.
+    pub(crate) fn handle(
+        &self,
+        registry: &mut Registry,
+        name: &ConfigName,
+    ) -> Result<Arc<Database>, StoreError> {
+        if let Some(db) = registry.get(name) {
+            return Ok(Arc::clone(db));
+        }
+        let path = files::config_path(&self.dir, name)?;
+        if !path.is_file() {
+            return Err(StoreError::not_found(format!("configuration {name}")));
+        }
+        let db = Arc::new(Database::open(name, &path, self.options.busy_timeout)?);
+        registry.insert(name.clone(), Arc::clone(&db));
+        Ok(db)
+    }
+
+    /// Closes `name` if it is open: running calls finish first.
+    pub(crate) fn close(registry: &mut Registry, name: &ConfigName) {
+        if let Some(db) = registry.remove(name) {
+            db.close();
+        }
+    }
+
+    /// Refuses `name` when a configuration has it.
+    pub(crate) fn check_free(&self, name: &ConfigName) -> Result<PathBuf, StoreError> {
+        let path = files::config_path(&self.dir, name)?;
+        if path.exists() {
+            return Err(StoreError::conflict(
+                format!("configuration {name}"),
+                "a configuration with this name exists",
+            ));
+        }
+        Ok(path)
+    }
+
+    /// One configuration, for working on its resources.
+    pub fn net(&self, name: &ConfigName) -> Result<Net, StoreError> {
+        let db = self.handle(&mut self.registry(), name)?;
+        Ok(Net::new(name.clone(), db))
+    }
+
+    /// The names of every configuration, sorted.
+    pub fn names(&self) -> Result<Vec<ConfigName>, StoreError> {
+        let entries = fs::read_dir(&self.dir)
+            .map_err(|error| StoreError::file("listing the data directory", error))?;
+        let mut names = Vec::new();
+        for entry in entries {
+            let entry =
+                entry.map_err(|error| StoreError::file("listing the data directory", error))?;
+            let path = entry.path();
+            if path.extension().and_then(|e| e.to_str()) != Some(EXTENSION) || !path.is_file() {
+                continue;
+            }
+            if let Some(name) = path
+                .file_stem()
+                .and_then(|stem| stem.to_str())
+                .and_then(|stem| stem.parse::<ConfigName>().ok())
+            {
+                names.push(name);
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    /// Every configuration, sorted by name. A file that cannot be read (locked,
+    /// newer, damaged) is left out of the list and logged.
+    pub fn list(&self) -> Result<Vec<Configuration>, StoreError> {
+        let mut configurations = Vec::new();
+        for name in self.names()? {
+            match self.get(&name) {
+                Ok(configuration) => configurations.push(configuration),
+                Err(error) => log::warn!("configuration {name} left out of the list: {error}"),
+            }
+        }
+        Ok(configurations)
+    }
+
+    /// One configuration.
+    pub fn get(&self, name: &ConfigName) -> Result<Configuration, StoreError> {
+        self.net(name)?.configuration()
+    }
+
+    /// Creates a configuration with the defaults of a new one: built-in
+    /// roles, default data streams, the `default` RF setting, the catalogue
+    /// settings at their defaults (network mode `multitime`). The file is
+    /// built aside and appears whole; an existing name is a conflict.
+    pub fn create(
+        &self,
+        name: &ConfigName,
+        instance: Instance,
+    ) -> Result<Configuration, StoreError> {
+        {
+            let _registry = self.registry();
+            let target = self.check_free(name)?;
+            let temp = TempDatabase(files::temp_path(&self.dir, "create"));
+            {
+                let conn = connect(&temp.0, self.options.busy_timeout, true)?;
+                schema::create_version_1(&conn)?;
+                schema::migrate(&conn, 1, schema::SCHEMA_VERSION)?;
+                let transaction = conn.unchecked_transaction()?;
+                net::insert_defaults(&transaction, &instance)?;
+                transaction.commit()?;
+                use_wal(&conn)?;
+            }
+            files::publish(&temp.0, &target, &format!("configuration {name}"))?;
+        }
+        self.get(name)
+    }
+
+    /// Renames a configuration and/or changes its instance. Renaming onto an
+    /// existing name is a conflict; the log directory moves along.
+    pub fn update(
+        &self,
+        name: &ConfigName,
+        new_name: Option<&ConfigName>,
+        instance: Option<Instance>,
+    ) -> Result<Configuration, StoreError> {
+        let new_name = new_name.filter(|new_name| *new_name != name);
+        {
+            let mut registry = self.registry();
+            let db = self.handle(&mut registry, name)?;
+            let target = new_name
+                .map(|new_name| self.check_free(new_name))
+                .transpose()?;
+            if let Some(instance) = instance {
+                Net::new(name.clone(), db).set_instance(instance)?;
+            }
+            if let (Some(new_name), Some(target)) = (new_name, target) {
+                Self::close(&mut registry, name);
+                let source = files::config_path(&self.dir, name)?;
+                if files::side_files(&source)[0].exists() {
+                    // Only another program's open connection keeps the log
+                    // after ours closed; moving the file would orphan it.
+                    return Err(StoreError::Locked {
+                        what: format!("configuration {name}"),
+                    });
+                }
+                fs::rename(&source, &target)
+                    .map_err(|error| StoreError::file(format!("renaming {name}"), error))?;
+                let logs = self.dir.join(LOGS_DIR);
+                let (old_logs, new_logs) = (logs.join(name.as_str()), logs.join(new_name.as_str()));
+                if old_logs.exists() && !new_logs.exists() {
+                    fs::rename(&old_logs, &new_logs).map_err(|error| {
+                        StoreError::file(format!("moving the logs of {name}"), error)
+                    })?;
+                }
+                files::sync_dir(&self.dir)?;
+            }
+        }
+        self.get(new_name.unwrap_or(name))
+    }
+
+    /// Copies a configuration under a new name: a consistent snapshot of the
+    /// source, taken while its writes go on. An existing name is a conflict.
+    pub fn copy(&self, from: &ConfigName, to: &ConfigName) -> Result<Configuration, StoreError> {
+        {
+            let mut registry = self.registry();
+            let db = self.handle(&mut registry, from)?;
+            let target = self.check_free(to)?;
+            let temp = TempDatabase(files::temp_path(&self.dir, "copy"));
+            db.snapshot_into(&temp.0)?;
+            use_wal(&connect(&temp.0, self.options.busy_timeout, false)?)?;
+            files::publish(&temp.0, &target, &format!("configuration {to}"))?;
+        }
+        self.get(to)
+    }
+
+    /// Deletes a configuration's file and its logs.
+    pub fn delete(&self, name: &ConfigName) -> Result<(), StoreError> {
+        let mut registry = self.registry();
+        let path = files::config_path(&self.dir, name)?;
+        if !path.is_file() {
+            return Err(StoreError::not_found(format!("configuration {name}")));
+        }
+        Self::close(&mut registry, name);
+        files::remove_database(&path)
+            .map_err(|error| StoreError::file(format!("deleting {name}"), error))?;
+        let logs = self.dir.join(LOGS_DIR).join(name.as_str());
+        if logs.exists() {
+            fs::remove_dir_all(&logs)
+                .map_err(|error| StoreError::file(format!("deleting the logs of {name}"), error))?;
+        }
+        files::sync_dir(&self.dir)
+    }
+}
