@@ -76,6 +76,9 @@ pub enum SettingRule {
     OneOf(&'static [&'static str]),
     /// A boolean.
     Boolean,
+    /// The name of an item of the configuration (1 to 64 characters); the
+    /// store checks that the item exists.
+    Name,
 }
 
 /// A known setting: its key, default value, rule and a one-line description.
@@ -110,6 +113,9 @@ impl DefaultSetting {
             }
             (SettingRule::OneOf(words), SettingValue::Text(text)) => words.contains(&text.as_str()),
             (SettingRule::Boolean, SettingValue::Bool(_)) => true,
+            (SettingRule::Name, SettingValue::Text(text)) => {
+                text.parse::<crate::names::ItemName>().is_ok()
+            }
             _ => false,
         };
         if !fits {
@@ -131,6 +137,7 @@ fn entry(
         SettingRule::Integer { min, max } => format!("an integer from {min} to {max}"),
         SettingRule::OneOf(words) => format!("one of: {}", words.join(", ")),
         SettingRule::Boolean => "true or false".to_owned(),
+        SettingRule::Name => "the name of an RF setting of the configuration".to_owned(),
     };
     DefaultSetting {
         setting_key: SettingKey::new_static(key),
@@ -175,6 +182,12 @@ pub fn default_settings() -> Vec<DefaultSetting> {
             SettingValue::Text(NetworkMode::default().as_str().to_owned()),
             SettingRule::OneOf(NetworkMode::NAMES),
             "The operating mode: multitime (time difference of arrival) or multirange (two-way ranging).",
+        ),
+        entry(
+            "rf_setting",
+            SettingValue::Text(crate::rf::RfSetting::DEFAULT_NAME.to_owned()),
+            SettingRule::Name,
+            "The RF setting the network runs with (by name); it cannot be deleted while it is in use.",
         ),
     ]
 }
