@@ -10,7 +10,7 @@ use utoipa_swagger_ui::{Config, SwaggerUi, Url};
 use crate::{
     context::Ctx,
     reply::{ApiError, Reply},
-    table::{HandlerFuture, Payload, Route},
+    table::{Payload, Route},
     version::ApiVersion,
 };
 
@@ -26,8 +26,8 @@ pub(crate) fn api_json_route() -> Route {
     .responds(200, Payload::File { content_type: "application/json" }, Level::Debug)
 }
 
-fn api_json(context: Ctx) -> HandlerFuture {
-    Box::pin(async move {
+async fn api_json(context: Ctx) -> Result<Reply, ApiError> {
+    {
         let version = match context.query("version") {
             Some(text) => text
                 .parse::<ApiVersion>()
@@ -42,7 +42,7 @@ fn api_json(context: Ctx) -> HandlerFuture {
             ApiError::internal(format!("could not render the API description: {error}"))
         })?;
         Ok(Reply::document(bytes, "application/json"))
-    })
+    }
 }
 
 /// True when the client asks for HTML before JSON.

@@ -152,7 +152,7 @@ async fn dispatch(
         version,
         state: state.clone(),
     };
-    match (route.handler)(context).await {
+    match route.handler.call(context).await {
         Ok(reply) => render_reply(reply, route, version),
         Err(error) => render_error(&error, Some(route), version),
     }
@@ -314,7 +314,15 @@ pub(crate) fn render_error(
     version: ApiVersion,
 ) -> HttpResponse {
     let level = level_of(route, error.status);
-    envelope(error.status, &error.message, level, version, None)
+    // A row that declares a payload for an error (5.0's maximum-tag 500)
+    // gets its key, null: nothing was produced.
+    let payload = route
+        .and_then(|route| route.declared(error.status.as_u16()))
+        .and_then(|declared| match declared.payload {
+            crate::table::Payload::Json { key, .. } => Some((key, serde_json::Value::Null)),
+            _ => None,
+        });
+    envelope(error.status, &error.message, level, version, payload)
 }
 
 /// The response envelope: `{"message", "Classification" (5.1), <key>: payload}`,

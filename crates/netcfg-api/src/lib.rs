@@ -18,11 +18,17 @@
 mod context;
 mod describe;
 mod dispatch;
+mod errors;
+pub mod events;
+mod handlers;
+mod multipart;
 mod openapi;
 mod reply;
+mod routes;
 mod state;
 mod table;
 mod version;
+pub mod wire;
 
 use std::{future::Future, pin::Pin};
 
@@ -38,7 +44,7 @@ pub use context::Ctx;
 pub use dispatch::{CLASSIFICATION_HEADER, JSON_BODY_LIMIT, MESSAGE_HEADER, UPLOAD_BODY_LIMIT};
 pub use openapi::document;
 pub use reply::{ApiError, Reply};
-pub use state::AppState;
+pub use state::{AppState, DEFAULT_COMMAND_TIMEOUT, Services};
 pub use table::{
     Body, Change, Declared, Handler, HandlerFuture, Payload, Route, SchemaFn, Table, apply_changes,
     schema_of,

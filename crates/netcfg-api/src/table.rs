@@ -2,7 +2,7 @@
 //! declared responses. The actix router and the OpenAPI document are both
 //! built from it, so what is served and what is described cannot drift.
 
-use std::{future::Future, pin::Pin};
+use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
 use actix_web::http::Method;
 use netcfg_model::Level;
@@ -16,9 +16,33 @@ use crate::{
 
 /// What a handler returns.
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ApiError>>>>;
-/// A handler: one function per operation, shared by every version that
-/// serves the operation.
-pub type Handler = fn(Ctx) -> HandlerFuture;
+
+/// A handler: one async function per operation, shared by every version
+/// that serves the operation.
+#[derive(Clone)]
+pub struct Handler(Arc<dyn Fn(Ctx) -> HandlerFuture + Send + Sync>);
+
+impl Handler {
+    /// Wraps `handler`, any `async fn(Ctx) -> Result<Reply, ApiError>`.
+    pub fn new<F, Fut>(handler: F) -> Self
+    where
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    {
+        Self(Arc::new(move |context| Box::pin(handler(context))))
+    }
+
+    /// Runs the handler on one request.
+    pub fn call(&self, context: Ctx) -> HandlerFuture {
+        (self.0)(context)
+    }
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Handler")
+    }
+}
 /// Writes the JSON schema of a type into a generator.
 pub type SchemaFn = fn(&mut SchemaGenerator) -> Schema;
 
@@ -103,14 +127,19 @@ pub struct Route {
 }
 
 impl Route {
-    /// A route with no responses declared yet.
-    pub fn new(
+    /// A route with no responses declared yet; `handler` is any
+    /// `async fn(Ctx) -> Result<Reply, ApiError>`.
+    pub fn new<F, Fut>(
         method: Method,
         paths: &[&'static str],
         operation_id: &'static str,
         summary: &'static str,
-        handler: Handler,
-    ) -> Self {
+        handler: F,
+    ) -> Self
+    where
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Reply, ApiError>> + 'static,
+    {
         Self {
             method,
             paths: paths.to_vec(),
@@ -120,7 +149,7 @@ impl Route {
             body: None,
             responses: Vec::new(),
             remaps: Vec::new(),
-            handler,
+            handler: Handler::new(handler),
         }
     }
 

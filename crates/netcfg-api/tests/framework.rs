@@ -10,7 +10,7 @@ use actix_web::{
 };
 use netcfg_api::{
     ApiError, ApiVersion, AppState, Change, Ctx, Declared, HandlerFuture, Payload, Reply, Route,
-    Table, apply_changes, common_routes, create_app,
+    Services, Table, apply_changes, common_routes, create_app,
 };
 use netcfg_model::{Level, body::NetworkBody};
 use serde_json::{Value, json};
@@ -104,7 +104,7 @@ fn base_routes() -> Vec<Route> {
     routes
 }
 
-fn state(default_version: ApiVersion) -> web::Data<AppState> {
+fn state(default_version: ApiVersion, directory: &std::path::Path) -> web::Data<AppState> {
     let v5_1 = Table::new(ApiVersion::V5_1, base_routes());
     let v5_0 = Table::new(
         ApiVersion::V5_0,
@@ -128,7 +128,21 @@ fn state(default_version: ApiVersion) -> web::Data<AppState> {
             ],
         ),
     );
-    web::Data::new(AppState::new(default_version, vec![v5_1, v5_0]))
+    web::Data::new(AppState::with_tables(
+        default_version,
+        services(directory),
+        vec![v5_1, v5_0],
+    ))
+}
+
+/// Real store on a temporary directory; an engine that must not be called
+/// (the rows of this table never touch it).
+fn services(directory: &std::path::Path) -> Services {
+    Services {
+        store: std::sync::Arc::new(netcfg_store::Store::open(directory).expect("a store")),
+        engine: std::sync::Arc::new(netcfg_engine::MockEngine::new()),
+        command_timeout: netcfg_api::DEFAULT_COMMAND_TIMEOUT,
+    }
 }
 
 struct Answer {
@@ -152,7 +166,8 @@ impl Answer {
 }
 
 async fn call(default_version: ApiVersion, request: test::TestRequest) -> Answer {
-    let app = test::init_service(create_app(state(default_version))).await;
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let app = test::init_service(create_app(state(default_version, directory.path()))).await;
     let response = test::call_service(&app, request.to_request()).await;
     let status = response.status();
     let headers = response.headers().clone();

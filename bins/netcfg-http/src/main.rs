@@ -1,0 +1,94 @@
+//! `netcfg-http`: the network configuration manager's HTTP API server.
+//!
+//! Reads its settings (command line over `NETCFG_*` environment over a TOML
+//! file over defaults; see docs/configuration.md), logs with env_logger
+//! (`RUST_LOG`), opens the data directory, starts the engine on a runtime
+//! of its own, serves the API, and on SIGTERM or Ctrl-C stops the running
+//! configurations before it exits.
+
+mod settings;
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use netcfg_api::{AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app, events};
+use netcfg_engine::{Engine, EngineOptions, NetcfgEngine};
+use netcfg_model::Instance;
+use netcfg_store::Store;
+
+use crate::settings::{Cli, Settings};
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let settings = Settings::load(&cli, std::env::vars())?;
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+
+    std::fs::create_dir_all(settings.data_dir()).with_context(|| {
+        format!(
+            "could not create the data directory {}",
+            settings.data_dir().display()
+        )
+    })?;
+    let store = Arc::new(Store::open(settings.data_dir()).with_context(|| {
+        format!(
+            "could not open the data directory {}",
+            settings.data_dir().display()
+        )
+    })?);
+
+    // The engine runs on its own runtime, so serial I/O and UDP streams
+    // never wait behind HTTP work, and its futures outlive any one request.
+    let engine_runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("netcfg-engine")
+        .enable_all()
+        .build()
+        .context("could not start the engine's runtime")?;
+    let default_instance: Instance = settings
+        .default_instance
+        .parse()
+        .with_context(|| format!("default_instance `{}`", settings.default_instance))?;
+    let engine = Arc::new(NetcfgEngine::new(
+        EngineOptions {
+            default_instance,
+            ..EngineOptions::default()
+        },
+        engine_runtime.handle().clone(),
+    ));
+    engine_runtime.spawn(events::pump_notifications(
+        store.clone(),
+        engine.subscribe(),
+    ));
+
+    let services = Services {
+        store,
+        engine: engine.clone(),
+        command_timeout: DEFAULT_COMMAND_TIMEOUT,
+    };
+    let state = actix_web::web::Data::new(AppState::new(settings.version()?, services));
+    let address = (settings.bind, settings.port);
+
+    actix_web::rt::System::new().block_on(async move {
+        let server = actix_web::HttpServer::new(move || create_app(state.clone()))
+            .bind(address)
+            .with_context(|| format!("could not listen on {}:{}", address.0, address.1))?;
+        for bound in server.addrs() {
+            log::info!(
+                "netcfg listening on http://{bound} (API {})",
+                settings.api_version
+            );
+        }
+        // actix-web stops accepting and drains requests on SIGTERM, SIGINT
+        // and SIGQUIT; then the networks are stopped cleanly.
+        server.run().await.context("the HTTP server failed")?;
+        for name in engine.running() {
+            log::info!("stopping configuration {name}");
+            if let Err(error) = engine.stop(&name).await {
+                log::warn!("configuration {name} did not stop cleanly: {error}");
+            }
+        }
+        log::info!("netcfg stopped");
+        anyhow::Ok(())
+    })
+}

@@ -1,0 +1,294 @@
+//! The server's settings: defaults, then a TOML file, then `NETCFG_*`
+//! environment variables, then the command line, each over the one before.
+
+use std::{
+    net::IpAddr,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use netcfg_api::ApiVersion;
+
+/// The command line. Every option is also a key of the configuration file
+/// and a `NETCFG_<KEY>` environment variable.
+#[derive(Debug, Parser)]
+#[command(
+    name = "netcfg-http",
+    version,
+    about = "The netcfg network configuration manager: the HTTP API server",
+    after_help = keys_help()
+)]
+pub(crate) struct Cli {
+    /// A TOML configuration file (keys as below).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// The address to listen on [default: 0.0.0.0].
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) bind: Option<IpAddr>,
+    /// The port to listen on [default: 5000].
+    #[arg(long, value_name = "N")]
+    pub(crate) port: Option<u16>,
+    /// Where the configurations' saved-state files live (created) [default: ./netcfg-data].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) data_dir: Option<PathBuf>,
+    /// The API version answering requests without an Api-Version header [default: 5.1].
+    #[arg(long, value_name = "5.1|5.0")]
+    pub(crate) api_version: Option<String>,
+}
+
+/// One key of the settings: its name, default and meaning. The table of
+/// docs/configuration.md is written from this list.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Key {
+    pub(crate) name: &'static str,
+    pub(crate) default: &'static str,
+    pub(crate) meaning: &'static str,
+}
+
+/// Every key, with its default.
+pub(crate) const KEYS: &[Key] = &[
+    Key {
+        name: "bind",
+        default: "0.0.0.0",
+        meaning: "The address the HTTP server listens on (every interface by default).",
+    },
+    Key {
+        name: "port",
+        default: "5000",
+        meaning: "The TCP port the HTTP server listens on.",
+    },
+    Key {
+        name: "data_dir",
+        default: "./netcfg-data",
+        meaning: "The directory of the configurations' saved-state files and logs; created if missing.",
+    },
+    Key {
+        name: "api_version",
+        default: "5.1",
+        meaning: "The API version that answers requests without an `Api-Version` header: `5.1` or `5.0`.",
+    },
+    Key {
+        name: "default_instance",
+        default: "sim",
+        meaning: "The engine instance for configurations whose `instance` is empty: a serial port path, or `sim` for the built-in simulator.",
+    },
+];
+
+/// The keys, for `--help`.
+fn keys_help() -> String {
+    let mut help = String::from(
+        "Settings, lowest priority first: defaults, the --config file, NETCFG_<KEY> environment variables, the command line.\nKeys:\n",
+    );
+    for key in KEYS {
+        help.push_str(&format!(
+            "  {:<17} {:<14} {}\n",
+            key.name, key.default, key.meaning
+        ));
+    }
+    help
+}
+
+/// The reference table of docs/configuration.md, written from [`KEYS`]
+/// (checked by a test; `cargo xtask codegen` will write it).
+#[cfg(test)]
+pub(crate) fn reference_table() -> String {
+    let mut table = String::from(
+        "| key | environment variable | command line | default | meaning |\n|---|---|---|---|---|\n",
+    );
+    for key in KEYS {
+        let flag = match key.name {
+            "default_instance" => "(file or environment only)".to_owned(),
+            name => format!("`--{}`", name.replace('_', "-")),
+        };
+        table.push_str(&format!(
+            "| `{}` | `NETCFG_{}` | {} | `{}` | {} |\n",
+            key.name,
+            key.name.to_uppercase(),
+            flag,
+            key.default,
+            key.meaning
+        ));
+    }
+    table
+}
+
+/// The settings the server runs with.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Settings {
+    pub(crate) bind: IpAddr,
+    pub(crate) port: u16,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) api_version: String,
+    pub(crate) default_instance: String,
+}
+
+impl Settings {
+    /// Reads the settings from the defaults, `cli.config`, the environment
+    /// variables in `environment` (normally the process's), and `cli`.
+    pub(crate) fn load(
+        cli: &Cli,
+        environment: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self> {
+        let mut builder = config::Config::builder();
+        for key in KEYS {
+            builder = builder.set_default(key.name, key.default)?;
+        }
+        if let Some(path) = &cli.config {
+            builder = builder.add_source(
+                config::File::from(path.as_path())
+                    .format(config::FileFormat::Toml)
+                    .required(true),
+            );
+        }
+        let environment: config::Map<String, String> = environment
+            .into_iter()
+            .filter(|(name, _)| name.starts_with("NETCFG_"))
+            .collect();
+        builder = builder.add_source(
+            config::Environment::with_prefix("NETCFG")
+                .prefix_separator("_")
+                .source(Some(environment)),
+        );
+        let overrides: [(&str, Option<String>); 4] = [
+            ("bind", cli.bind.map(|bind| bind.to_string())),
+            ("port", cli.port.map(|port| port.to_string())),
+            (
+                "data_dir",
+                cli.data_dir.as_deref().map(|dir| dir.display().to_string()),
+            ),
+            ("api_version", cli.api_version.clone()),
+        ];
+        for (key, value) in overrides {
+            if let Some(value) = value {
+                builder = builder.set_override(key, value)?;
+            }
+        }
+        let settings: Self = builder
+            .build()
+            .context("could not read the settings")?
+            .try_deserialize()
+            .context("the settings are not valid")?;
+        settings.version()?;
+        Ok(settings)
+    }
+
+    /// The default API version.
+    pub(crate) fn version(&self) -> Result<ApiVersion> {
+        self.api_version
+            .parse()
+            .with_context(|| format!("api_version `{}`", self.api_version))
+    }
+
+    /// The data directory.
+    pub(crate) fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    fn cli(arguments: &[&str]) -> Cli {
+        Cli::try_parse_from(std::iter::once("netcfg-http").chain(arguments.iter().copied()))
+            .expect("valid arguments")
+    }
+
+    fn environment(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_defaults_are_the_documented_ones() {
+        let settings = Settings::load(&cli(&[]), Vec::new()).unwrap();
+        assert_eq!(settings.bind.to_string(), "0.0.0.0");
+        assert_eq!(settings.port, 5000);
+        assert_eq!(settings.data_dir, PathBuf::from("./netcfg-data"));
+        assert_eq!(settings.version().unwrap(), ApiVersion::V5_1);
+        assert_eq!(settings.default_instance, "sim");
+    }
+
+    #[test]
+    fn command_line_beats_environment_beats_file_beats_defaults() {
+        let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        writeln!(
+            file,
+            "port = 6000\nbind = \"127.0.0.1\"\ndata_dir = \"/from/file\"\napi_version = \"5.0\""
+        )
+        .unwrap();
+        let path = file.path().to_str().unwrap().to_owned();
+
+        let from_file = Settings::load(&cli(&["--config", &path]), Vec::new()).unwrap();
+        assert_eq!(
+            (from_file.port, from_file.bind.to_string()),
+            (6000, "127.0.0.1".to_owned())
+        );
+        assert_eq!(from_file.version().unwrap(), ApiVersion::V5_0);
+
+        let env = environment(&[
+            ("NETCFG_PORT", "7000"),
+            ("NETCFG_DATA_DIR", "/from/env"),
+            ("OTHER_PORT", "1"),
+        ]);
+        let from_env = Settings::load(&cli(&["--config", &path]), env.clone()).unwrap();
+        assert_eq!(from_env.port, 7000);
+        assert_eq!(from_env.data_dir, PathBuf::from("/from/env"));
+        assert_eq!(from_env.bind.to_string(), "127.0.0.1");
+
+        let from_cli = Settings::load(
+            &cli(&["--config", &path, "--port", "8000", "--api-version", "5.1"]),
+            env,
+        )
+        .unwrap();
+        assert_eq!(from_cli.port, 8000);
+        assert_eq!(from_cli.data_dir, PathBuf::from("/from/env"));
+        assert_eq!(from_cli.version().unwrap(), ApiVersion::V5_1);
+    }
+
+    /// docs/configuration.md holds the table that [`reference_table`] writes.
+    #[test]
+    fn the_configuration_reference_is_current() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
+        let document = std::fs::read_to_string(&path).expect("docs/configuration.md exists");
+        let (start, end) = ("<!-- keys:start -->\n", "<!-- keys:end -->");
+        let begin = document.find(start).expect("the start marker") + start.len();
+        let finish = document.find(end).expect("the end marker");
+        let table = reference_table();
+        if std::env::var_os("UPDATE_EXPECT").is_some() {
+            let updated = format!("{}{table}{}", &document[..begin], &document[finish..]);
+            std::fs::write(&path, updated).expect("docs/configuration.md is writable");
+            return;
+        }
+        assert_eq!(
+            &document[begin..finish],
+            table,
+            "docs/configuration.md is stale: run `UPDATE_EXPECT=1 cargo test -p netcfg-http` and commit it"
+        );
+    }
+
+    #[test]
+    fn bad_settings_are_refused_with_the_key_named() {
+        let error = Settings::load(&cli(&["--api-version", "4.0"]), Vec::new()).unwrap_err();
+        assert!(format!("{error:#}").contains("api_version"), "{error:#}");
+        let error =
+            Settings::load(&cli(&[]), environment(&[("NETCFG_PORT", "seventy")])).unwrap_err();
+        assert!(format!("{error:#}").contains("port"), "{error:#}");
+        let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        writeln!(file, "prot = 1").unwrap();
+        let error = Settings::load(
+            &cli(&["--config", file.path().to_str().unwrap()]),
+            Vec::new(),
+        )
+        .unwrap_err();
+        assert!(format!("{error:#}").contains("prot"), "{error:#}");
+        assert!(Settings::load(&cli(&["--config", "/no/such/file.toml"]), Vec::new()).is_err());
+    }
+}

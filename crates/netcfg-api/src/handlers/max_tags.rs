@@ -1,0 +1,106 @@
+//! The maximum-tag calculation, from parameters or from a configuration's role.
+
+use actix_web::http::StatusCode;
+use netcfg_model::{
+    NetworkMode, NetworkTime, Problems, RfSetting, RoleId, SettingValue,
+    body::{CalculateMaximumTagsBody, CalculateMaximumTagsParameterizedBody},
+    max_tags::{self, MaxTagsInputs, MaxTagsResult, Seeders},
+};
+use netcfg_store::SettingScope;
+
+use super::net;
+use crate::{
+    context::Ctx,
+    reply::{ApiError, Reply},
+};
+
+fn answer(result: &MaxTagsResult) -> Result<Reply, ApiError> {
+    Reply::ok(format!("At most {} tags", result.maximum_tags))
+        .with("maximum_tags_calculation", result)
+}
+
+/// Problems of the configuration's own data (not of the request) are a
+/// conflict with its state: 409.
+fn configuration_problems(problems: Problems) -> ApiError {
+    ApiError::conflict(format!(
+        "the configuration cannot carry tags as it is: {problems}"
+    ))
+}
+
+pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
+    let body: CalculateMaximumTagsParameterizedBody = context.body()?;
+    let inputs = MaxTagsInputs::from_body(
+        &body,
+        &[RfSetting::default_setting()],
+        NetworkMode::default(),
+    )
+    .map_err(|problems| {
+        // Only the RF setting's name can be unknown here: a 404.
+        if problems
+            .as_slice()
+            .iter()
+            .all(|problem| problem.path == "settings")
+        {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("{problems}; without a configuration only the `default` RF setting exists"),
+            )
+        } else {
+            ApiError::from(problems)
+        }
+    })?;
+    let result = max_tags::calculate(&inputs)?;
+    answer(&result)
+}
+
+pub(crate) async fn for_role(context: Ctx) -> Result<Reply, ApiError> {
+    let CalculateMaximumTagsBody { role_id } = context.body()?;
+    let inputs = net(&context, move |net| {
+        let role = net.role(role_id)?;
+        let seeder_role = net.role(RoleId::SEEDER)?;
+        let devices = net.devices()?;
+        let seeders = Seeders::count_in(
+            devices
+                .iter()
+                .filter(|device| !device.disabled)
+                .flat_map(|device| device.interfaces.iter()),
+            &seeder_role,
+        );
+        let max_tag_period = net
+            .settings(Some(SettingScope::system()))?
+            .into_iter()
+            .find(|setting| setting.setting_key.as_str() == "max_tag_period")
+            .and_then(|setting| match setting.value {
+                SettingValue::Integer(units) => {
+                    u32::try_from(units).ok().map(NetworkTime::from_units)
+                }
+                _ => None,
+            });
+        Ok((
+            role,
+            net.active_rf_setting()?,
+            seeders,
+            max_tag_period,
+            net.network_mode()?,
+        ))
+    })
+    .await?;
+    let (role, rf_setting, seeders, max_tag_period, mode) = inputs;
+    let default_period = netcfg_model::default_setting("max_tag_period")
+        .and_then(|setting| match setting.default_value {
+            SettingValue::Integer(units) => u32::try_from(units).ok(),
+            _ => None,
+        })
+        .map_or(NetworkTime::from_units(48_750), NetworkTime::from_units);
+    let max_tag_period = max_tag_period.unwrap_or(default_period);
+    if !role.id.is_tag_role() {
+        return Err(ApiError::bad_request(format!(
+            "invalid request: role_id: role {} ({}) is not a tag role",
+            role.id, role.name
+        )));
+    }
+    let inputs = MaxTagsInputs::from_role(&role, &rf_setting, seeders, max_tag_period, mode)
+        .map_err(configuration_problems)?;
+    let result = max_tags::calculate(&inputs).map_err(configuration_problems)?;
+    answer(&result)
+}

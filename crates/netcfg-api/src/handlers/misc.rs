@@ -1,0 +1,93 @@
+//! Small resources: group image, magnetometer calibration, operating modes,
+//! and the host (network interfaces, packages).
+
+use actix_web::http::StatusCode;
+use netcfg_model::{
+    MagnetometerCalibration, NetworkMode, PackageState,
+    body::{GroupImagePatchBody, MagnetometerCalibrationBody, OperatingModePatchBody},
+};
+
+use super::{device_key, is_running, net, net_name, require_stopped};
+use crate::{
+    context::Ctx,
+    reply::{ApiError, Reply},
+    wire::NetworkModeStatus,
+};
+
+pub(crate) async fn get_group_image(context: Ctx) -> Result<Reply, ApiError> {
+    let image = net(&context, |net| net.group_image()).await?;
+    Reply::ok("Group image").with("group_images", &image)
+}
+
+pub(crate) async fn update_group_image(context: Ctx) -> Result<Reply, ApiError> {
+    let body: GroupImagePatchBody = context.body()?;
+    let image = net(&context, move |net| net.patch_group_image(body)).await?;
+    Reply::ok("Group image updated").with("group_images", &image)
+}
+
+pub(crate) async fn set_magnetometer_calibration(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let key = device_key(&context)?;
+    let body: MagnetometerCalibrationBody = context.body()?;
+    let calibration: MagnetometerCalibration = net(&context, move |net| {
+        net.set_magnetometer_calibration(key, body)
+    })
+    .await?;
+    let mut message = format!(
+        "Magnetometer calibration of device {} saved",
+        calibration.serial_number
+    );
+    if is_running(&context, &name) {
+        let timeout = context.state().command_timeout();
+        context
+            .state()
+            .engine()
+            .set_magnetometer_calibration(&name, calibration.clone(), timeout)
+            .await?;
+        message.push_str(" and sent to the device");
+    }
+    Reply::created(message).with("magnetometer_calibration", &calibration)
+}
+
+pub(crate) async fn network_modes(_context: Ctx) -> Result<Reply, ApiError> {
+    let modes: Vec<_> = NetworkMode::ALL
+        .into_iter()
+        .map(NetworkMode::info)
+        .collect();
+    Reply::ok(format!("{} network modes", modes.len())).with("network_modes", &modes)
+}
+
+pub(crate) async fn update_network_mode(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let OperatingModePatchBody { network_mode } = context.body()?;
+    let mode =
+        network_mode.ok_or_else(|| ApiError::bad_request("invalid request: give network_mode"))?;
+    require_stopped(&context, &name, "network mode")?;
+    let mode = net(&context, move |net| net.set_network_mode(mode)).await?;
+    Reply::ok(format!("Network mode of {name} is {mode}"))
+        .with("network_mode", &NetworkModeStatus { network_mode: mode })
+}
+
+pub(crate) async fn network_info(context: Ctx) -> Result<Reply, ApiError> {
+    let interfaces = context.state().engine().host_network_interfaces()?;
+    Reply::ok(format!("{} network interfaces", interfaces.len()))
+        .with("network_interfaces", &interfaces)
+}
+
+pub(crate) async fn packages(context: Ctx) -> Result<Reply, ApiError> {
+    let packages = context.state().engine().package_status();
+    let missing: Vec<&str> = packages
+        .iter()
+        .filter(|package| package.state == PackageState::Missing)
+        .map(|package| package.name.as_str())
+        .collect();
+    if missing.is_empty() {
+        Reply::ok(format!("{} packages installed", packages.len())).with("packages", &packages)
+    } else {
+        Reply::new(
+            StatusCode::NOT_FOUND,
+            format!("missing: {}", missing.join(", ")),
+        )
+        .with("packages", &packages)
+    }
+}

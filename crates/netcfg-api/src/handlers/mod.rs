@@ -1,0 +1,111 @@
+//! The handlers: one function per operation, shared by every version that
+//! serves it. Store calls run on actix's blocking pool (SQLite waits for the
+//! disk); engine calls are futures that run on the engine's runtime.
+
+pub(crate) mod cache;
+pub(crate) mod commands;
+pub(crate) mod devices;
+pub(crate) mod interfaces;
+pub(crate) mod limits;
+pub(crate) mod logs;
+pub(crate) mod max_tags;
+pub(crate) mod misc;
+pub(crate) mod nets;
+pub(crate) mod notifications;
+pub(crate) mod pairs;
+pub(crate) mod rf;
+pub(crate) mod roles;
+pub(crate) mod settings;
+pub(crate) mod streams;
+
+use actix_web::web;
+use netcfg_engine::NetworkPlan;
+use netcfg_model::{ConfigName, Configuration, DeviceKey, RunState};
+use netcfg_store::{Net, Store, StoreError};
+
+use crate::{context::Ctx, reply::ApiError};
+
+/// Runs `work` on the store, on the blocking pool.
+pub(crate) async fn store<T, F>(context: &Ctx, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+{
+    let state = context.state_handle();
+    web::block(move || work(state.store()))
+        .await
+        .map_err(|error| ApiError::internal(format!("the store's worker failed: {error}")))?
+        .map_err(ApiError::from)
+}
+
+/// The configuration named by the path.
+pub(crate) fn net_name(context: &Ctx) -> Result<ConfigName, ApiError> {
+    context.param("net_name")
+}
+
+/// The device named by the path.
+pub(crate) fn device_key(context: &Ctx) -> Result<DeviceKey, ApiError> {
+    context.param("device_key")
+}
+
+/// Runs `work` on the configuration named by the path.
+pub(crate) async fn net<T, F>(context: &Ctx, work: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+{
+    let name = net_name(context)?;
+    store(context, move |store| work(&store.net(&name)?)).await
+}
+
+/// True when the configuration's network runs.
+pub(crate) fn is_running(context: &Ctx, name: &ConfigName) -> bool {
+    context.state().engine().status(name).state == RunState::Running
+}
+
+/// A 409 unless the configuration is stopped: for changes a running network
+/// cannot take.
+pub(crate) fn require_stopped(
+    context: &Ctx,
+    name: &ConfigName,
+    change: &str,
+) -> Result<(), ApiError> {
+    if is_running(context, name) {
+        return Err(ApiError::conflict(format!(
+            "configuration {name} is running; stop it before changing its {change}"
+        )));
+    }
+    Ok(())
+}
+
+/// A configuration with its run state filled in from the engine.
+pub(crate) fn with_state(context: &Ctx, mut configuration: Configuration) -> Configuration {
+    configuration.state = context.state().engine().status(&configuration.name).state;
+    configuration
+}
+
+/// Everything the engine needs to run a configuration, read from its file.
+pub(crate) fn plan(store: &Store, name: &ConfigName) -> Result<NetworkPlan, StoreError> {
+    let net = store.net(name)?;
+    let configuration = net.configuration()?;
+    Ok(NetworkPlan {
+        configuration: name.clone(),
+        instance: configuration.instance,
+        network_mode: net.network_mode()?,
+        rf: net.active_rf_setting()?,
+        roles: net.roles()?,
+        devices: net.devices()?,
+        streams: net.streams()?,
+        settings: net.settings(None)?,
+        log_directory: store.log_dir(name)?,
+    })
+}
+
+/// "1 device", "3 devices".
+pub(crate) fn count(number: usize, noun: &str) -> String {
+    if number == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{number} {noun}s")
+    }
+}

@@ -1,0 +1,216 @@
+//! Configurations: create, upload, list, get, rename, download, delete, and
+//! the actions copy, delete, start and stop (plus the 5.0 engine command).
+
+use netcfg_engine::{EngineCommand as EngineRequest, StartOutcome, StopOutcome};
+use netcfg_model::{
+    ConfigName, ConfigurationAction, RunState,
+    body::{ActionBody, EngineCommand, EngineCommandBody, NetworkBody},
+};
+
+use super::{is_running, net_name, plan, store, with_state};
+use crate::{
+    context::Ctx,
+    multipart,
+    reply::{ApiError, Reply},
+    wire::{ConfigurationStatus, EngineCommandStatus},
+};
+
+pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
+    let body: NetworkBody = context.body()?;
+    let name = body.name.clone();
+    let configuration = store(&context, move |store| {
+        store.create(&body.name, body.instance)
+    })
+    .await?;
+    Reply::created(format!("Configuration {name} created"))
+        .with("configuration", &with_state(&context, configuration))
+}
+
+pub(crate) async fn upload(context: Ctx) -> Result<Reply, ApiError> {
+    let form = multipart::parse(&context)?;
+    let file = form.file("net_file").ok_or_else(|| {
+        ApiError::bad_request("invalid request: the form has no file field `net_file`")
+    })?;
+    let name_text = match form.text("name") {
+        Some(name) if !name.is_empty() => name.to_owned(),
+        _ => file
+            .file_name
+            .as_deref()
+            .map(|file_name| file_name.rsplit(['/', '\\']).next().unwrap_or(file_name))
+            .map(|file_name| {
+                file_name
+                    .split_once('.')
+                    .map_or(file_name, |(stem, _)| stem)
+                    .to_owned()
+            })
+            .ok_or_else(|| {
+                ApiError::bad_request("invalid request: give the form field `name`, or a file name")
+            })?,
+    };
+    let name: ConfigName = name_text
+        .parse()
+        .map_err(|error| ApiError::bad_request(format!("invalid request: name: {error}")))?;
+    let bytes = file.bytes.to_vec();
+    let uploaded = name.clone();
+    let configuration = store(&context, move |store| store.upload(&uploaded, &bytes)).await?;
+    Reply::created(format!("Configuration {name} uploaded"))
+        .with("configuration", &with_state(&context, configuration))
+}
+
+pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
+    let configurations = store(&context, |store| store.list()).await?;
+    let configurations: Vec<_> = configurations
+        .into_iter()
+        .map(|configuration| with_state(&context, configuration))
+        .collect();
+    Reply::ok(super::count(configurations.len(), "configuration"))
+        .with("configurations", &configurations)
+}
+
+pub(crate) async fn get(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let configuration = store(&context, move |store| store.get(&name)).await?;
+    Reply::ok(format!("Configuration {}", configuration.name))
+        .with("configuration", &with_state(&context, configuration))
+}
+
+pub(crate) async fn update(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let body: NetworkBody = context.body()?;
+    if body.name != name && is_running(&context, &name) {
+        return Err(ApiError::conflict(format!(
+            "configuration {name} is running; stop it before renaming it"
+        )));
+    }
+    let configuration = store(&context, move |store| {
+        store.update(&name, Some(&body.name), Some(body.instance))
+    })
+    .await?;
+    Reply::ok(format!("Configuration {} updated", configuration.name))
+        .with("configuration", &with_state(&context, configuration))
+}
+
+pub(crate) async fn download(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let file_name = format!("{name}.sqlite");
+    let bytes = store(&context, move |store| store.download(&name)).await?;
+    Ok(Reply::file(bytes, "application/vnd.sqlite3", file_name))
+}
+
+pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    stop_if_running(&context, &name).await?;
+    let deleted = name.clone();
+    store(&context, move |store| store.delete(&deleted)).await?;
+    Ok(Reply::new(
+        actix_web::http::StatusCode::NO_CONTENT,
+        format!("Configuration {name} deleted"),
+    ))
+}
+
+pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let ActionBody(action) = context.body()?;
+    let word = match &action {
+        ConfigurationAction::Copy { .. } => "copy",
+        ConfigurationAction::Delete => "delete",
+        ConfigurationAction::Start => "start",
+        ConfigurationAction::Stop => "stop",
+    };
+    let engine = context.state().engine_handle();
+    let (message, state, copy) = match action {
+        ConfigurationAction::Copy { name: copy } => {
+            let (from, to) = (name.clone(), copy.clone());
+            store(&context, move |store| store.copy(&from, &to))
+                .await
+                .map_err(|error| {
+                    // A copy onto a name that is taken is a 400 (the seed lists no 409 here).
+                    if error.status == actix_web::http::StatusCode::CONFLICT {
+                        ApiError::bad_request(format!("invalid request: name: {}", error.message))
+                    } else {
+                        error
+                    }
+                })?;
+            (
+                format!("Configuration {name} copied to {copy}"),
+                engine.status(&name).state,
+                Some(copy),
+            )
+        }
+        ConfigurationAction::Delete => {
+            stop_if_running(&context, &name).await?;
+            let deleted = name.clone();
+            store(&context, move |store| store.delete(&deleted)).await?;
+            (
+                format!("Configuration {name} deleted"),
+                RunState::Stopped,
+                None,
+            )
+        }
+        ConfigurationAction::Start => {
+            let planned = name.clone();
+            let plan = store(&context, move |store| plan(store, &planned)).await?;
+            let message = match engine.start(plan).await? {
+                StartOutcome::Started { log_file } => format!(
+                    "Configuration {name} started; its log file is {}",
+                    log_file
+                        .file_name()
+                        .map(|file| file.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                ),
+                StartOutcome::AlreadyRunning => format!("Configuration {name} was already running"),
+            };
+            (message, RunState::Running, None)
+        }
+        ConfigurationAction::Stop => {
+            // A configuration that does not exist is a 404, running or not.
+            let checked = name.clone();
+            store(&context, move |store| store.get(&checked)).await?;
+            let message = match engine.stop(&name).await? {
+                StopOutcome::Stopped => format!("Configuration {name} stopped"),
+                StopOutcome::WasNotRunning => format!("Configuration {name} was not running"),
+            };
+            (message, RunState::Stopped, None)
+        }
+    };
+    let status = ConfigurationStatus {
+        name,
+        action: word.to_owned(),
+        state,
+        copy,
+    };
+    Reply::ok(message).with("status", &status)
+}
+
+pub(crate) async fn engine_command(context: Ctx) -> Result<Reply, ApiError> {
+    let name = net_name(&context)?;
+    let EngineCommandBody { action } = context.body()?;
+    let planned = name.clone();
+    let plan = store(&context, move |store| plan(store, &planned)).await?;
+    let request = match action {
+        EngineCommand::Reload => EngineRequest::Reload(Box::new(plan)),
+        EngineCommand::Restart => EngineRequest::Restart(Box::new(plan)),
+        EngineCommand::Resync => EngineRequest::Resync(name.clone()),
+    };
+    let status = context.state().engine().engine_command(request).await?;
+    let verb = match action {
+        EngineCommand::Reload => "reloaded",
+        EngineCommand::Restart => "restarted",
+        EngineCommand::Resync => "resynchronised",
+    };
+    Reply::ok(format!("Configuration {name} {verb}")).with(
+        "status",
+        &EngineCommandStatus {
+            name,
+            action,
+            state: status.state,
+        },
+    )
+}
+/// Stops the configuration's network if it runs (before deleting it).
+async fn stop_if_running(context: &Ctx, name: &ConfigName) -> Result<(), ApiError> {
+    if is_running(context, name) {
+        context.state().engine().stop(name).await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! Device pairs (5.1) and paired interfaces (5.0): the same pairs, seen from
+//! a device or from one interface.
+
+use actix_web::http::StatusCode;
+use netcfg_model::{
+    DevicePair, PairType, SerialNumber,
+    body::{DevicePairsBody, InterfaceRef, PairedInterfaceBody},
+};
+use netcfg_store::PairOutcome;
+
+use super::{device_key, net};
+use crate::{
+    context::Ctx,
+    reply::{ApiError, Reply},
+    wire::PairedInterface,
+};
+
+/// What a batch of pair changes did, as the seed's statuses: all done (the
+/// success status), some (206), none because every pair was already so
+/// (409 when creating), or none for other reasons (417).
+fn batch_reply(
+    outcomes: Vec<(DevicePair, PairOutcome)>,
+    success: StatusCode,
+    verb: &str,
+) -> Result<Reply, ApiError> {
+    let total = outcomes.len();
+    let done = outcomes
+        .iter()
+        .filter(|(_, outcome)| outcome.succeeded())
+        .count();
+    let failures: Vec<String> = outcomes
+        .iter()
+        .filter(|(_, outcome)| !outcome.succeeded())
+        .map(|(pair, outcome)| {
+            format!(
+                "{}-{} ({}): {}",
+                pair.serial_number_1,
+                pair.serial_number_2,
+                pair.pair_type,
+                describe(outcome)
+            )
+        })
+        .collect();
+    if done == total {
+        return Ok(Reply::new(
+            success,
+            format!("{done} of {total} pairs {verb}"),
+        ));
+    }
+    let detail = failures.join("; ");
+    if done > 0 {
+        return Ok(Reply::new(
+            StatusCode::PARTIAL_CONTENT,
+            format!("{done} of {total} pairs {verb}; {detail}"),
+        ));
+    }
+    let all_existed = outcomes
+        .iter()
+        .all(|(_, outcome)| matches!(outcome, PairOutcome::AlreadyPaired { .. }));
+    let status = if all_existed {
+        StatusCode::CONFLICT
+    } else {
+        StatusCode::EXPECTATION_FAILED
+    };
+    Err(ApiError::new(status, format!("no pair {verb}: {detail}")))
+}
+
+/// What happened to one pair, in words.
+fn describe(outcome: &PairOutcome) -> String {
+    match outcome {
+        PairOutcome::Created => "created".to_owned(),
+        PairOutcome::Deleted => "deleted".to_owned(),
+        PairOutcome::AlreadyPaired { pair_type } => format!("already paired ({pair_type})"),
+        PairOutcome::NotPaired => "not paired".to_owned(),
+        PairOutcome::UnknownDevice { serial_number } => {
+            format!("device {serial_number} is not in the configuration")
+        }
+        PairOutcome::UnknownInterface {
+            serial_number,
+            identifier,
+        } => {
+            format!("device {serial_number} has no interface {identifier}")
+        }
+        PairOutcome::SelfPair => "an interface cannot pair with itself".to_owned(),
+    }
+}
+
+fn pairs_of_body(body: &DevicePairsBody) -> Vec<DevicePair> {
+    body.pairs.iter().map(|pair| pair.to_pair()).collect()
+}
+
+/// The interface the 5.0 paths name, and the pair type of their `{_type}`.
+fn interface_and_type(context: &Ctx) -> Result<(netcfg_model::DeviceKey, u8, PairType), ApiError> {
+    let key = device_key(context)?;
+    let identifier: u8 = context.param("interface_identifier")?;
+    let pair_type = match context.request().match_info().get("_type") {
+        Some("twr") => PairType::Twr,
+        Some("blacklist") => PairType::Blacklist,
+        other => {
+            return Err(ApiError::bad_request(format!(
+                "invalid request: path parameter _type: `{}` is not a pair type; use twr or blacklist",
+                other.unwrap_or("")
+            )));
+        }
+    };
+    Ok((key, identifier, pair_type))
+}
+
+pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
+    let body: DevicePairsBody = context.body()?;
+    let pairs = pairs_of_body(&body);
+    let outcomes = net(&context, move |net| net.create_pairs(pairs)).await?;
+    batch_reply(outcomes, StatusCode::CREATED, "created")
+}
+
+pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
+    let body: DevicePairsBody = context.body()?;
+    let pairs = pairs_of_body(&body);
+    let outcomes = net(&context, move |net| net.delete_pairs(pairs)).await?;
+    batch_reply(outcomes, StatusCode::OK, "deleted")
+}
+
+pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
+    let pairs = net(&context, |net| net.pairs()).await?;
+    Reply::ok(format!("{} pairs", pairs.len())).with("pairs", &pairs)
+}
+
+pub(crate) async fn of_device(context: Ctx) -> Result<Reply, ApiError> {
+    let serial: SerialNumber = context.param("serial_number")?;
+    let pairs = net(&context, move |net| {
+        net.device(netcfg_model::DeviceKey::Serial(serial))?;
+        net.pairs_of(serial)
+    })
+    .await?;
+    Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with("pairs", &pairs)
+}
+
+pub(crate) async fn add_paired_interface(context: Ctx) -> Result<Reply, ApiError> {
+    let (key, identifier, pair_type) = interface_and_type(&context)?;
+    let PairedInterfaceBody { interface: other } = context.body()?;
+    let serial = net(&context, move |net| {
+        let device = net.device(key)?;
+        net.pair_interface(key, identifier, pair_type, other)?;
+        Ok(device.serial_number)
+    })
+    .await?;
+    let this = InterfaceRef {
+        serial_number: serial,
+        identifier,
+    };
+    Reply::created(format!(
+        "Interface {this} paired with {other} ({pair_type})"
+    ))
+    .with(
+        "paired_interface",
+        &PairedInterface {
+            interface: this.to_string(),
+            paired_with: other.to_string(),
+            pair_type,
+        },
+    )
+}
+
+pub(crate) async fn delete_paired_interface(context: Ctx) -> Result<Reply, ApiError> {
+    let (key, identifier, pair_type) = interface_and_type(&context)?;
+    let other: InterfaceRef = context.param("interface")?;
+    net(&context, move |net| {
+        net.unpair_interface(key, identifier, pair_type, other)
+    })
+    .await?;
+    Ok(Reply::new(
+        StatusCode::NO_CONTENT,
+        format!("Interface {key}-{identifier} unpaired from {other} ({pair_type})"),
+    ))
+}
