@@ -96,11 +96,67 @@ fn specificity(pattern: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The shape of a pattern: its parameters' names erased. Two patterns of
+/// one shape match the same requests (`/position_limits/{id}` in 5.1,
+/// `/position_limits/{name}` in 5.0).
+fn shape(pattern: &str) -> String {
+    let mut shape = String::with_capacity(pattern.len());
+    let mut in_parameter = false;
+    for character in pattern.chars() {
+        match character {
+            '{' => {
+                in_parameter = true;
+                shape.push('{');
+            }
+            '}' => {
+                in_parameter = false;
+                shape.push('}');
+            }
+            _ if in_parameter => {}
+            other => shape.push(other),
+        }
+    }
+    shape
+}
+
 /// Registers one resource per pattern; each dispatches by version and method.
-pub(crate) fn register(config: &mut web::ServiceConfig, patterns: &[&'static str]) {
+/// Where several patterns share a shape, each is guarded so that only
+/// requests whose version uses that pattern reach it, and the handler sees
+/// the parameter names of its own row.
+pub(crate) fn register(
+    config: &mut web::ServiceConfig,
+    patterns: &[&'static str],
+    state: &AppState,
+) {
     for pattern in patterns {
         let pattern: &'static str = pattern;
-        config.service(web::resource(pattern).default_service(web::to(
+        let twins = patterns
+            .iter()
+            .filter(|other| shape(other) == shape(pattern))
+            .count();
+        let mut resource = web::resource(pattern);
+        if twins > 1 {
+            let versions: Vec<ApiVersion> = ApiVersion::ALL
+                .into_iter()
+                .filter(|version| {
+                    state
+                        .table(*version)
+                        .routes
+                        .iter()
+                        .any(|route| route.paths.contains(&pattern))
+                })
+                .collect();
+            let default_version = state.default_version;
+            resource = resource.guard(actix_web::guard::fn_guard(move |context| {
+                let version = context
+                    .req_data()
+                    .get::<ApiVersion>()
+                    .copied()
+                    .unwrap_or(default_version);
+                versions.contains(&version)
+            }));
+        }
+        config.service(resource.default_service(web::to(
             move |request: HttpRequest, payload: web::Payload, state: web::Data<AppState>| {
                 dispatch(request, payload, state, pattern)
             },
@@ -401,6 +457,12 @@ mod tests {
                 "/nets/{net_name}/devices/{device_key}",
             ]
         );
+    }
+
+    #[test]
+    fn shapes_ignore_parameter_names() {
+        assert_eq!(shape("/a/{id}/b-{x}"), shape("/a/{name}/b-{y}"));
+        assert_ne!(shape("/a/{id}"), shape("/a/{id}/b"));
     }
 
     #[test]

@@ -74,9 +74,9 @@ pub fn create_app(
     let patterns = dispatch::patterns(&state);
     let default_version = state.default_version();
     App::new()
-        .app_data(state)
+        .app_data(state.clone())
         .configure(describe::register_browser)
-        .configure(|config| dispatch::register(config, &patterns))
+        .configure(|config| dispatch::register(config, &patterns, &state))
         .default_service(web::to(dispatch::unknown_route))
         .wrap_fn(move |request, service| -> Answer<_> {
             match dispatch::select_version(&request, default_version) {

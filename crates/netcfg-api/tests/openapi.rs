@@ -1,0 +1,290 @@
+//! The published description tells the truth: for each table, the
+//! operations of `/api.json` are exactly the rows served (no more, no
+//! fewer), each documented operation reaches its row, and every request
+//! body schema accepts every body the model accepts (the valid fixtures of
+//! `fixtures/model/`).
+
+use std::{
+    collections::BTreeSet,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use actix_web::{http::StatusCode, test as actix_test, web};
+use netcfg_api::{ApiVersion, AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app};
+use netcfg_engine::{EngineOptions, NetcfgEngine};
+use netcfg_store::Store;
+use serde_json::Value;
+
+/// A real store on a temporary directory and a real engine on its own runtime.
+struct Fixture {
+    _directory: tempfile::TempDir,
+    runtime: Option<tokio::runtime::Runtime>,
+    state: web::Data<AppState>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        // The tests run inside actix's runtime, where blocking on another
+        // runtime's shutdown is not allowed.
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn fixture() -> Fixture {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime for the engine");
+    let services = Services {
+        store: Arc::new(Store::open(directory.path()).expect("a store")),
+        engine: Arc::new(NetcfgEngine::new(
+            EngineOptions::default(),
+            runtime.handle().clone(),
+        )),
+        command_timeout: DEFAULT_COMMAND_TIMEOUT,
+    };
+    let state = web::Data::new(AppState::new(ApiVersion::V5_1, services));
+    Fixture {
+        _directory: directory,
+        runtime: Some(runtime),
+        state,
+    }
+}
+
+/// `METHOD path` for every operation of a document.
+fn documented(document: &Value) -> BTreeSet<String> {
+    document["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .flat_map(|(path, operations)| {
+            operations
+                .as_object()
+                .expect("operations")
+                .keys()
+                .map(move |method| format!("{} {path}", method.to_uppercase()))
+        })
+        .collect()
+}
+
+/// `METHOD path` for every row of a table, aliases included.
+fn routed(state: &AppState, version: ApiVersion) -> BTreeSet<String> {
+    state
+        .table(version)
+        .routes
+        .iter()
+        .flat_map(|route| {
+            route
+                .paths
+                .iter()
+                .map(move |path| format!("{} {path}", route.method))
+        })
+        .collect()
+}
+
+/// A concrete path for a template: every parameter gets a well-formed value.
+fn concrete(path: &str) -> String {
+    path.replace("{net_name}", "no-such-net")
+        .replace("{device_key}", "01:04:0001")
+        .replace("{interface_identifier}", "0")
+        .replace("{serial_number}", "01:04:0001")
+        .replace("{log_file_name}", "none.log")
+        .replace("{setting_class}", "system")
+        .replace("{setting_id}", "0")
+        .replace("{role_id}", "5")
+        .replace("{identifier}", "1")
+        .replace("{interface}", "01:04:0002-0")
+        .replace("{_type}", "twr")
+        .replace("{name}", "default")
+        .replace("{key}", "max_tag_period")
+        .replace("{id}", "1")
+}
+
+#[actix_web::test]
+async fn each_table_documents_exactly_the_operations_it_serves() {
+    let fixture = fixture();
+    let app = actix_test::init_service(create_app(fixture.state.clone())).await;
+    for version in ApiVersion::ALL {
+        let request = actix_test::TestRequest::get()
+            .uri(&format!("/api.json?version={}", version.short()))
+            .to_request();
+        let document: Value = actix_test::call_and_read_body_json(&app, request).await;
+        let documented = documented(&document);
+        assert_eq!(
+            documented,
+            routed(&fixture.state, version),
+            "{version}: documented vs routed"
+        );
+
+        for operation in &documented {
+            let (method, path) = operation.split_once(' ').expect("METHOD path");
+            let request = actix_test::TestRequest::default()
+                .method(method.parse().expect("a method"))
+                .uri(&concrete(path))
+                .insert_header(("Api-Version", version.short()))
+                .to_request();
+            let response = actix_test::call_service(&app, request).await;
+            let status = response.status();
+            let body = actix_test::read_body(response).await;
+            let text = String::from_utf8_lossy(&body);
+            assert_ne!(
+                status,
+                StatusCode::METHOD_NOT_ALLOWED,
+                "{version} {operation}: {text}"
+            );
+            assert!(
+                !text.contains("no such route") && !text.contains("does not exist in API version"),
+                "{version} {operation} is documented but not served: {text}"
+            );
+            assert_ne!(
+                status,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "{version} {operation}: {text}"
+            );
+        }
+    }
+}
+
+/// The model fixture folder holding the bodies of each JSON-body operation.
+fn fixture_folder(operation_id: &str) -> Option<&'static str> {
+    Some(match operation_id {
+        "create_configuration" | "update_configuration" => "network_body",
+        "configuration_action" => "action_body",
+        "create_data_stream" | "update_data_stream" => "data_stream_body",
+        "calculate_maximum_tags" => "calculate_maximum_tags_parameterized_body",
+        "calculate_maximum_tags_for_role" => "calculate_maximum_tags_body",
+        "device_action" => "device_command_body",
+        "multi_device_action" => "multi_device_command_body",
+        "create_device" | "update_device" => "device_body",
+        "update_devices" => "devices_patch_body",
+        "delete_devices" => "multiple_device_delete_body",
+        "create_device_pairs" | "delete_device_pairs" => "device_pairs_body",
+        "update_group_image" => "group_image_patch_body",
+        "set_magnetometer_calibration" => "magnetometer_calibration_body",
+        "update_notification" | "update_notifications" => "notification_patch_body",
+        "update_network_mode" => "operating_mode_patch_body",
+        "create_position_limit" => "position_limits_post_body",
+        "update_position_limit" => "position_limits_patch_body",
+        "create_rf_setting" => "rf_settings_post_body",
+        "update_rf_setting" => "rf_settings_patch_body",
+        "create_role" => "role_post_body",
+        "update_role" => "role_patch_body",
+        "create_setting" | "replace_settings" | "update_settings" => "settings_body",
+        "engine_command" => "engine_command_body",
+        "add_paired_interface" => "paired_interface_body",
+        _ => return None,
+    })
+}
+
+fn fixtures_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/model")
+}
+
+/// The fixtures of `folder` that the model accepts (their `.expected`
+/// starts with `ok`), with their names.
+fn valid_fixtures(folder: &str) -> Vec<(String, Value)> {
+    let directory = fixtures_root().join(folder);
+    let mut cases: Vec<_> = std::fs::read_dir(&directory)
+        .unwrap_or_else(|error| panic!("{}: {error}", directory.display()))
+        .map(|entry| entry.expect("an entry").path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "json")
+        })
+        .filter(|path| {
+            std::fs::read_to_string(path.with_extension("expected"))
+                .is_ok_and(|expected| expected.starts_with("ok\n"))
+        })
+        .collect();
+    cases.sort();
+    cases
+        .into_iter()
+        .map(|path| {
+            let value = serde_json::from_str(&std::fs::read_to_string(&path).expect("readable"))
+                .expect("JSON");
+            (
+                path.file_name()
+                    .expect("a name")
+                    .to_string_lossy()
+                    .into_owned(),
+                value,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_body_schema_accepts_every_body_the_model_accepts() {
+    let fixture = fixture();
+    let mut checked = 0;
+    for version in ApiVersion::ALL {
+        let document = fixture.state.document(version);
+        for route in &fixture.state.table(version).routes {
+            let Some(netcfg_api::Body::Json(_)) = route.body else {
+                continue;
+            };
+            let folder = fixture_folder(route.operation_id).unwrap_or_else(|| {
+                panic!(
+                    "{}: map its body to a folder of fixtures/model",
+                    route.operation_id
+                )
+            });
+            let method = route.method.as_str().to_lowercase();
+            let schema = &document["paths"][route.paths[0]][&method]["requestBody"]["content"]["application/json"]
+                ["schema"];
+            let validator = jsonschema::draft202012::new(schema).unwrap_or_else(|error| {
+                panic!(
+                    "{version} {}: the schema does not compile: {error}",
+                    route.operation_id
+                )
+            });
+            let cases = valid_fixtures(folder);
+            assert!(!cases.is_empty(), "{folder} has no valid fixture");
+            for (name, body) in cases {
+                let problems: Vec<String> = validator
+                    .iter_errors(&body)
+                    .map(|error| error.to_string())
+                    .collect();
+                assert!(
+                    problems.is_empty(),
+                    "{version} {}: the documented schema refuses {folder}/{name}, which the model accepts: {problems:?}",
+                    route.operation_id
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} bodies were checked");
+}
+
+#[test]
+fn resource_schemas_accept_the_valid_resource_fixtures() {
+    let fixture = fixture();
+    let document = fixture.state.document(ApiVersion::V5_1);
+    for (component, folder) in [("Role", "role"), ("RfSetting", "rf_setting")] {
+        let mut schema = document["components"]["schemas"][component].clone();
+        assert!(
+            schema.is_object(),
+            "components.schemas.{component} is missing"
+        );
+        // Resolve the component's references against the whole document.
+        schema["components"] = document["components"].clone();
+        let validator =
+            jsonschema::draft202012::new(&schema).expect("the component schema compiles");
+        for (name, resource) in valid_fixtures(folder) {
+            let problems: Vec<String> = validator
+                .iter_errors(&resource)
+                .map(|error| error.to_string())
+                .collect();
+            assert!(
+                problems.is_empty(),
+                "{component} refuses {folder}/{name}: {problems:?}"
+            );
+        }
+    }
+}
