@@ -5,6 +5,8 @@
 //!   denied, tests.
 //! - `layers`: checks that no crate depends on what its layer must not know
 //!   (docs/architecture.md), from cargo's own dependency graph.
+//! - `browser`: serves the API and loads the API browser (`/api`) in headless
+//!   Chromium: both documents must render, and the screenshot must not be blank.
 
 #![allow(
     clippy::print_stdout,
@@ -12,17 +14,20 @@
     reason = "a command-line tool talks to its user"
 )]
 
+mod browser;
+
 use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
     match task.as_deref() {
         Some("ci") => ci(),
         Some("layers") => layers(),
+        Some("browser") => browser::browser_check(),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -189,6 +194,7 @@ fn ci() -> Result<()> {
         &[("RUSTDOCFLAGS", "-D warnings")],
     )?;
     cargo(&["test", "--workspace"], &[])?;
+    browser::browser_check()?;
     eprintln!("ci: every check passed");
     Ok(())
 }

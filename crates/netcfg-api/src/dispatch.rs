@@ -200,7 +200,16 @@ async fn dispatch(
     };
     let body = match read_body(&request, payload, route).await {
         Ok(body) => body,
-        Err(error) => return render_error(&error, Some(route), version),
+        Err(error) => {
+            let mut response = render_error(&error, Some(route), version);
+            if error.status == StatusCode::PAYLOAD_TOO_LARGE {
+                // Do not read the rest of a body already refused.
+                response
+                    .head_mut()
+                    .set_connection_type(actix_web::http::ConnectionType::Close);
+            }
+            return response;
+        }
     };
     let context = Ctx {
         request,

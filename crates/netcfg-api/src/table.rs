@@ -197,18 +197,18 @@ impl Route {
     }
 
     /// Adds the responses every route of this shape can give besides the
-    /// seed's rows: 400 for a bad body or path parameter, 404 for a missing
-    /// configuration, 413 and 415 for bodies, 500 for faults of the host.
+    /// seed's rows: 400 for a bad header, body or path parameter, 404 for a
+    /// missing configuration, 413 and 415 for bodies, 500 for faults of the
+    /// host.
     /// They are declared so that the published description tells the truth.
     pub(crate) fn with_implied_responses(mut self) -> Self {
-        let mut implied = vec![500];
+        // 400 for any row: an unknown Api-Version header is refused before
+        // the row is chosen.
+        let mut implied = vec![400, 500];
         if self.body.is_some() {
-            implied.extend([400, 413, 415]);
+            implied.extend([413, 415]);
         }
         let parameters = self.path_parameters();
-        if !parameters.is_empty() {
-            implied.push(400);
-        }
         if parameters.contains(&"net_name") {
             implied.push(404);
         }

@@ -218,6 +218,24 @@ fn valid_fixtures(folder: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// The body in the form the description advertises. The one form accepted
+/// but not advertised: `interfaces` as a string holding the array (older
+/// clients send it; a schema cannot say "a string that parses as this").
+fn advertised_form(mut body: Value) -> Value {
+    fn unwrap_interfaces(object: &mut Value) {
+        if let Some(Value::String(text)) = object.get("interfaces")
+            && let Ok(array) = serde_json::from_str::<Value>(text)
+        {
+            object["interfaces"] = array;
+        }
+    }
+    match &mut body {
+        Value::Array(items) => items.iter_mut().for_each(unwrap_interfaces),
+        object => unwrap_interfaces(object),
+    }
+    body
+}
+
 #[test]
 fn every_body_schema_accepts_every_body_the_model_accepts() {
     let fixture = fixture();
@@ -246,6 +264,7 @@ fn every_body_schema_accepts_every_body_the_model_accepts() {
             let cases = valid_fixtures(folder);
             assert!(!cases.is_empty(), "{folder} has no valid fixture");
             for (name, body) in cases {
+                let body = advertised_form(body);
                 let problems: Vec<String> = validator
                     .iter_errors(&body)
                     .map(|error| error.to_string())

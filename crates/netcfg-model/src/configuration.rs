@@ -110,6 +110,7 @@ impl schemars::JsonSchema for Instance {
         schemars::json_schema!({
             "type": "string",
             "maxLength": 4096,
+            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
             "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, or an empty string for the server's default.",
             "examples": ["sim", "/dev/ttyUSB0", ""]
         })

@@ -9,7 +9,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::validation::{Problems, Validate, index, join};
+use crate::validation::{Problems, index, join};
 
 /// A type read from JSON with every problem collected.
 ///
@@ -37,6 +37,14 @@ pub(crate) fn leaf<T: DeserializeOwned>(
     path: &str,
     problems: &mut Problems,
 ) -> Option<T> {
+    let whole;
+    let value = match whole_number(value) {
+        Some(integer) => {
+            whole = integer;
+            &whole
+        }
+        None => value,
+    };
     match T::deserialize(value) {
         Ok(parsed) => Some(parsed),
         Err(error) => {
@@ -44,6 +52,15 @@ pub(crate) fn leaf<T: DeserializeOwned>(
             None
         }
     }
+}
+
+/// The integer form of a number written with a zero fraction (`5.0`): JSON
+/// Schema counts it as an integer, so the readers do too.
+fn whole_number(value: &Value) -> Option<Value> {
+    let number = value.as_f64().filter(|_| value.is_f64())?;
+    let in_range = number.fract() == 0.0 && number.abs() < 9.0e15;
+    // The range check keeps the cast exact.
+    in_range.then(|| Value::from(number as i64))
 }
 
 /// Reads a JSON array whose elements are read by `read`; `None` when it is
@@ -197,7 +214,15 @@ impl<'a> Fields<'a> {
         self.known.push(name);
         let path = self.path_of(name);
         match self.object.get(name) {
-            None | Some(Value::Null) => None,
+            None => None,
+            Some(Value::Null) => {
+                problems.push(
+                    path,
+                    "null is not a value here; leave the field out instead",
+                );
+                self.all_read = false;
+                None
+            }
             Some(value) => {
                 let parsed = read(value, &path, problems);
                 self.all_read &= parsed.is_some();
@@ -260,20 +285,3 @@ macro_rules! deserialize_via_from_json {
     )*};
 }
 pub(crate) use deserialize_via_from_json;
-
-/// Reads an object body, then checks its rules with [`Validate`].
-pub(crate) fn validated<T: Validate>(
-    parsed: Option<T>,
-    path: &str,
-    problems: &mut Problems,
-) -> Option<T> {
-    let body = parsed?;
-    let mut found = Problems::new();
-    body.validate_at(path, &mut found);
-    if found.is_empty() {
-        Some(body)
-    } else {
-        problems.extend(found);
-        None
-    }
-}

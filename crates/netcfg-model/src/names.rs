@@ -160,7 +160,7 @@ name_type! {
     /// characters, no white space at either end.
     ItemName, ItemNameError, check_item_name, {
         "type": "string", "minLength": 1, "maxLength": 64,
-        "pattern": "^[^\\s\\p{Cc}](.*[^\\s\\p{Cc}])?$",
+        "pattern": "^[^\\s\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f])?$",
         "description": "A name: 1 to 64 characters, no control characters, no white space at either end."
     }
 }

@@ -19,12 +19,14 @@ pub struct DataStream {
     /// Where datagrams go: a unicast or multicast address.
     pub destination_ip: IpAddr,
     /// The destination UDP port, 1 to 65535.
+    #[schemars(range(min = 1))]
     pub destination_port: u16,
     /// The host address datagrams leave from; `0.0.0.0` for the system's choice.
     pub interface: IpAddr,
     /// The local UDP port; 0 for any.
     pub interface_port: u16,
     /// Multicast time to live (hops), 1 to 255.
+    #[schemars(range(min = 1))]
     pub time_to_live: u8,
 }
 

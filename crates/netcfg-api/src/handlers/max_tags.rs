@@ -27,6 +27,12 @@ fn configuration_problems(problems: Problems) -> ApiError {
     ))
 }
 
+/// Values that are each well formed but conflict (a tag period shorter
+/// than `maximum_tag_period`): 409.
+fn inputs_conflict(problems: Problems) -> ApiError {
+    ApiError::conflict(format!("the inputs conflict: {problems}"))
+}
+
 pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
     let body: CalculateMaximumTagsParameterizedBody = context.body()?;
     let inputs = MaxTagsInputs::from_body(
@@ -46,10 +52,12 @@ pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
                 format!("{problems}; without a configuration only the `default` RF setting exists"),
             )
         } else {
-            ApiError::from(problems)
+            // The body was read, so its values are each well formed: what
+            // is left are values that conflict with each other.
+            inputs_conflict(problems)
         }
     })?;
-    let result = max_tags::calculate(&inputs)?;
+    let result = max_tags::calculate(&inputs).map_err(inputs_conflict)?;
     answer(&result)
 }
 

@@ -1,6 +1,6 @@
 use super::{no_check, plain_body};
 use crate::{
-    max_tags::{MaxTagsInputs, check_rules},
+    max_tags::{MaxTagsInputs, check_field_rules},
     names::ItemName,
     role::RoleId,
     time::{NetworkTime, SensorPeriod},
@@ -24,44 +24,56 @@ pub struct CalculateMaximumTagsParameterizedBody {
     /// network schedules in cycles of this length (see docs/max-tags.md).
     pub maximum_tag_period: NetworkTime,
     /// Accelerometer report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// Gyroscope report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// Magnetometer report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// Quaternion report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// Pressure report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// Temperature report period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// Bytes of framing and header in each of a tag's frames: at most 1,022;
     /// 12 (an ISO/IEC 24730-62 blink) when not given.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub payload_overhead_size: Option<u32>,
     /// User data period: 0 (off) or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub user_data_period: Option<SensorPeriod>,
     /// Bytes of user data sent each user data period: at most 1,023; none
     /// when not given.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub user_data_size: Option<u32>,
     /// The name of the RF setting; `default` when not given.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ItemName")]
     pub settings: Option<ItemName>,
 }
 
 pub use crate::max_tags::constants::MAX_FRAME_BYTES;
 
-/// The calculator's rules, with the body's field paths under `path`. The RF
-/// setting is resolved later (it names a setting of a configuration), so only
-/// the fields' own rules are checked here.
+/// The calculator's rules of single values, with the body's field paths
+/// under `path`. The RF setting is resolved later (it names a setting of a
+/// configuration), and the rules between values (a tag period below
+/// `maximum_tag_period`) are the calculation's: they conflict, they are not
+/// malformed.
 fn check_parameterized(
     body: &CalculateMaximumTagsParameterizedBody,
     path: &str,
@@ -72,7 +84,7 @@ fn check_parameterized(
         crate::rf::RfSetting::default_setting(),
         crate::network_mode::NetworkMode::default(),
     );
-    check_rules(&inputs, &|field| join(path, field), problems);
+    check_field_rules(&inputs, &|field| join(path, field), problems);
 }
 
 plain_body!(CalculateMaximumTagsParameterizedBody {

@@ -11,24 +11,28 @@ use crate::{
     validation::Problems,
 };
 
+/// The documented form of `interfaces`: the array. A string holding such an
+/// array is accepted too (older clients send it), but not advertised: a
+/// schema cannot say "a string that parses as this array".
 fn interfaces_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({
-        "description": "The device's interfaces: an array of {identifier, role_id, x, y, z} (x, y, z in mm, required for anchors and seeders), or a string holding such an array. Responses always give the array.",
-        "anyOf": [
-            {"type": "array", "minItems": 1, "items": {
-                "type": "object",
-                "required": ["identifier", "role_id"],
-                "additionalProperties": false,
-                "properties": {
-                    "identifier": {"type": "integer", "minimum": 0, "maximum": 255},
-                    "role_id": {"type": "integer", "minimum": 0},
-                    "x": {"type": ["integer", "null"]},
-                    "y": {"type": ["integer", "null"]},
-                    "z": {"type": ["integer", "null"]}
-                }
-            }},
-            {"type": "string"}
-        ]
+        "description": "The device's interfaces: an array of {identifier, role_id, x, y, z} (x, y, z in mm, required for anchors (role 2) and seeders (role 3)), identifiers distinct; a string holding such an array is also accepted. Responses always give the array.",
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "required": ["identifier", "role_id"],
+            "additionalProperties": false,
+            "properties": {
+                "identifier": {"type": "integer", "minimum": 0, "maximum": 255},
+                "role_id": {"type": "integer", "minimum": 0, "maximum": 4294967295u32, "not": {"const": 1}},
+                "x": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647},
+                "y": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647},
+                "z": {"type": "integer", "minimum": -2147483648i64, "maximum": 2147483647}
+            },
+            "if": {"properties": {"role_id": {"enum": [2, 3]}}},
+            "then": {"required": ["x", "y", "z"]}
+        }
     })
 }
 
@@ -209,7 +213,8 @@ impl FromStr for DeviceSelection {
         let mut errors = Vec::new();
         for item in text.split(',').map(str::trim) {
             match item.parse::<DeviceKey>() {
-                Ok(key) if keys.contains(&key) => errors.push(format!("`{item}` is given twice")),
+                // A key given twice deletes its device once.
+                Ok(key) if keys.contains(&key) => {}
                 Ok(key) => keys.push(key),
                 Err(error) => errors.push(error.to_string()),
             }
@@ -263,6 +268,7 @@ impl schemars::JsonSchema for DeviceSelection {
         schemars::json_schema!({
             "type": "string",
             "description": "`all`, or device keys (serial numbers or ids) separated by commas.",
+            "pattern": "^\\s*(all|([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}|[1-9][0-9]{0,6})(\\s*,\\s*([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}|[1-9][0-9]{0,6}))*)\\s*$",
             "examples": ["01:04:0719,01:04:071A", "all"]
         })
     }

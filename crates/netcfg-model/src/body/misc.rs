@@ -8,10 +8,12 @@ use crate::{
 /// `group_image_patch_body`: sets the group image; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub struct GroupImagePatchBody {
     /// The path of the image bundle on the host: 1 to 4096 bytes, no
     /// control characters.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String")]
     pub path: Option<String>,
 }
 
@@ -67,9 +69,11 @@ plain_body!(NotificationPatchBody { required read } at_least_one: false, check: 
 /// `operating_mode_patch_body`: changes the network mode; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub struct OperatingModePatchBody {
     /// The new mode: multitime or multirange.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "NetworkMode")]
     pub network_mode: Option<NetworkMode>,
 }
 

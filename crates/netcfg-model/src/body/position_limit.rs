@@ -45,24 +45,31 @@ impl PositionLimitsPostBody {
 /// `position_limits_patch_body`: changes a bounding box; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub struct PositionLimitsPatchBody {
     /// New largest x.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub max_x: Option<i32>,
     /// New largest y.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub max_y: Option<i32>,
     /// New largest z.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub max_z: Option<i32>,
     /// New smallest x.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub min_x: Option<i32>,
     /// New smallest y.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub min_y: Option<i32>,
     /// New smallest z.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "i32")]
     pub min_z: Option<i32>,
 }
 

@@ -40,21 +40,27 @@ impl RfSettingsPostBody {
 /// `rf_settings_patch_body`: changes an RF setting; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub struct RfSettingsPatchBody {
     /// New bit rate.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "BitRate")]
     pub bit_rate: Option<BitRate>,
     /// New channel.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Channel")]
     pub channel: Option<Channel>,
     /// New preamble code.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "PreambleCode")]
     pub preamble_code: Option<PreambleCode>,
     /// New preamble length.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "PreambleLength")]
     pub preamble_length: Option<PreambleLength>,
     /// New PRF.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Prf")]
     pub prf: Option<Prf>,
 }
 

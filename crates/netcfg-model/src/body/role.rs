@@ -15,70 +15,91 @@ pub struct RolePostBody {
     /// The beacon period of the role's tags.
     pub network_period: NetworkTime,
     /// Downlink window after each beacon; 0 (the default) for none.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "NetworkTime")]
     pub window_duration: Option<NetworkTime>,
     /// Devices planned for the role.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub device_count: Option<u32>,
     /// Accelerometer report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// Gyroscope report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// Quaternion report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// Magnetometer report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// Pressure report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// Temperature report period: 0 or at least 975.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// LED brightness: Off, Very Dim, Dim or Bright (the default).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LedBrightness")]
     pub led_brightness: Option<LedBrightness>,
 }
 
 /// `role_patch_body`: changes a role; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("minProperties" = 1))]
 pub struct RolePatchBody {
     /// New name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// New network period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "NetworkTime")]
     pub network_period: Option<NetworkTime>,
     /// New downlink window.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "NetworkTime")]
     pub window_duration: Option<NetworkTime>,
     /// New planned device count.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "u32")]
     pub device_count: Option<u32>,
     /// New accelerometer period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// New gyroscope period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// New quaternion period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// New magnetometer period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// New pressure period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// New temperature period.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// New LED brightness.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "LedBrightness")]
     pub led_brightness: Option<LedBrightness>,
 }
 

@@ -14,6 +14,7 @@ pub struct DataStreamBody {
     /// Where datagrams go: a unicast or multicast address.
     pub destination_ip: IpAddr,
     /// The destination UDP port, 1 to 65535.
+    #[schemars(range(min = 1))]
     pub destination_port: u16,
     /// The host address datagrams leave from; `0.0.0.0` for the system's choice.
     pub interface: IpAddr,
@@ -22,6 +23,7 @@ pub struct DataStreamBody {
     /// The stream's name.
     pub name: ItemName,
     /// Multicast time to live, 1 to 255.
+    #[schemars(range(min = 1))]
     pub time_to_live: u8,
 }
 

@@ -30,7 +30,7 @@ mod rules;
 
 pub use inputs::{MaxTagsInputs, Seeders};
 pub use result::{LimitingFactor, MaxTagsResult};
-pub(crate) use rules::check_rules;
+pub(crate) use rules::{check_field_rules, check_rules};
 
 use crate::validation::{Problems, Validate};
 

@@ -12,6 +12,17 @@ pub(crate) fn check_rules(
     path_of: &dyn Fn(&'static str) -> String,
     problems: &mut Problems,
 ) {
+    check_field_rules(inputs, path_of, problems);
+    check_combination_rules(inputs, path_of, problems);
+}
+
+/// The rules of single values (and the seeder period, which only matters
+/// when there are seeders): what a request body must follow.
+pub(crate) fn check_field_rules(
+    inputs: &MaxTagsInputs,
+    path_of: &dyn Fn(&'static str) -> String,
+    problems: &mut Problems,
+) {
     for (field, period) in [
         ("tag_period", inputs.tag_period),
         ("maximum_tag_period", inputs.maximum_tag_period),
@@ -30,16 +41,6 @@ pub(crate) fn check_rules(
             ),
         );
     }
-    if !inputs.tag_period.is_zero() && inputs.tag_period < inputs.maximum_tag_period {
-        problems.push(
-            path_of("tag_period"),
-            format!(
-                "the tag period ({}) is shorter than maximum_tag_period ({}), the shortest period a tag may use",
-                inputs.tag_period.units(),
-                inputs.maximum_tag_period.units()
-            ),
-        );
-    }
     if inputs.payload_overhead_size >= MAX_FRAME_BYTES {
         problems.push(
             path_of("payload_overhead_size"),
@@ -53,6 +54,25 @@ pub(crate) fn check_rules(
         problems.push(
             path_of("user_data_size"),
             format!("user data is at most {MAX_FRAME_BYTES} bytes"),
+        );
+    }
+}
+
+/// The rules between values that are each fine but conflict: the HTTP layer
+/// answers these with 409 (the inputs conflict), the others with 400.
+pub(crate) fn check_combination_rules(
+    inputs: &MaxTagsInputs,
+    path_of: &dyn Fn(&'static str) -> String,
+    problems: &mut Problems,
+) {
+    if !inputs.tag_period.is_zero() && inputs.tag_period < inputs.maximum_tag_period {
+        problems.push(
+            path_of("tag_period"),
+            format!(
+                "the tag period ({}) is shorter than maximum_tag_period ({}), the shortest period a tag may use",
+                inputs.tag_period.units(),
+                inputs.maximum_tag_period.units()
+            ),
         );
     }
     let window = inputs.window_duration;

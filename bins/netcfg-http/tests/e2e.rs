@@ -1,0 +1,413 @@
+//! End to end: the real `netcfg-http` binary on a free loopback port with a
+//! temporary data directory, driven over real HTTP through a configuration's
+//! whole life (create, devices, streams to our own UDP sockets, start on the
+//! simulator, device commands, datagrams, stop, download, delete, upload),
+//! and stopped with SIGTERM while a configuration runs.
+
+mod common;
+
+use std::{
+    net::{Ipv4Addr, UdpSocket},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use common::{HUNG, Request, Server};
+use serde_json::{Value, json};
+
+const NAME: &str = "site-e2e";
+const TAG: &str = "01:05:0001";
+const TAG_SERIAL: u32 = 0x0105_0001;
+
+/// A seeder, three anchors around it, and a tag.
+fn devices() -> Vec<Value> {
+    let anchor = |serial: &str, role_id: u32, x: i32, y: i32| {
+        json!({"serial_number": serial, "disabled": false,
+               "interfaces": [{"identifier": 0, "role_id": role_id, "x": x, "y": y, "z": 2500}]})
+    };
+    vec![
+        anchor("01:04:0001", 3, 0, 0),
+        anchor("01:04:0002", 2, 10_000, 0),
+        anchor("01:04:0003", 2, 10_000, 10_000),
+        anchor("01:04:0004", 2, 0, 10_000),
+        json!({"serial_number": TAG, "disabled": false, "name": "Tag 1",
+               "interfaces": [{"identifier": 0, "role_id": 4}]}),
+    ]
+}
+
+fn serials(devices: &Value) -> Vec<String> {
+    let mut serials: Vec<String> = devices
+        .as_array()
+        .expect("an array of devices")
+        .iter()
+        .map(|device| {
+            device["serial_number"]
+                .as_str()
+                .expect("a serial")
+                .to_owned()
+        })
+        .collect();
+    serials.sort();
+    serials
+}
+
+/// A UDP socket on 127.0.0.1 for a stream to send to.
+fn listener() -> UdpSocket {
+    let socket = UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).expect("a UDP socket");
+    socket
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .expect("a read timeout");
+    socket
+}
+
+/// The body that points stream `name` at `socket`.
+fn stream_to(name: &str, socket: &UdpSocket) -> Value {
+    json!({"name": name, "destination_ip": "127.0.0.1",
+           "destination_port": socket.local_addr().expect("bound").port(),
+           "interface": "127.0.0.1", "interface_port": 0, "time_to_live": 1})
+}
+
+fn now_ms() -> u64 {
+    u64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("after the epoch")
+            .as_millis(),
+    )
+    .expect("a u64 of milliseconds")
+}
+
+/// A decoded data-stream datagram (docs/engine-protocol.md, section 2).
+#[derive(Debug)]
+struct Datagram {
+    kind: u8,
+    sequence: u32,
+    timestamp_ms: u64,
+    records: Vec<u8>,
+    count: usize,
+}
+
+fn u16_at(bytes: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes(bytes[at..at + 2].try_into().expect("two bytes"))
+}
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
+}
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
+}
+
+/// Checks the header (magic, version 1, a known kind, a record count that
+/// matches the length for fixed-size records) and splits it off.
+fn decode(bytes: &[u8]) -> Datagram {
+    assert!(
+        bytes.len() >= 18,
+        "a datagram shorter than its header: {bytes:?}"
+    );
+    assert_eq!(&bytes[..2], b"NC", "magic");
+    assert_eq!(bytes[2], 1, "datagram format version");
+    let kind = bytes[3];
+    let count = usize::from(u16_at(bytes, 16));
+    assert!((1..=48).contains(&count), "record count {count}");
+    let records = bytes[18..].to_vec();
+    match kind {
+        1 => assert_eq!(count, 1, "an announcement has one record"),
+        2 => assert_eq!(records.len(), count * 14, "health records are 14 bytes"),
+        3 => assert_eq!(records.len(), count * 27, "position records are 27 bytes"),
+        4 => assert_eq!(records.len(), count * 29, "sensor records are 29 bytes"),
+        other => panic!("unknown datagram kind {other}"),
+    }
+    assert!(bytes.len() < 1472, "a datagram fits one Ethernet frame");
+    Datagram {
+        kind,
+        sequence: u32_at(bytes, 4),
+        timestamp_ms: u64_at(bytes, 8),
+        records,
+        count,
+    }
+}
+
+/// Receives datagrams on `socket` until `wanted` accepts one (at most
+/// [`HUNG`]); checks every header on the way and that sequence numbers rise.
+fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Datagram) -> bool) -> Datagram {
+    let deadline = Instant::now() + HUNG;
+    let mut buffer = [0_u8; 2048];
+    let mut last_sequence = None;
+    while Instant::now() < deadline {
+        let Ok(length) = socket.recv(&mut buffer) else {
+            continue;
+        };
+        let datagram = decode(&buffer[..length]);
+        if let Some(last) = last_sequence {
+            assert!(
+                datagram.sequence > last,
+                "sequence {} after {last}",
+                datagram.sequence
+            );
+        }
+        last_sequence = Some(datagram.sequence);
+        if wanted(&datagram) {
+            return datagram;
+        }
+    }
+    panic!("no wanted datagram arrived on {:?}", socket.local_addr());
+}
+
+/// A text of a datagram record (u8 length, UTF-8), and the offset after it.
+fn text_at(bytes: &[u8], at: usize) -> (String, usize) {
+    let length = usize::from(bytes[at]);
+    let text = std::str::from_utf8(&bytes[at + 1..at + 1 + length]).expect("UTF-8 text");
+    (text.to_owned(), at + 1 + length)
+}
+
+fn check_api_version(response: &common::Response) {
+    assert_eq!(
+        response.header("Api-Version"),
+        Some("5.1.0"),
+        "{response:?}"
+    );
+}
+
+#[test]
+fn a_configuration_lives_its_whole_life_over_http() {
+    let server = Server::start();
+    let send = |request: Request| {
+        let response = server.send(&request);
+        check_api_version(&response);
+        response
+    };
+    assert!(
+        server
+            .log
+            .text()
+            .contains(&format!("netcfg listening on http://{}", server.address)),
+        "{}",
+        server.log.text()
+    );
+    let listed = send(Request::get("/nets")).expect(200);
+    assert_eq!(listed["configurations"], json!([]));
+
+    // Create, with devices.
+    let created = send(Request::json(
+        "POST",
+        "/nets",
+        &json!({"name": NAME, "instance": "sim"}),
+    ))
+    .expect(201);
+    assert_eq!(created["configuration"]["name"], NAME);
+    assert_eq!(created["configuration"]["instance"], "sim");
+    assert_eq!(created["configuration"]["state"], "stopped");
+    for device in devices() {
+        let answer = send(Request::json(
+            "POST",
+            &format!("/nets/{NAME}/devices"),
+            &device,
+        ))
+        .expect(201);
+        assert_eq!(answer["device"]["serial_number"], device["serial_number"]);
+    }
+    let listed = send(Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
+    let expected_serials = serials(&Value::Array(devices()));
+    assert_eq!(serials(&listed["devices"]), expected_serials);
+
+    // Point the User stream (positions) and the Config stream
+    // (announcements) at sockets of ours.
+    let user = listener();
+    let config = listener();
+    let user_port = user.local_addr().expect("bound").port();
+    let patched = send(Request::json(
+        "PATCH",
+        &format!("/nets/{NAME}/data-streams/3"),
+        &stream_to("User", &user),
+    ))
+    .expect(200);
+    assert_eq!(patched["stream"]["destination_port"], user_port);
+    send(Request::json(
+        "PATCH",
+        &format!("/nets/{NAME}/data-streams/1"),
+        &stream_to("Config", &config),
+    ))
+    .expect(200);
+
+    // A device command before the start is refused.
+    let command = |action: Value| {
+        send(Request::json(
+            "POST",
+            &format!("/nets/{NAME}/devices/{TAG}/action"),
+            &action,
+        ))
+    };
+    command(json!({"action": "get_property_list"})).expect(400);
+
+    // Start on the simulator.
+    let started_at = now_ms();
+    let started = send(Request::json(
+        "POST",
+        &format!("/nets/{NAME}"),
+        &json!({"action": "start"}),
+    ))
+    .expect(200);
+    assert_eq!(started["status"]["state"], "running", "{started}");
+    let got = send(Request::get(&format!("/nets/{NAME}"))).expect(200);
+    assert_eq!(got["configuration"]["state"], "running");
+
+    // Device commands and their replies.
+    let set = command(json!({"action": "set_property", "property_id": 9, "value": 42})).expect(200);
+    assert_eq!(
+        set["status"]["replies"],
+        json!([{"serial_number": TAG, "action": "set_property",
+                "outcome": {"result": "property", "property_id": 9, "value": 42}}]),
+        "{set}"
+    );
+    let get = command(json!({"action": "get_property", "property_id": 9})).expect(200);
+    assert_eq!(
+        get["status"]["replies"][0]["outcome"],
+        json!({"result": "property", "property_id": 9, "value": 42}),
+        "{get}"
+    );
+    assert_eq!(get["status"]["failures"], json!([]));
+    send(Request::json(
+        "POST",
+        &format!("/nets/{NAME}/devices/01:05:0FFF/action"),
+        &json!({"action": "soft_reset"}),
+    ))
+    .expect(404);
+
+    // The tag's positions arrive on the User stream, the configuration's
+    // announcements on the Config stream.
+    let position = receive_until(&user, |datagram| {
+        datagram.kind == 3
+            && (0..datagram.count).any(|index| u32_at(&datagram.records, index * 27) == TAG_SERIAL)
+    });
+    assert!(
+        (started_at..=now_ms()).contains(&position.timestamp_ms),
+        "a send time between the start and now: {position:?}"
+    );
+    let record = &position.records[..27];
+    let quality = u16_at(record, 24);
+    assert!(quality <= 10_000, "quality {quality}");
+    let announcement = receive_until(&config, |datagram| datagram.kind == 1);
+    let (configuration, at) = text_at(&announcement.records, 0);
+    let (instance, at) = text_at(&announcement.records, at);
+    assert_eq!((configuration.as_str(), instance.as_str()), (NAME, "sim"));
+    let (_engine_version, at) = text_at(&announcement.records, at + 1);
+    let configured = u16_at(&announcement.records, at + 8);
+    assert_eq!(usize::from(configured), expected_serials.len());
+    assert_eq!(announcement.records.len(), at + 8 + 2 + 2 + 1);
+    assert_eq!(announcement.records[at + 12], 1, "the link is up");
+
+    // Stop.
+    let stopped = send(Request::json(
+        "POST",
+        &format!("/nets/{NAME}"),
+        &json!({"action": "stop"}),
+    ))
+    .expect(200);
+    assert_eq!(stopped["status"]["state"], "stopped");
+    let got = send(Request::get(&format!("/nets/{NAME}"))).expect(200);
+    assert_eq!(got["configuration"]["state"], "stopped");
+    command(json!({"action": "get_property_list"})).expect(400);
+
+    // The run left a log file, served as text.
+    let logs = send(Request::get(&format!("/nets/{NAME}/logs"))).expect(200);
+    let log_files = logs["logs"].as_array().expect("a list of log files");
+    assert_eq!(log_files.len(), 1, "{logs}");
+    let log_file = log_files[0].as_str().expect("a file name");
+    let log = send(Request::get(&format!("/nets/{NAME}/logs/{log_file}")));
+    assert_eq!(log.status, 200);
+    assert!(
+        log.header("Content-Type")
+            .is_some_and(|value| value.starts_with("text/plain")),
+        "{log:?}"
+    );
+    assert!(!log.body.is_empty(), "an empty log file");
+
+    // Download: the saved-state file, an SQLite database.
+    let download = send(Request::get(&format!("/nets/{NAME}/download")));
+    assert_eq!(download.status, 200);
+    assert_eq!(
+        download.header("Content-Type"),
+        Some("application/vnd.sqlite3")
+    );
+    assert!(
+        download.body.starts_with(b"SQLite format 3\0"),
+        "not an SQLite file: {:?}",
+        &download.body[..download.body.len().min(32)]
+    );
+    assert!(
+        download
+            .header("Content-Disposition")
+            .is_some_and(|value| value.contains(&format!("{NAME}.sqlite"))),
+        "{download:?}"
+    );
+
+    // Delete: 204, no body, the message in a header; then it is gone.
+    let deleted = send(Request::new("DELETE", &format!("/nets/{NAME}")));
+    assert_eq!(deleted.status, 204);
+    assert!(deleted.body.is_empty());
+    assert!(deleted.header("Netcfg-Message").is_some(), "{deleted:?}");
+    send(Request::get(&format!("/nets/{NAME}"))).expect(404);
+    assert_eq!(
+        send(Request::get("/nets")).expect(200)["configurations"],
+        json!([])
+    );
+
+    // Upload the downloaded file back: the name comes from the file name.
+    let uploaded = send(Request::multipart(
+        "/nets/upload",
+        &[],
+        &[("net_file", &format!("{NAME}.sqlite"), &download.body)],
+    ))
+    .expect(201);
+    assert_eq!(uploaded["configuration"]["name"], NAME, "{uploaded}");
+    assert_eq!(uploaded["configuration"]["state"], "stopped");
+    let listed = send(Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
+    assert_eq!(serials(&listed["devices"]), expected_serials);
+    let stream = send(Request::get(&format!("/nets/{NAME}/data-streams/3"))).expect(200);
+    assert_eq!(stream["stream"]["destination_port"], user_port);
+    assert!(
+        server.data_dir.join(format!("{NAME}.sqlite")).is_file(),
+        "the uploaded configuration is a file of the data directory"
+    );
+}
+
+#[test]
+fn sigterm_stops_the_running_configuration_and_exits_cleanly() {
+    let mut server = Server::start();
+    let name = "running-at-sigterm";
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets",
+            &json!({"name": name, "instance": "sim"}),
+        ))
+        .expect(201);
+    for device in devices() {
+        server
+            .send(&Request::json(
+                "POST",
+                &format!("/nets/{name}/devices"),
+                &device,
+            ))
+            .expect(201);
+    }
+    let started = server
+        .send(&Request::json(
+            "POST",
+            &format!("/nets/{name}"),
+            &json!({"action": "start"}),
+        ))
+        .expect(200);
+    assert_eq!(started["status"]["state"], "running");
+
+    let status = server.terminate();
+    let log = server.log.text();
+    assert!(status.success(), "exit status {status}; log:\n{log}");
+    assert!(
+        log.contains(&format!("stopping configuration {name}")),
+        "no line about stopping {name}:\n{log}"
+    );
+    assert!(log.contains("netcfg stopped"), "{log}");
+    assert!(!server.is_running());
+    // The configuration survives, stopped, for the next start.
+    assert!(server.data_dir.join(format!("{name}.sqlite")).is_file());
+}

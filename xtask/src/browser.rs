@@ -1,0 +1,351 @@
+//! `cargo xtask browser`: the API browser as a new user meets it. Builds
+//! the server, starts it on a free loopback port with a temporary data
+//! directory, and loads `/api/` in headless Chromium: the rendered DOM must
+//! hold Swagger UI with the 5.1 operations and a selector of both documents,
+//! a screenshot must show more than a blank page, and the 5.0 document must
+//! render its own operations when selected.
+
+use std::{
+    env, fs,
+    io::{Read, Write},
+    net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream},
+    path::{Path, PathBuf},
+    process::{Child, Command, Stdio},
+    thread,
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+};
+
+use anyhow::{Context, Result, bail, ensure};
+
+use super::{cargo, workspace_root};
+
+/// Where Debian's package puts the browser.
+const CHROMIUM: &str = "/usr/bin/chromium";
+/// How long the server may take to answer, and Chromium to render a page;
+/// only a hung run reaches these.
+const HUNG: Duration = Duration::from_secs(120);
+/// The smallest screenshot of a rendered page, and how many times larger
+/// than a blank page's screenshot (taken in the same run) it must be.
+const MIN_SCREENSHOT_BYTES: u64 = 10 * 1024;
+const MIN_RATIO_TO_BLANK: u64 = 3;
+
+/// A path only the 5.1 document has, and one only the 5.0 document has.
+const PATH_5_1: &str = "/nets/{net_name}/devices/{device_key}/action";
+const PATH_5_0: &str = "/nets/{net_name}/action";
+
+/// Runs the check; prints each thing it checked.
+pub(crate) fn browser_check() -> Result<()> {
+    cargo(&["build", "-p", "netcfg-http"], &[])?;
+    ensure_chromium()?;
+    let scratch = Scratch::new()?;
+    let server = ServerProcess::start(&server_binary(), &scratch.path)?;
+    let base = format!("http://{}", server.address);
+    println!("browser: server up at {base}");
+
+    let dom = dump_dom(&scratch, &format!("{base}/api/"))?;
+    check_swagger_ui(&dom)?;
+    for needle in [
+        // The definition selector offers both documents.
+        ">API 5.1</option>",
+        ">API 5.0</option>",
+        // The 5.1 document is the one shown: its version and operations.
+        "class=\"version\"> 5.1.0",
+        &data_path("/nets/{net_name}/devices"),
+        &data_path(PATH_5_1),
+        "Add a device",
+    ] {
+        ensure!(
+            dom.contains(needle),
+            "/api/ does not show `{needle}`{}",
+            excerpt(&dom)
+        );
+    }
+    ensure!(
+        !dom.contains(&data_path(PATH_5_0)),
+        "the 5.1 document shows the 5.0-only path {PATH_5_0}"
+    );
+    println!(
+        "browser: /api/ renders Swagger UI, the 5.1 operations (e.g. {PATH_5_1}), and a selector of API 5.1 and API 5.0"
+    );
+
+    let shots = workspace_root().join("target/browser");
+    fs::create_dir_all(&shots).with_context(|| format!("creating {}", shots.display()))?;
+    let api_png = shots.join("api.png");
+    let blank_png = scratch.path.join("blank.png");
+    screenshot(&scratch, &format!("{base}/api/"), &api_png)?;
+    screenshot(&scratch, "about:blank", &blank_png)?;
+    let api_size = png_size(&api_png)?;
+    let blank_size = png_size(&blank_png)?;
+    ensure!(
+        api_size >= MIN_SCREENSHOT_BYTES && api_size >= MIN_RATIO_TO_BLANK * blank_size,
+        "{} looks blank: {api_size} bytes, a blank page is {blank_size} bytes",
+        api_png.display()
+    );
+    println!(
+        "browser: screenshot {} ({api_size} bytes; a blank page is {blank_size})",
+        api_png.display()
+    );
+
+    let dom_5_0 = dump_dom(&scratch, &format!("{base}/api/?urls.primaryName=API%205.0"))?;
+    check_swagger_ui(&dom_5_0)?;
+    for needle in [&data_path(PATH_5_0), "class=\"version\"> 5.0.1"] {
+        ensure!(
+            dom_5_0.contains(needle),
+            "the 5.0 document does not show `{needle}`{}",
+            excerpt(&dom_5_0)
+        );
+    }
+    println!(
+        "browser: selecting API 5.0 renders version 5.0.1 and its own operations (e.g. {PATH_5_0})"
+    );
+
+    drop(server);
+    println!("browser: every check passed");
+    Ok(())
+}
+
+/// How Swagger UI marks an operation's path in the DOM.
+fn data_path(path: &str) -> String {
+    format!("data-path=\"{path}\"")
+}
+
+/// The DOM is Swagger UI's, rendered (operations drawn, no error box).
+fn check_swagger_ui(dom: &str) -> Result<()> {
+    ensure!(
+        dom.contains("swagger-ui") && dom.contains("opblock"),
+        "the page holds no rendered Swagger UI operations{}",
+        excerpt(dom)
+    );
+    ensure!(
+        !dom.contains("Failed to load API definition"),
+        "Swagger UI could not load the API description{}",
+        excerpt(dom)
+    );
+    Ok(())
+}
+
+/// The start of a page, for an error message.
+fn excerpt(dom: &str) -> String {
+    let text: String = dom.chars().take(2000).collect();
+    format!("; the page begins:\n{text}")
+}
+
+/// The server binary cargo built.
+fn server_binary() -> PathBuf {
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    target.join("debug").join("netcfg-http")
+}
+
+/// Installs Chromium when missing (as root), or says how.
+fn ensure_chromium() -> Result<()> {
+    if Path::new(CHROMIUM).exists() {
+        return Ok(());
+    }
+    let install = "apt-get install -y chromium";
+    let user = Command::new("id")
+        .arg("-u")
+        .output()
+        .context("running id -u")?;
+    if String::from_utf8_lossy(&user.stdout).trim() != "0" {
+        bail!("{CHROMIUM} is missing: install it with `sudo {install}`");
+    }
+    println!("browser: {CHROMIUM} is missing; running `{install}`");
+    let apt = |args: &[&str]| -> Result<bool> {
+        Ok(Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("running apt-get")?
+            .success())
+    };
+    // A fresh machine may have no package lists yet.
+    let installed = apt(&["install", "-y", "chromium"])?
+        || (apt(&["update"])? && apt(&["install", "-y", "chromium"])?);
+    ensure!(installed, "`{install}` failed");
+    ensure!(
+        Path::new(CHROMIUM).exists(),
+        "`{install}` did not provide {CHROMIUM}"
+    );
+    Ok(())
+}
+
+/// A temporary directory, removed on drop.
+#[derive(Debug)]
+struct Scratch {
+    path: PathBuf,
+}
+
+impl Scratch {
+    fn new() -> Result<Self> {
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.subsec_nanos());
+        let path = env::temp_dir().join(format!("netcfg-browser-{}-{nanos}", std::process::id()));
+        fs::create_dir_all(path.join("data"))
+            .with_context(|| format!("creating {}", path.display()))?;
+        Ok(Self { path })
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The server, killed on drop.
+#[derive(Debug)]
+struct ServerProcess {
+    child: Child,
+    address: SocketAddr,
+    log: PathBuf,
+}
+
+impl ServerProcess {
+    /// Starts `binary` on a free loopback port with the data directory
+    /// `<scratch>/data`, and waits until it answers.
+    fn start(binary: &Path, scratch: &Path) -> Result<Self> {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .context("finding a free port")?
+            .port();
+        let log = scratch.join("server.log");
+        let child = Command::new(binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .arg("--data-dir")
+            .arg(scratch.join("data"))
+            .env("RUST_LOG", "info")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(fs::File::create(&log).context("creating the server's log")?)
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        let mut server = Self {
+            child,
+            address: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+            log,
+        };
+        let deadline = Instant::now() + HUNG;
+        while !server.answers() {
+            if let Some(status) = server.child.try_wait()? {
+                bail!("the server exited with {status}:\n{}", server.log_text());
+            }
+            ensure!(
+                Instant::now() < deadline,
+                "the server did not answer within {HUNG:?}:\n{}",
+                server.log_text()
+            );
+            thread::sleep(Duration::from_millis(50));
+        }
+        Ok(server)
+    }
+
+    /// True when `GET /api.json` answers 200.
+    fn answers(&self) -> bool {
+        let attempt = || -> std::io::Result<bool> {
+            let mut stream = TcpStream::connect_timeout(&self.address, Duration::from_secs(2))?;
+            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+            write!(
+                stream,
+                "GET /api.json HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                self.address
+            )?;
+            let mut head = [0_u8; 12];
+            stream.read_exact(&mut head)?;
+            Ok(head.ends_with(b" 200"))
+        };
+        attempt().unwrap_or(false)
+    }
+
+    fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs headless Chromium on `url` with `mode` (`--dump-dom` or
+/// `--screenshot=...`), bounded by [`HUNG`]; returns its standard output.
+fn chromium(scratch: &Scratch, mode: &str, url: &str) -> Result<String> {
+    let profile = scratch.path.join("chromium-profile");
+    let mut child = Command::new(CHROMIUM)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--virtual-time-budget=5000",
+            "--window-size=1200,800",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(mode)
+        .arg(url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        // The dbus complaints on standard error are harmless.
+        .stderr(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {CHROMIUM}"))?;
+    let mut stdout = child.stdout.take().context("Chromium's standard output")?;
+    let reader = thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stdout.read_to_string(&mut text);
+        text
+    });
+    let deadline = Instant::now() + HUNG;
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("Chromium hung on {url} ({mode})");
+        }
+        thread::sleep(Duration::from_millis(50));
+    };
+    let output = reader
+        .join()
+        .map_err(|_| anyhow::anyhow!("reading Chromium's output failed"))?;
+    ensure!(
+        status.success(),
+        "Chromium failed on {url} ({mode}): {status}"
+    );
+    Ok(output)
+}
+
+/// The DOM of `url` once its scripts have run.
+fn dump_dom(scratch: &Scratch, url: &str) -> Result<String> {
+    let dom = chromium(scratch, "--dump-dom", url)?;
+    ensure!(!dom.trim().is_empty(), "Chromium printed no DOM for {url}");
+    Ok(dom)
+}
+
+/// A screenshot of `url` into `path`.
+fn screenshot(scratch: &Scratch, url: &str, path: &Path) -> Result<()> {
+    let _ = fs::remove_file(path);
+    chromium(scratch, &format!("--screenshot={}", path.display()), url)?;
+    Ok(())
+}
+
+/// The size of the PNG at `path`, after checking its signature.
+fn png_size(path: &Path) -> Result<u64> {
+    let bytes = fs::read(path).with_context(|| format!("no screenshot at {}", path.display()))?;
+    ensure!(
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+        "{} is not a PNG",
+        path.display()
+    );
+    Ok(bytes.len() as u64)
+}
