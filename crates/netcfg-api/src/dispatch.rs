@@ -378,6 +378,28 @@ pub(crate) fn render_error(
     route: Option<&Route>,
     version: ApiVersion,
 ) -> HttpResponse {
+    let mut error = error.clone();
+    if let Some(route) = route {
+        if let Some((_, to)) = route
+            .remaps
+            .iter()
+            .find(|(from, _)| *from == error.status.as_u16())
+        {
+            error.status = StatusCode::from_u16(*to).unwrap_or(error.status);
+        }
+        if route.declared(error.status.as_u16()).is_none() {
+            let message = format!(
+                "internal error: {} answered status {} ({}), which its route does not declare",
+                route.operation_id,
+                error.status.as_u16(),
+                error.message
+            );
+            log::error!("{message}");
+            if cfg!(debug_assertions) {
+                return render_error(&ApiError::internal(message), None, version);
+            }
+        }
+    }
     let level = level_of(route, error.status);
     // A row that declares a payload for an error (5.0's maximum-tag 500)
     // gets its key, null: nothing was produced.

@@ -319,7 +319,8 @@ pub enum Change {
     Add(Route),
     /// The operation is served differently: a route replaces it.
     Replace(Route),
-    /// The operation answers `to` where the handler answers `from`.
+    /// The operation answers `to` where the handler answers `from` (a
+    /// success or an error).
     Remap {
         /// The operation.
         operation_id: &'static str,
@@ -367,7 +368,9 @@ pub fn apply_changes(mut base: Vec<Route>, changes: Vec<Change>) -> Vec<Route> {
                 to,
             } => {
                 let route = find(&mut base, operation_id);
-                route.responses.retain(|declared| declared.status != from);
+                route
+                    .responses
+                    .retain(|declared| declared.status != from && declared.status != to.status);
                 route.responses.push(to);
                 route.remaps.push((from, to.status));
             }

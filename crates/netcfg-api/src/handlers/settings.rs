@@ -75,7 +75,32 @@ pub(crate) async fn put(context: Ctx) -> Result<Reply, ApiError> {
     let scope = scope(&context)?.unwrap_or_else(SettingScope::system);
     let body: SettingsBody = context.body()?;
     check_running(&context, &scope, &body)?;
-    let settings = net(&context, move |net| net.replace_settings(scope, body)).await?;
+    // PUT resets the system keys the body leaves out to their defaults: a
+    // running network cannot take that for network_mode or rf_setting either.
+    let guard_omitted = scope.class.as_str() == netcfg_model::SYSTEM_CLASS
+        && super::is_running(&context, &net_name(&context)?);
+    let settings = net(&context, move |net| {
+        if guard_omitted {
+            let current = net.settings(Some(SettingScope::system()))?;
+            for key in RUNNING_KEYS {
+                let default = default_setting(key).map(|setting| setting.default_value);
+                let value = current
+                    .iter()
+                    .find(|setting| setting.setting_key.as_str() == key)
+                    .map(|setting| setting.value.clone());
+                if value.is_some() && value != default {
+                    return Err(netcfg_store::StoreError::Conflict {
+                        what: format!("setting {key}"),
+                        why: "the configuration is running and PUT would reset it to its default; \
+                              stop the configuration first"
+                            .to_owned(),
+                    });
+                }
+            }
+        }
+        net.replace_settings(scope, body)
+    })
+    .await?;
     Reply::ok(format!(
         "Settings replaced; {} now",
         count(settings.len(), "setting")

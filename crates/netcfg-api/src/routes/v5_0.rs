@@ -31,6 +31,21 @@ fn undeclare(operation_id: &'static str, status: u16) -> Change {
     }
 }
 
+/// A 5.0 row that lists no 409: a conflict (a name taken, a built-in item,
+/// a change a running network cannot take) answers 400, an invalid request,
+/// as `copy` onto a taken name does.
+fn conflict_as_bad_request(operation_id: &'static str) -> Change {
+    Change::Remap {
+        operation_id,
+        from: 409,
+        to: Declared {
+            status: 400,
+            payload: Payload::Message,
+            level: Error,
+        },
+    }
+}
+
 /// The 5.0 paths of one interface's roles, in both spellings.
 const INTERFACE_ROLES: [&str; 2] = [
     "/nets/{net_name}/devices/{device_key}-{interface_identifier}/roles",
@@ -104,6 +119,7 @@ pub(crate) fn changes() -> Vec<Change> {
         )
         .errors(&[400, 404, 500]),
     ));
+    changes.push(conflict_as_bad_request("update_devices"));
     // 6. Interfaces.
     changes.push(remap("delete_interface", 200, 204));
     // 7. Maximum tags: a 500 carries the payload key (null: nothing was calculated).
@@ -153,6 +169,7 @@ pub(crate) fn changes() -> Vec<Change> {
         )
         .errors(&[404, 500]),
     ));
+    changes.push(conflict_as_bad_request("update_position_limit"));
     changes.push(Change::Replace(
         Route::new(
             Method::DELETE,
@@ -166,14 +183,14 @@ pub(crate) fn changes() -> Vec<Change> {
     ));
     changes.push(remap("delete_position_limit", 200, 204));
     // 9. RF settings.
-    changes.push(undeclare("update_rf_setting", 409));
-    changes.push(undeclare("delete_rf_setting", 409));
+    changes.push(conflict_as_bad_request("update_rf_setting"));
+    changes.push(conflict_as_bad_request("delete_rf_setting"));
     // 10. Roles: the list also has 404 (declared for every configuration path); PATCH without 409.
-    changes.push(undeclare("update_role", 409));
+    changes.push(conflict_as_bad_request("update_role"));
     // 11. Settings.
     changes.push(remap("delete_setting", 200, 204));
-    changes.push(undeclare("replace_settings", 409));
-    changes.push(undeclare("update_settings", 409));
+    changes.push(conflict_as_bad_request("replace_settings"));
+    changes.push(conflict_as_bad_request("update_settings"));
     // 12. The engine command.
     changes.push(Change::Add(
         Route::new(

@@ -1,0 +1,225 @@
+//! The route walk: every row of both route tables, through the real actix
+//! app on a real store and the real engine (simulator). The cases are data
+//! (`fixtures/api/*.json`, run in name order against one app and one data
+//! directory); each response is checked for its status, the `Api-Version`
+//! header, the envelope of its version (`message`, and `Classification` in
+//! 5.1 with the level the row declares), its payload key, and for a 204 an
+//! empty body with `Netcfg-Message` (and `Netcfg-Classification` in 5.1).
+//!
+//! Then the coverage: every status the seed lists for a row is declared by
+//! the table and provoked by a step, unless it is in [`UNPROVOKABLE`] with
+//! the reason; every path of every row (aliases too) is requested in each
+//! version that serves it.
+
+mod support;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::Arc,
+};
+
+use actix_web::{test::TestRequest, web};
+use netcfg_api::{ApiVersion, AppState, Services};
+use serde_json::Value;
+
+/// Statuses the seed lists that no request can provoke on a healthy host:
+/// (version or `*`, operation id or `*`, status, why).
+const UNPROVOKABLE: &[(&str, &str, u16, &str)] = &[
+    (
+        "*",
+        "*",
+        500,
+        "a fault of the server or its host (disk full, I/O error, a dead worker); \
+         500 never answers a request (decisions §4)",
+    ),
+    (
+        "*",
+        "get_setting",
+        409,
+        "only for a saved-state file that is locked or newer than this server; the API \
+         cannot make one (an upload of a newer schema is refused with 400)",
+    ),
+    (
+        "*",
+        "list_settings",
+        409,
+        "only for a saved-state file that is locked or newer than this server (as get_setting)",
+    ),
+    (
+        "*",
+        "set_magnetometer_calibration",
+        409,
+        "nothing in a configuration's state conflicts with storing a calibration: the \
+         store has no conflict for it, and a stopped network just stores it",
+    ),
+    (
+        "5.1",
+        "delete_device_pairs",
+        409,
+        "deleting pairs cannot find them all already in the asked state but absent: \
+         pairs not there are 417 (none deleted) or 206 (some)",
+    ),
+    (
+        "5.1",
+        "update_position_limit",
+        409,
+        "the PATCH body holds only coordinates (no name), so nothing can collide, and a \
+         running network takes new bounding boxes",
+    ),
+    (
+        "5.0",
+        "delete_paired_interface",
+        409,
+        "unpairing answers 404 for a pair that does not exist; nothing else conflicts",
+    ),
+    (
+        "*",
+        "get_packages",
+        404,
+        "only when a component is missing on the host (iproute2); the step accepts \
+         either answer, see EITHER",
+    ),
+];
+
+/// Rows whose answer depends on the host: a step accepts either status and
+/// covers the row with whichever it got.
+const EITHER: &[(&str, [u16; 2], &str)] = &[(
+    "get_packages",
+    [200, 404],
+    "404 lists the components with the missing ones marked; iproute2 may be absent",
+)];
+
+/// The seed's rows: version to operation id to the statuses it lists.
+fn seed_rows() -> BTreeMap<String, BTreeMap<String, Vec<u16>>> {
+    let path = support::fixtures_dir().join("seed_rows.json");
+    let text = std::fs::read_to_string(&path).expect("fixtures/api/seed_rows.json");
+    let mut rows: BTreeMap<String, Value> = serde_json::from_str(&text).expect("seed rows");
+    rows.remove("about");
+    rows.into_iter()
+        .map(|(version, rows)| {
+            (
+                version,
+                serde_json::from_value(rows).expect("operation id to statuses"),
+            )
+        })
+        .collect()
+}
+
+fn mock_state() -> (tempfile::TempDir, AppState) {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let services = Services {
+        store: Arc::new(netcfg_store::Store::open(directory.path()).expect("a store")),
+        engine: Arc::new(netcfg_engine::MockEngine::new()),
+        command_timeout: netcfg_api::DEFAULT_COMMAND_TIMEOUT,
+    };
+    (directory, AppState::new(ApiVersion::V5_1, services))
+}
+
+fn exempt(version: &str, operation_id: &str, status: u16) -> bool {
+    UNPROVOKABLE.iter().any(|(v, op, s, _)| {
+        (*v == "*" || *v == version) && (*op == "*" || *op == operation_id) && *s == status
+    })
+}
+
+#[test]
+fn the_tables_hold_exactly_the_seeds_rows_and_declare_their_statuses() {
+    let (_directory, state) = mock_state();
+    let seed = seed_rows();
+    let mut problems = Vec::new();
+    for version in ApiVersion::ALL {
+        let rows = &seed[version.short()];
+        let table = state.table(version);
+        let served: BTreeSet<&str> = table
+            .routes
+            .iter()
+            .map(|route| route.operation_id)
+            .collect();
+        let listed: BTreeSet<&str> = rows.keys().map(String::as_str).collect();
+        for missing in listed.difference(&served) {
+            problems.push(format!(
+                "{version}: the seed has {missing}, the table does not"
+            ));
+        }
+        for extra in served.difference(&listed) {
+            problems.push(format!(
+                "{version}: the table has {extra}, the seed does not"
+            ));
+        }
+        for (operation_id, statuses) in rows {
+            let Some(route) = table.route(operation_id) else {
+                continue;
+            };
+            for status in statuses {
+                if route.declared(*status).is_none() {
+                    problems.push(format!(
+                        "{version}: {operation_id} does not declare {status}"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_row_of_both_tables_answers_as_the_seed_says() {
+    let world = support::World::new();
+    let state = world.state();
+    let fixtures = support::fixture::load_all(&support::fixtures_dir());
+    let walk = actix_web::rt::System::new().block_on(async {
+        let app = actix_web::test::init_service(netcfg_api::create_app(state.clone())).await;
+        support::walk(&app, TestRequest::to_request, &state, &fixtures).await
+    });
+    // The engine's runtime ends here, outside any async context.
+    drop(world);
+    assert!(
+        walk.failures.is_empty(),
+        "{} of {} steps failed:\n\n{}",
+        walk.failures.len(),
+        walk.steps,
+        walk.failures.join("\n\n")
+    );
+    let missing = uncovered(&state, &walk);
+    assert!(
+        missing.is_empty(),
+        "{} steps passed, but these are not exercised:\n{}",
+        walk.steps,
+        missing.join("\n")
+    );
+}
+
+/// What the walk did not reach: seed statuses (not exempt) and paths.
+fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
+    let mut missing = Vec::new();
+    for (version, rows) in seed_rows() {
+        let parsed: ApiVersion = version.parse().expect("a version");
+        for (operation_id, statuses) in rows {
+            let got = |status: u16| {
+                walk.covered
+                    .contains(&(version.clone(), operation_id.clone(), status))
+            };
+            if let Some((_, either, _)) = EITHER.iter().find(|(op, _, _)| *op == operation_id) {
+                if !either.iter().any(|status| got(*status)) {
+                    missing.push(format!("{version} {operation_id}: none of {either:?}"));
+                }
+                continue;
+            }
+            for status in statuses {
+                if !got(status) && !exempt(&version, &operation_id, status) {
+                    missing.push(format!("{version} {operation_id} {status}"));
+                }
+            }
+        }
+        for route in &state.table(parsed).routes {
+            for path in &route.paths {
+                if !walk.aliases.contains(&(version.clone(), *path)) {
+                    missing.push(format!(
+                        "{version} {} {path} ({}) is never requested",
+                        route.method, route.operation_id
+                    ));
+                }
+            }
+        }
+    }
+    missing
+}
