@@ -5,6 +5,8 @@
 //!   denied, tests.
 //! - `layers`: checks that no crate depends on what its layer must not know
 //!   (docs/architecture.md), from cargo's own dependency graph.
+//! - `schemathesis`: property-based tests of both tables from their own
+//!   description, with schemathesis from PyPI.
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be blank.
 
@@ -15,12 +17,13 @@
 )]
 
 mod browser;
+mod schemathesis;
 
 use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
@@ -28,6 +31,7 @@ fn main() -> Result<()> {
         Some("ci") => ci(),
         Some("layers") => layers(),
         Some("browser") => browser::browser_check(),
+        Some("schemathesis") => schemathesis::schemathesis(),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -195,6 +199,7 @@ fn ci() -> Result<()> {
     )?;
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
+    schemathesis::schemathesis()?;
     eprintln!("ci: every check passed");
     Ok(())
 }

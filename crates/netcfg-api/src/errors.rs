@@ -29,11 +29,15 @@ impl From<EngineError> for ApiError {
         let status = match &error {
             // The request asks a stopped network to act, or names something
             // the network cannot take.
-            EngineError::NotRunning(_)
-            | EngineError::Refused { .. }
-            | EngineError::NoDefaultInstance
+            EngineError::NotRunning(_) | EngineError::Refused { .. } | EngineError::Encode(_) => {
+                StatusCode::BAD_REQUEST
+            }
+            // The configuration names an instance that cannot run: a serial
+            // port that is missing or busy, an unknown simulator scenario,
+            // no instance at all. Its state conflicts with starting it.
+            EngineError::NoDefaultInstance
             | EngineError::UnknownScenario(_)
-            | EngineError::Encode(_) => StatusCode::BAD_REQUEST,
+            | EngineError::SerialPort { .. } => StatusCode::CONFLICT,
             EngineError::UnknownDevice { .. } => StatusCode::NOT_FOUND,
             // The device or network did not answer in time.
             EngineError::DeviceTimeout { .. } | EngineError::NetworkTimeout { .. } => {
@@ -42,7 +46,6 @@ impl From<EngineError> for ApiError {
             // Faults of the host or of its link to the hardware.
             EngineError::LinkDown { .. }
             | EngineError::UnexpectedReply { .. }
-            | EngineError::SerialPort { .. }
             | EngineError::StreamSocket { .. }
             | EngineError::LogFile { .. }
             | EngineError::HostInterfaces(_)

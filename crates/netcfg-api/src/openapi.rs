@@ -39,7 +39,7 @@ pub fn document(table: &Table) -> Value {
         }
     }
     let schemas: Map<String, Value> = responses.take_definitions(true).into_iter().collect();
-    json!({
+    let mut document = json!({
         "openapi": "3.1.0",
         "info": {
             "title": "netcfg: network configuration manager API",
@@ -48,7 +48,46 @@ pub fn document(table: &Table) -> Value {
         },
         "paths": paths,
         "components": { "schemas": schemas },
-    })
+    });
+    bound_integers(&mut document);
+    document
+}
+
+/// Gives every integer schema the bounds its `format` implies (schemars
+/// writes `"format": "uint32"` and `"minimum": 0` but no maximum, and
+/// validators ignore formats they do not know), so that the description
+/// says what the server reads.
+fn bound_integers(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let bounds: Option<(i128, i128)> = match object.get("format").and_then(Value::as_str) {
+                Some("uint8") => Some((0, u8::MAX.into())),
+                Some("uint16") => Some((0, u16::MAX.into())),
+                Some("uint32") => Some((0, u32::MAX.into())),
+                Some("uint64") => Some((0, u64::MAX.into())),
+                Some("int8") => Some((i8::MIN.into(), i8::MAX.into())),
+                Some("int16") => Some((i16::MIN.into(), i16::MAX.into())),
+                Some("int32") => Some((i32::MIN.into(), i32::MAX.into())),
+                Some("int64") => Some((i64::MIN.into(), i64::MAX.into())),
+                _ => None,
+            };
+            if let Some((minimum, maximum)) = bounds {
+                object.entry("minimum").or_insert_with(|| number(minimum));
+                object.entry("maximum").or_insert_with(|| number(maximum));
+            }
+            object.values_mut().for_each(bound_integers);
+        }
+        Value::Array(items) => items.iter_mut().for_each(bound_integers),
+        _ => {}
+    }
+}
+
+/// A JSON number for an integer bound (all fit an i64 or a u64).
+fn number(bound: i128) -> Value {
+    u64::try_from(bound)
+        .map(Value::from)
+        .or_else(|_| i64::try_from(bound).map(Value::from))
+        .unwrap_or(Value::Null)
 }
 
 fn description(version: ApiVersion) -> String {
@@ -159,9 +198,15 @@ fn parameter_schema(name: &str) -> Value {
             json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}$"})
         }
         "_type" => json!({"type": "string", "enum": ["twr", "blacklist"]}),
-        "interface" => {
-            json!({"type": "string", "description": "<serial_number>-<interface_identifier>"})
-        }
+        "interface" => json!({
+            "type": "string",
+            "description": "<serial_number>-<interface_identifier>",
+            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$"
+        }),
+        "name" => json!({
+            "type": "string", "minLength": 1, "maxLength": 64,
+            "pattern": "^[^\\s\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f])?$"
+        }),
         _ => json!({"type": "string", "minLength": 1, "maxLength": 64}),
     }
 }

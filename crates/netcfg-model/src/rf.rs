@@ -150,6 +150,7 @@ pub fn suitable_preamble_codes(channel: Channel, prf: Prf) -> std::ops::RangeInc
 #[derive(
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
+#[schemars(transform = add_preamble_rules)]
 pub struct RfSetting {
     /// Unique name within the configuration; `default` always exists.
     pub name: ItemName,
@@ -181,6 +182,28 @@ impl RfSetting {
             prf: Prf::Mhz64,
         }
     }
+}
+
+/// Adds to an object schema with `channel`, `prf` and `preamble_code` the
+/// rule between them, as one `if`/`then` per channel and PRF (written from
+/// [`suitable_preamble_codes`], so the schema and the validation agree).
+pub(crate) fn add_preamble_rules(schema: &mut schemars::Schema) {
+    let mut rules = Vec::new();
+    for channel in Channel::ALL {
+        for prf in Prf::ALL {
+            let codes = suitable_preamble_codes(*channel, *prf);
+            rules.push(serde_json::json!({
+                "if": {
+                    "required": ["channel", "prf", "preamble_code"],
+                    "properties": {"channel": {"const": channel.value()}, "prf": {"const": prf.value()}}
+                },
+                "then": {
+                    "properties": {"preamble_code": {"minimum": codes.start(), "maximum": codes.end()}}
+                }
+            }));
+        }
+    }
+    schema.insert("allOf".to_owned(), serde_json::Value::Array(rules));
 }
 
 /// Records a problem when `code` does not suit `channel` and `prf`.

@@ -105,6 +105,21 @@ impl DefaultSetting {
         self.rule
     }
 
+    /// The JSON schema of this setting's values.
+    pub fn value_schema(&self) -> serde_json::Value {
+        match self.rule {
+            SettingRule::Integer { min, max } => {
+                serde_json::json!({"type": "integer", "minimum": min, "maximum": max})
+            }
+            SettingRule::OneOf(words) => serde_json::json!({"type": "string", "enum": words}),
+            SettingRule::Boolean => serde_json::json!({"type": "boolean"}),
+            SettingRule::Name => serde_json::json!({
+                "type": "string", "minLength": 1, "maxLength": 64,
+                "pattern": "^[^\\s\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]*[^\\s\\x00-\\x1f\\x7f-\\x9f])?$"
+            }),
+        }
+    }
+
     /// Records a problem at `path` when `value` does not suit this setting.
     pub fn check(&self, value: &SettingValue, path: &str, problems: &mut Problems) {
         let fits = match (self.rule, value) {

@@ -7,6 +7,25 @@ use crate::{
     validation::{Problems, Validate, join},
 };
 
+/// The schema of a host interface address: IPv4 or IPv6 text, not a
+/// multicast group (224.0.0.0/4, ff00::/8).
+pub(crate) fn interface_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}],
+        "not": {"pattern": "^(22[4-9]|23[0-9])\\.|^[fF][fF]"}
+    })
+}
+
+/// The schema of a destination address: IPv4 or IPv6, not unspecified.
+pub(crate) fn destination_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "anyOf": [{"format": "ipv4"}, {"format": "ipv6"}],
+        "not": {"enum": ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"]}
+    })
+}
+
 /// A data stream of a configuration.
 #[derive(
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
@@ -17,11 +36,13 @@ pub struct DataStream {
     /// Unique name within the configuration.
     pub name: ItemName,
     /// Where datagrams go: a unicast or multicast address.
+    #[schemars(schema_with = "crate::stream::destination_schema")]
     pub destination_ip: IpAddr,
     /// The destination UDP port, 1 to 65535.
     #[schemars(range(min = 1))]
     pub destination_port: u16,
     /// The host address datagrams leave from; `0.0.0.0` for the system's choice.
+    #[schemars(schema_with = "crate::stream::interface_schema")]
     pub interface: IpAddr,
     /// The local UDP port; 0 for any.
     pub interface_port: u16,

@@ -208,6 +208,7 @@ pub(crate) fn changes() -> Vec<Change> {
         )
         .errors(&[400, 404]),
     ));
+    changes.push(conflict_as_bad_request("engine_command"));
     // 13. Interface roles.
     changes.push(Change::Add(
         Route::new(

@@ -76,6 +76,7 @@ pub struct DeviceBody {
     pub disabled: bool,
     /// A name for people.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// The id to give a new device.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,6 +131,7 @@ pub struct MultipleDevicePatchBody {
     pub disabled: bool,
     /// Its new name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
 }
 
@@ -153,7 +155,7 @@ impl FromJson for MultipleDevicePatchBody {
 
 /// The body of `PATCH /nets/{net_name}/devices`: one `device_body`, or an
 /// array of [`MultipleDevicePatchBody`] (each device at most once).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(untagged)]
 pub enum DevicesPatchBody {
     /// One device, named by its serial number.
@@ -186,6 +188,24 @@ impl FromJson for DevicesPatchBody {
         }
         let bodies: Option<Vec<_>> = bodies.into_iter().collect();
         bodies.filter(|_| clean).map(Self::Multiple)
+    }
+}
+
+impl schemars::JsonSchema for DevicesPatchBody {
+    fn schema_name() -> Cow<'static, str> {
+        "DevicesPatchBody".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let single = generator.subschema_for::<DeviceBody>();
+        let each = generator.subschema_for::<MultipleDevicePatchBody>();
+        schemars::json_schema!({
+            "description": "One device_body, or an array of devices (each named by serial_number, each once).",
+            "anyOf": [
+                single,
+                {"type": "array", "minItems": 1, "items": each}
+            ]
+        })
     }
 }
 
@@ -292,6 +312,7 @@ pub struct MultiDeviceCommandBody {
     #[serde(flatten)]
     pub action: DeviceAction,
     /// The devices, each named once; at least one.
+    #[schemars(length(min = 1), extend("uniqueItems" = true))]
     pub serial_numbers: Vec<SerialNumber>,
 }
 

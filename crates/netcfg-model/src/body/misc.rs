@@ -5,15 +5,23 @@ use crate::{
     validation::{Problems, join},
 };
 
+fn image_path_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string", "minLength": 1, "maxLength": 1024,
+        "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]+$",
+        "description": "The path of the image bundle on the host."
+    })
+}
+
 /// `group_image_patch_body`: sets the group image; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(extend("minProperties" = 1))]
 pub struct GroupImagePatchBody {
-    /// The path of the image bundle on the host: 1 to 4096 bytes, no
+    /// The path of the image bundle on the host: 1 to 1024 characters, no
     /// control characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String")]
+    #[schemars(schema_with = "image_path_schema")]
     pub path: Option<String>,
 }
 
@@ -29,12 +37,12 @@ impl GroupImagePatchBody {
 fn check_group_image(body: &GroupImagePatchBody, path: &str, problems: &mut Problems) {
     if let Some(image_path) = &body.path
         && (image_path.is_empty()
-            || image_path.len() > 4096
+            || image_path.chars().count() > 1024
             || image_path.chars().any(char::is_control))
     {
         problems.push(
             join(path, "path"),
-            "a path has 1 to 4096 bytes and no control characters",
+            "a path has 1 to 1024 characters and no control characters",
         );
     }
 }

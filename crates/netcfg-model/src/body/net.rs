@@ -24,9 +24,31 @@ plain_body!(NetworkBody { required instance, required name } at_least_one: false
 /// `action_body`: copy, delete, start or stop a configuration
 /// (`POST /nets/{net_name}`). `name` is the name of the copy; the other
 /// actions accept it and do not use it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(transparent)]
 pub struct ActionBody(pub ConfigurationAction);
+
+impl schemars::JsonSchema for ActionBody {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ActionBody".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let name = generator.subschema_for::<ConfigName>();
+        schemars::json_schema!({
+            "type": "object",
+            "description": "copy (into `name`), delete, start or stop; `name` is required for copy and unused by the others.",
+            "required": ["action"],
+            "additionalProperties": false,
+            "properties": {
+                "action": {"type": "string", "enum": ["copy", "delete", "start", "stop"]},
+                "name": name
+            },
+            "if": {"properties": {"action": {"const": "copy"}}},
+            "then": {"required": ["action", "name"]}
+        })
+    }
+}
 
 #[derive(serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -56,6 +56,7 @@ impl FromJson for PairBody {
 #[serde(deny_unknown_fields)]
 pub struct DevicePairsBody {
     /// The pairs.
+    #[schemars(length(min = 1))]
     pub pairs: Vec<PairBody>,
 }
 

@@ -1,13 +1,17 @@
 use super::plain_body;
 use crate::{
     names::ItemName,
-    rf::{BitRate, Channel, PreambleCode, PreambleLength, Prf, RfSetting, check_preamble_code},
+    rf::{
+        BitRate, Channel, PreambleCode, PreambleLength, Prf, RfSetting, add_preamble_rules,
+        check_preamble_code,
+    },
     validation::Problems,
 };
 
 /// `rf_settings_post_body`: creates a named RF setting.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = add_preamble_rules)]
 pub struct RfSettingsPostBody {
     /// Data bit rate in kbit/s: 110, 850 or 6800.
     pub bit_rate: BitRate,
@@ -40,7 +44,7 @@ impl RfSettingsPostBody {
 /// `rf_settings_patch_body`: changes an RF setting; at least one field.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
+#[schemars(extend("minProperties" = 1), transform = add_preamble_rules)]
 pub struct RfSettingsPatchBody {
     /// New bit rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::{
     json::{FromJson, deserialize_via_from_json, kind, leaf},
     names::SettingKey,
-    setting::{SettingValue, default_setting},
+    setting::{SettingValue, default_setting, default_settings},
     validation::{Problems, join},
 };
 
@@ -111,25 +111,52 @@ impl schemars::JsonSchema for SettingsBody {
         "SettingsBody".into()
     }
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let value = generator.subschema_for::<SettingValue>();
-        schemars::json_schema!({
-            "description": "One setting as {\"setting_key\": K, \"value\": V}, or several as an object of K: V pairs.",
-            "oneOf": [
-                {
+        let any_value = generator.subschema_for::<SettingValue>().to_value();
+        let catalogue = default_settings();
+        let known: Vec<&str> = catalogue
+            .iter()
+            .map(|setting| setting.setting_key.as_str())
+            .collect();
+        // The single form: a known key with its rule, or any other key.
+        let mut single: Vec<serde_json::Value> = catalogue
+            .iter()
+            .map(|setting| {
+                serde_json::json!({
                     "type": "object",
                     "required": ["setting_key", "value"],
                     "additionalProperties": false,
                     "properties": {
-                        "setting_key": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
-                        "value": value
+                        "setting_key": {"const": setting.setting_key.as_str()},
+                        "value": setting.value_schema()
                     }
-                },
+                })
+            })
+            .collect();
+        single.push(serde_json::json!({
+            "type": "object",
+            "required": ["setting_key", "value"],
+            "additionalProperties": false,
+            "properties": {
+                "setting_key": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$", "not": {"enum": known}},
+                "value": any_value
+            }
+        }));
+        // The map form: known keys with their rules, other keys any value.
+        let properties: serde_json::Map<String, serde_json::Value> = catalogue
+            .iter()
+            .map(|setting| (setting.setting_key.to_string(), setting.value_schema()))
+            .collect();
+        schemars::json_schema!({
+            "description": "One setting as {\"setting_key\": K, \"value\": V}, or several as an object of K: V pairs. Known keys (see /default-settings) take the values their rule allows.",
+            "oneOf": [
+                {"oneOf": single},
                 {
                     "type": "object",
                     "minProperties": 1,
                     "not": {"required": ["setting_key"]},
                     "propertyNames": {"pattern": "^[A-Za-z0-9._-]{1,64}$"},
-                    "additionalProperties": value
+                    "properties": properties,
+                    "additionalProperties": any_value
                 }
             ]
         })

@@ -12,11 +12,13 @@ use crate::{
 #[serde(deny_unknown_fields)]
 pub struct DataStreamBody {
     /// Where datagrams go: a unicast or multicast address.
+    #[schemars(schema_with = "crate::stream::destination_schema")]
     pub destination_ip: IpAddr,
     /// The destination UDP port, 1 to 65535.
     #[schemars(range(min = 1))]
     pub destination_port: u16,
     /// The host address datagrams leave from; `0.0.0.0` for the system's choice.
+    #[schemars(schema_with = "crate::stream::interface_schema")]
     pub interface: IpAddr,
     /// The local UDP port; 0 for any.
     pub interface_port: u16,

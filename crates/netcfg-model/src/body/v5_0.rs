@@ -102,7 +102,7 @@ impl schemars::JsonSchema for InterfaceRef {
         schemars::json_schema!({
             "type": "string",
             "description": "An interface: <serial_number>-<interface_identifier>.",
-            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-[0-9]{1,3}$",
+            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$",
             "examples": ["01:04:0719-0"]
         })
     }
