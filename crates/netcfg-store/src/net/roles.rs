@@ -6,7 +6,7 @@ use netcfg_model::{
     ItemName, NetworkTime, Role, RoleId, Validate,
     body::{RolePatchBody, RolePostBody},
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension};
 
 use super::Net;
 use crate::{
@@ -74,25 +74,31 @@ fn check_name(
     }
 }
 
+/// The values of `role`'s columns, in the order of `COLUMNS` (`?1` to `?12`).
+fn column_values(role: &Role) -> [rusqlite::types::Value; 12] {
+    use rusqlite::types::Value;
+    [
+        Value::from(i64::from(role.id.0)),
+        Value::from(role.name.to_string()),
+        Value::from(i64::from(role.network_period.units())),
+        Value::from(i64::from(role.window_duration.units())),
+        Value::from(i64::from(role.device_count)),
+        Value::from(i64::from(u32::from(role.accelerometer_period))),
+        Value::from(i64::from(u32::from(role.gyroscope_period))),
+        Value::from(i64::from(u32::from(role.quaternion_period))),
+        Value::from(i64::from(u32::from(role.magnetometer_period))),
+        Value::from(i64::from(u32::from(role.pressure_period))),
+        Value::from(i64::from(u32::from(role.temperature_period))),
+        Value::from(word(&role.led_brightness)),
+    ]
+}
+
 /// Inserts a role as it is (its rules already checked).
 pub(super) fn insert(conn: &Connection, role: &Role) -> Result<(), StoreError> {
     conn.prepare_cached(&format!(
         "INSERT INTO roles ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
     ))?
-    .execute(params![
-        role.id.0,
-        role.name.as_str(),
-        role.network_period.units(),
-        role.window_duration.units(),
-        role.device_count,
-        u32::from(role.accelerometer_period),
-        u32::from(role.gyroscope_period),
-        u32::from(role.quaternion_period),
-        u32::from(role.magnetometer_period),
-        u32::from(role.pressure_period),
-        u32::from(role.temperature_period),
-        word(&role.led_brightness),
-    ])?;
+    .execute(rusqlite::params_from_iter(column_values(role)))?;
     Ok(())
 }
 
@@ -184,19 +190,6 @@ fn update(conn: &Connection, role: &Role) -> Result<(), StoreError> {
             led_brightness = ?12
          WHERE id = ?1",
     )?
-    .execute(params![
-        role.id.0,
-        role.name.as_str(),
-        role.network_period.units(),
-        role.window_duration.units(),
-        role.device_count,
-        u32::from(role.accelerometer_period),
-        u32::from(role.gyroscope_period),
-        u32::from(role.quaternion_period),
-        u32::from(role.magnetometer_period),
-        u32::from(role.pressure_period),
-        u32::from(role.temperature_period),
-        word(&role.led_brightness),
-    ])?;
+    .execute(rusqlite::params_from_iter(column_values(role)))?;
     Ok(())
 }
