@@ -15,6 +15,7 @@
 //! 4. the dispatcher draws the envelope, taking the classification level
 //!    from the row's declared responses.
 
+pub mod auth;
 mod context;
 mod describe;
 mod dispatch;
@@ -36,10 +37,15 @@ use actix_web::{
     App, Error, HttpMessage,
     body::{EitherBody, MessageBody},
     dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse},
-    http::header::HeaderValue,
+    http::{
+        StatusCode,
+        header::{self, HeaderValue},
+    },
     web,
 };
+use auth::Verdict;
 
+pub use auth::{Access, Auth, AuthError};
 pub use context::Ctx;
 pub use dispatch::{CLASSIFICATION_HEADER, JSON_BODY_LIMIT, MESSAGE_HEADER, UPLOAD_BODY_LIMIT};
 pub use openapi::document;
@@ -73,13 +79,42 @@ pub fn create_app(
 > {
     let patterns = dispatch::patterns(&state);
     let default_version = state.default_version();
+    let auth = state.auth().clone();
     App::new()
         .app_data(state.clone())
         .configure(describe::register_browser)
         .configure(|config| dispatch::register(config, &patterns, &state))
         .default_service(web::to(dispatch::unknown_route))
         .wrap_fn(move |request, service| -> Answer<_> {
-            match dispatch::select_version(&request, default_version) {
+            // The version first, so that every refusal has its envelope and
+            // Api-Version; then the token, when access control is on.
+            let judged = match dispatch::select_version(&request, default_version) {
+                Err(error) => Err((error, default_version)),
+                Ok(version) => {
+                    let authorization = request
+                        .headers()
+                        .get(header::AUTHORIZATION)
+                        .and_then(|value| value.to_str().ok());
+                    match auth.judge(request.method().as_str(), request.path(), authorization) {
+                        Verdict::Allowed => Ok(version),
+                        Verdict::Unauthenticated => Err((
+                            ApiError::new(
+                                StatusCode::UNAUTHORIZED,
+                                "a token is required: send Authorization: Bearer <token>",
+                            ),
+                            version,
+                        )),
+                        Verdict::Forbidden => Err((
+                            ApiError::new(
+                                StatusCode::FORBIDDEN,
+                                "this token may only read; a change needs an admin token",
+                            ),
+                            version,
+                        )),
+                    }
+                }
+            };
+            match judged {
                 Ok(version) => {
                     request.extensions_mut().insert(version);
                     let call = service.call(request);
@@ -92,12 +127,17 @@ pub fn create_app(
                         Ok(response.map_into_left_body())
                     })
                 }
-                Err(error) => {
-                    let mut response = dispatch::render_error(&error, None, default_version);
-                    response.headers_mut().insert(
+                Err((error, version)) => {
+                    let mut response = dispatch::render_error(&error, None, version);
+                    let headers = response.headers_mut();
+                    headers.insert(
                         VERSION_HEADER.try_into().expect("a valid header name"),
-                        HeaderValue::from_static(default_version.full()),
+                        HeaderValue::from_static(version.full()),
                     );
+                    if error.status == StatusCode::UNAUTHORIZED {
+                        headers
+                            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                    }
                     let answer = request.into_response(response).map_into_right_body();
                     Box::pin(async move { Ok(answer) })
                 }

@@ -10,8 +10,14 @@ use crate::{
     version::{ApiVersion, VERSION_HEADER},
 };
 
-/// The document describing `table`.
+/// The document describing `table`, without access control.
 pub fn document(table: &Table) -> Value {
+    document_for(table, false)
+}
+
+/// The document describing `table`; with `access_control`, every operation
+/// but the self description requires a bearer token and declares 401 and 403.
+pub(crate) fn document_for(table: &Table, access_control: bool) -> Value {
     // Responses use shared components; request bodies are inlined, because a
     // body's schema (what is accepted) and a resource's (what is sent) differ
     // for the same type.
@@ -50,7 +56,48 @@ pub fn document(table: &Table) -> Value {
         "components": { "schemas": schemas },
     });
     bound_integers(&mut document);
+    if access_control {
+        require_tokens(&mut document);
+    }
     document
+}
+
+/// Declares the bearer scheme, requires it everywhere but on `/api.json`,
+/// and adds its refusals to every other operation.
+fn require_tokens(document: &mut Value) {
+    document["components"]["securitySchemes"] = json!({
+        "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A token of the server's configuration (auth.tokens): read-only tokens may GET, admin tokens may do everything."
+        }
+    });
+    document["security"] = json!([{"bearer": []}]);
+    let Some(paths) = document["paths"].as_object_mut() else {
+        return;
+    };
+    for (path, operations) in paths.iter_mut() {
+        for operation in operations
+            .as_object_mut()
+            .into_iter()
+            .flat_map(|operations| operations.values_mut())
+        {
+            if path == "/api.json" {
+                operation["security"] = json!([]);
+                continue;
+            }
+            let refusal = |description: &str| {
+                json!({
+                    "description": description,
+                    "content": {"application/json": {"schema": {"type": "object", "required": ["message"], "properties": {"message": {"type": "string"}}}}}
+                })
+            };
+            operation["responses"]["401"] =
+                refusal("No token, or not a known one (Classification 1)");
+            operation["responses"]["403"] =
+                refusal("A read-only token on a change (Classification 1)");
+        }
+    }
 }
 
 /// Gives every integer schema the bounds its `format` implies (schemars

@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 use netcfg_engine::Engine;
 use netcfg_store::Store;
 
-use crate::{openapi, table::Table, version::ApiVersion};
+use crate::{auth::Auth, openapi, table::Table, version::ApiVersion};
 
 /// How long a device command waits for its reply, unless configured.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -36,6 +36,7 @@ impl std::fmt::Debug for Services {
 pub struct AppState {
     pub(crate) default_version: ApiVersion,
     services: Services,
+    auth: Auth,
     tables: Vec<(Table, serde_json::Value)>,
 }
 
@@ -58,7 +59,7 @@ impl AppState {
         let tables: Vec<(Table, serde_json::Value)> = tables
             .into_iter()
             .map(|table| {
-                let document = openapi::document(&table);
+                let document = openapi::document_for(&table, false);
                 (table, document)
             })
             .collect();
@@ -71,8 +72,25 @@ impl AppState {
         Self {
             default_version,
             services,
+            auth: Auth::off(),
             tables,
         }
+    }
+
+    /// The same state with access control: `auth`'s tokens are required
+    /// (see [`Auth`]), and the published documents say so.
+    pub fn with_auth(mut self, auth: Auth) -> Self {
+        let on = auth.is_on();
+        for (table, document) in &mut self.tables {
+            *document = openapi::document_for(table, on);
+        }
+        self.auth = auth;
+        self
+    }
+
+    /// The access control in force.
+    pub fn auth(&self) -> &Auth {
+        &self.auth
     }
 
     /// The version that answers requests that do not choose one.

@@ -1,0 +1,158 @@
+//! Access control through the real app: off by default; with tokens, 401
+//! without a known one, 403 for a read-only token on a change, the self
+//! description open, and the published documents declaring the scheme.
+
+use std::sync::Arc;
+
+use actix_web::{http::StatusCode, test as actix_test, web};
+use netcfg_api::{
+    Access, ApiVersion, AppState, Auth, DEFAULT_COMMAND_TIMEOUT, Services, create_app,
+};
+use netcfg_engine::{EngineOptions, NetcfgEngine};
+use netcfg_store::Store;
+use serde_json::Value;
+
+const ADMIN: &str = "admin-token-0123456789";
+const READER: &str = "reader-token-0123456789";
+
+struct Fixture {
+    _directory: tempfile::TempDir,
+    runtime: Option<tokio::runtime::Runtime>,
+    state: web::Data<AppState>,
+}
+
+impl Drop for Fixture {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.runtime.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+fn fixture(auth: Auth) -> Fixture {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let services = Services {
+        store: Arc::new(Store::open(directory.path()).expect("a store")),
+        engine: Arc::new(NetcfgEngine::new(
+            EngineOptions::default(),
+            runtime.handle().clone(),
+        )),
+        command_timeout: DEFAULT_COMMAND_TIMEOUT,
+    };
+    let state = web::Data::new(AppState::new(ApiVersion::V5_1, services).with_auth(auth));
+    Fixture {
+        _directory: directory,
+        runtime: Some(runtime),
+        state,
+    }
+}
+
+fn tokens() -> Auth {
+    let reader_digest: String = {
+        use sha2::Digest;
+        sha2::Sha256::digest(READER.as_bytes())
+            .iter()
+            .map(|byte| format!("{byte:02x}"))
+            .collect()
+    };
+    Auth::off()
+        .with_token(ADMIN, Access::Admin)
+        .and_then(|auth| auth.with_digest(&reader_digest, Access::ReadOnly))
+        .expect("valid tokens")
+}
+
+async fn send(
+    state: &web::Data<AppState>,
+    request: actix_test::TestRequest,
+) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
+    let app = actix_test::init_service(create_app(state.clone())).await;
+    let response = actix_test::call_service(&app, request.to_request()).await;
+    let status = response.status();
+    let headers = response.headers().clone();
+    let body = actix_test::read_body(response).await;
+    let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    (status, headers, value)
+}
+
+fn create(token: Option<&str>) -> actix_test::TestRequest {
+    let request = actix_test::TestRequest::post()
+        .uri("/nets")
+        .set_json(serde_json::json!({"name": "site", "instance": "sim"}));
+    match token {
+        Some(token) => request.insert_header(("Authorization", format!("Bearer {token}"))),
+        None => request,
+    }
+}
+
+#[actix_web::test]
+async fn without_tokens_everything_is_open() {
+    let fixture = fixture(Auth::off());
+    let (status, _, _) = send(&fixture.state, create(None)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, _, document) = send(
+        &fixture.state,
+        actix_test::TestRequest::get().uri("/api.json"),
+    )
+    .await;
+    assert!(document["components"]["securitySchemes"].is_null());
+}
+
+#[actix_web::test]
+async fn tokens_are_required_and_read_only_ones_only_read() {
+    let fixture = fixture(tokens());
+    let (status, headers, body) = send(&fixture.state, create(None)).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    assert_eq!(headers.get("WWW-Authenticate").unwrap(), "Bearer");
+    assert_eq!(headers.get("Api-Version").unwrap(), "5.1.0");
+    assert_eq!(body["Classification"], 1);
+
+    let (status, _, _) = send(&fixture.state, create(Some("not-a-token-at-all"))).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+    let (status, _, body) = send(&fixture.state, create(Some(READER))).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    assert!(body["message"].as_str().unwrap().contains("admin"));
+    let (status, _, _) = send(&fixture.state, create(Some(ADMIN))).await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    let read = |token: &str| {
+        actix_test::TestRequest::get()
+            .uri("/nets/site")
+            .insert_header(("Authorization", format!("Bearer {token}")))
+    };
+    let (status, _, body) = send(&fixture.state, read(READER)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _, _) = send(
+        &fixture.state,
+        actix_test::TestRequest::get().uri("/nets/site"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
+}
+
+#[actix_web::test]
+async fn the_description_stays_open_and_declares_the_scheme() {
+    let fixture = fixture(tokens());
+    let (status, _, document) = send(
+        &fixture.state,
+        actix_test::TestRequest::get().uri("/api.json"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        document["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+    assert_eq!(
+        document["paths"]["/api.json"]["get"]["security"],
+        serde_json::json!([])
+    );
+    let create = &document["paths"]["/nets"]["post"]["responses"];
+    assert!(create["401"].is_object() && create["403"].is_object());
+    let (status, _, _) = send(&fixture.state, actix_test::TestRequest::get().uri("/api/")).await;
+    assert_eq!(status, StatusCode::OK);
+}
