@@ -7,6 +7,7 @@
 //!   (docs/architecture.md), from cargo's own dependency graph.
 //! - `schemathesis`: property-based tests of both tables from their own
 //!   description, with schemathesis from PyPI.
+//! - `bench`: load benchmarks of the real server (docs/benchmarks.md).
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be blank.
 
@@ -16,6 +17,7 @@
     reason = "a command-line tool talks to its user"
 )]
 
+mod bench;
 mod browser;
 mod schemathesis;
 
@@ -23,15 +25,17 @@ use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
+    let rest: Vec<String> = env::args().skip(2).collect();
     match task.as_deref() {
         Some("ci") => ci(),
         Some("layers") => layers(),
         Some("browser") => browser::browser_check(),
         Some("schemathesis") => schemathesis::schemathesis(),
+        Some("bench") => bench::bench(&rest),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())

@@ -6,6 +6,7 @@
 //! of its own, serves the API, and on SIGTERM or Ctrl-C stops the running
 //! configurations before it exits.
 
+mod baseline;
 mod settings;
 
 use std::sync::Arc;
@@ -17,11 +18,17 @@ use netcfg_engine::{Engine, EngineOptions, NetcfgEngine};
 use netcfg_model::Instance;
 use netcfg_store::Store;
 
-use crate::settings::{Cli, Settings};
+use crate::{
+    baseline::Baseline,
+    settings::{Cli, Settings},
+};
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
-    let settings = Settings::load(&cli, std::env::vars())?;
+    let settings = Settings::load(
+        &cli,
+        std::env::vars().filter(|(name, _)| !Baseline::is_variable(name)),
+    )?;
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
 
     std::fs::create_dir_all(settings.data_dir()).with_context(|| {
@@ -66,13 +73,18 @@ fn main() -> Result<()> {
         engine: engine.clone(),
         command_timeout: DEFAULT_COMMAND_TIMEOUT,
     };
-    let state = actix_web::web::Data::new(AppState::new(settings.version()?, services));
+    let state = actix_web::web::Data::new(
+        AppState::new(settings.version()?, services).with_auth(settings.auth()?),
+    );
     let address = (settings.bind, settings.port);
+    let baseline = Baseline::from_env()?;
 
     actix_web::rt::System::new().block_on(async move {
-        let server = actix_web::HttpServer::new(move || create_app(state.clone()))
-            .bind(address)
-            .with_context(|| format!("could not listen on {}:{}", address.0, address.1))?;
+        let server = actix_web::HttpServer::new(move || {
+            create_app(state.clone()).configure(|config| baseline.register(config))
+        })
+        .bind(address)
+        .with_context(|| format!("could not listen on {}:{}", address.0, address.1))?;
         for bound in server.addrs() {
             log::info!(
                 "netcfg listening on http://{bound} (API {})",

@@ -69,6 +69,11 @@ pub(crate) const KEYS: &[Key] = &[
         meaning: "The API version that answers requests without an `Api-Version` header: `5.1` or `5.0`.",
     },
     Key {
+        name: "auth.tokens",
+        default: "[]",
+        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`. When set, every request but GET /api and /api.json needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
+    },
+    Key {
         name: "default_instance",
         default: "sim",
         meaning: "The engine instance for configurations whose `instance` is empty: a serial port path, or `sim` for the built-in simulator.",
@@ -99,12 +104,17 @@ pub(crate) fn reference_table() -> String {
     for key in KEYS {
         let flag = match key.name {
             "default_instance" => "(file or environment only)".to_owned(),
+            "auth.tokens" => "(file only)".to_owned(),
             name => format!("`--{}`", name.replace('_', "-")),
         };
         table.push_str(&format!(
-            "| `{}` | `NETCFG_{}` | {} | `{}` | {} |\n",
+            "| `{}` | {} | {} | `{}` | {} |\n",
             key.name,
-            key.name.to_uppercase(),
+            if key.name.contains('.') {
+                "(file only)".to_owned()
+            } else {
+                format!("`NETCFG_{}`", key.name.to_uppercase())
+            },
             flag,
             key.default,
             key.meaning
@@ -114,6 +124,32 @@ pub(crate) fn reference_table() -> String {
 }
 
 /// The settings the server runs with.
+/// The `[auth]` table of the configuration file.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuthSettings {
+    #[serde(default)]
+    pub(crate) tokens: Vec<TokenSetting>,
+}
+
+/// One token of `auth.tokens`: the secret or its SHA-256 digest, and its access.
+#[derive(Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TokenSetting {
+    token: Option<String>,
+    sha256: Option<String>,
+    access: String,
+}
+
+// A secret must never reach a log line, even through `{:?}`.
+impl std::fmt::Debug for TokenSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenSetting")
+            .field("access", &self.access)
+            .finish_non_exhaustive()
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Settings {
@@ -122,6 +158,8 @@ pub(crate) struct Settings {
     pub(crate) data_dir: PathBuf,
     pub(crate) api_version: String,
     pub(crate) default_instance: String,
+    #[serde(default)]
+    pub(crate) auth: AuthSettings,
 }
 
 impl Settings {
@@ -132,7 +170,8 @@ impl Settings {
         environment: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Self> {
         let mut builder = config::Config::builder();
-        for key in KEYS {
+        // Tables default through serde; the others through their default text.
+        for key in KEYS.iter().filter(|key| !key.name.contains('.')) {
             builder = builder.set_default(key.name, key.default)?;
         }
         if let Some(path) = &cli.config {
@@ -171,6 +210,7 @@ impl Settings {
             .try_deserialize()
             .context("the settings are not valid")?;
         settings.version()?;
+        settings.auth()?;
         Ok(settings)
     }
 
@@ -179,6 +219,22 @@ impl Settings {
         self.api_version
             .parse()
             .with_context(|| format!("api_version `{}`", self.api_version))
+    }
+
+    /// The access control the tokens describe (off when there are none).
+    pub(crate) fn auth(&self) -> Result<netcfg_api::Auth> {
+        let mut auth = netcfg_api::Auth::off();
+        for (position, token) in self.auth.tokens.iter().enumerate() {
+            let context = || format!("auth.tokens[{position}]");
+            let access: netcfg_api::Access = token.access.parse().with_context(context)?;
+            auth = match (&token.token, &token.sha256) {
+                (Some(secret), None) => auth.with_token(secret, access),
+                (None, Some(digest)) => auth.with_digest(digest, access),
+                _ => Err(netcfg_api::AuthError::TokenOrDigest),
+            }
+            .with_context(context)?;
+        }
+        Ok(auth)
     }
 
     /// The data directory.
@@ -272,6 +328,47 @@ mod tests {
             table,
             "docs/configuration.md is stale: run `UPDATE_EXPECT=1 cargo test -p netcfg-http` and commit it"
         );
+    }
+
+    #[test]
+    fn tokens_come_from_the_file_and_bad_ones_stop_the_server() {
+        let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        writeln!(
+            file,
+            "[auth]\ntokens = [\n  {{ token = \"a-long-admin-secret\", access = \"admin\" }},\n  {{ sha256 = \"{}\", access = \"read-only\" }},\n]",
+            "ab".repeat(32)
+        )
+        .unwrap();
+        let settings = Settings::load(
+            &cli(&["--config", file.path().to_str().unwrap()]),
+            Vec::new(),
+        )
+        .unwrap();
+        assert!(settings.auth().unwrap().is_on());
+        assert!(
+            !format!("{settings:?}").contains("a-long-admin-secret"),
+            "a secret reached Debug"
+        );
+        assert!(
+            !Settings::load(&cli(&[]), Vec::new())
+                .unwrap()
+                .auth()
+                .unwrap()
+                .is_on()
+        );
+
+        let mut bad = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+        writeln!(
+            bad,
+            "[auth]\ntokens = [{{ token = \"short\", access = \"admin\" }}]"
+        )
+        .unwrap();
+        let error = Settings::load(
+            &cli(&["--config", bad.path().to_str().unwrap()]),
+            Vec::new(),
+        )
+        .unwrap_err();
+        assert!(format!("{error:#}").contains("auth.tokens[0]"), "{error:#}");
     }
 
     #[test]

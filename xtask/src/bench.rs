@@ -1,0 +1,328 @@
+//! `cargo xtask bench`: load benchmarks of the real server (issue 8), on
+//! loopback, with wrk. Every figure is a ratio or a distribution from one
+//! run; targets are reported beside them, never enforced (the command fails
+//! only when something could not run). What each figure means:
+//! docs/benchmarks.md.
+//!
+//! The steps, in order, over `target/bench/`:
+//! 1. start-up of the server on an empty data directory (several runs);
+//! 2. load the site (`fixtures/bench/site.jsonl`) with concurrent POSTs, and
+//!    save the rendered `GET /nets/bench/devices` as the baseline's bytes;
+//! 3. growth: single adds timed at the 10th and the 10,000th device
+//!    (bench/growth.rs);
+//! 4. restart with the baseline route, then reads (devices and baseline, at
+//!    1, 8, 32, 64 connections) and durable writes (PATCH at 1 and 32),
+//!    sampling memory;
+//! 5. copy the site into 100 configurations; start-up over them (several
+//!    runs) and idle memory;
+//! 6. write report.json, report.md and latency.svg.
+
+mod fixture;
+mod growth;
+mod http;
+mod report;
+mod server;
+mod svg;
+mod wrk;
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    thread,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+
+use self::{
+    http::Client,
+    report::{Figures, Footprint, ReadPoint},
+    server::{Launch, Server},
+    wrk::Load,
+};
+use crate::{cargo, workspace_root};
+
+/// The site's configuration.
+const NET: &str = "bench";
+/// Connection counts of the read runs (the chart's x axis).
+const READ_CONNECTIONS: [u32; 4] = [1, 8, 32, 64];
+/// Configurations of the start-up figure.
+const FLEET: usize = 100;
+/// Start-ups timed for each start-up median.
+const STARTUPS: usize = 5;
+/// Client threads that load fixtures (their adds share commits).
+const LOADERS: usize = 8;
+
+const USAGE: &str = "usage: cargo xtask bench [--seconds N] [--write-fixture]\n\n  --seconds N      seconds per load point (default 5)\n  --write-fixture  rewrite fixtures/bench/site.jsonl from the code and stop";
+
+struct Options {
+    seconds: u32,
+    write_fixture: bool,
+}
+
+fn options(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        seconds: 5,
+        write_fixture: false,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                let value = args.next().context("--seconds needs a value")?;
+                options.seconds = value
+                    .parse()
+                    .ok()
+                    .filter(|seconds| *seconds > 0)
+                    .with_context(|| format!("--seconds {value}: not a positive integer"))?;
+            }
+            "--write-fixture" => options.write_fixture = true,
+            "--help" | "-h" => bail!("{USAGE}"),
+            other => bail!("unknown argument `{other}`\n\n{USAGE}"),
+        }
+    }
+    Ok(options)
+}
+
+pub(crate) fn bench(args: &[String]) -> Result<()> {
+    let options = options(args)?;
+    if options.write_fixture {
+        return fixture::write();
+    }
+    let started = Instant::now();
+    let site = fixture::load()?;
+    wrk::ensure_installed()?;
+    cargo(&["build", "--release", "--package", "netcfg-http"], &[])?;
+
+    let dir = workspace_root().join("target/bench");
+    let data = dir.join("data");
+    let empty = dir.join("empty");
+    for stale in [&data, &empty] {
+        if stale.exists() {
+            fs::remove_dir_all(stale)
+                .with_context(|| format!("could not remove {}", stale.display()))?;
+        }
+    }
+    fs::create_dir_all(&dir)?;
+    let launch = |data_dir: &'static str, baseline: Option<&Path>| -> Result<Server> {
+        Server::start(&Launch {
+            data_dir: &dir.join(data_dir),
+            baseline,
+            log: dir.join(format!("server-{data_dir}.log")),
+        })
+    };
+
+    let load_before = load_average();
+    step("start-up on an empty data directory");
+    let mut rss_idle_empty_kb = 0;
+    let startup_empty_ms = startups(|| {
+        let server = launch("empty", None)?;
+        thread::sleep(Duration::from_secs(1));
+        rss_idle_empty_kb = server.rss_kb()?;
+        Ok(server)
+    })?;
+
+    step("loading the site: 50 anchors, 1,000 tags");
+    let server = launch("data", None)?;
+    let mut client = Client::connect(server.port)?;
+    create_net(&mut client, NET)?;
+    let adds: Vec<_> = site
+        .iter()
+        .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
+        .collect();
+    growth::send_concurrently(server.port, LOADERS, &adds)?;
+    let rendered = client
+        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
+        .body;
+    let baseline_file = dir.join("baseline.json");
+    fs::write(&baseline_file, &rendered)?;
+
+    step("growth: single adds at the 10th and at the 10,000th device");
+    let growth = growth::measure(server.port, LOADERS)?;
+    eprintln!(
+        "    median add {:.2} ms at device {}, {:.2} ms at device {}: ratio {:.2}",
+        report::median(&growth.early_ms),
+        growth.early_at,
+        report::median(&growth.late_ms),
+        growth.late_at,
+        growth.ratio()
+    );
+    drop(client);
+    server.stop()?;
+
+    let server = launch("data", Some(&baseline_file))?;
+    let mut client = Client::connect(server.port)?;
+    let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
+    let devices_bytes = client
+        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
+        .body;
+    if baseline_bytes != devices_bytes || devices_bytes != rendered {
+        bail!("the baseline route does not answer the bytes of GET /nets/{NET}/devices");
+    }
+    thread::sleep(Duration::from_millis(500));
+    let rss_idle_before_kb = server.rss_kb()?;
+
+    let base_url = format!("http://127.0.0.1:{}", server.port);
+    let get = wrk::get_script(&dir)?;
+    let devices_url = format!("{base_url}/nets/{NET}/devices");
+    let baseline_url = format!("{base_url}/_bench/baseline");
+    let sampler = server.sample_rss();
+    step("reads: warming up");
+    wrk::run(&get, &devices_url, 8, 2)?;
+    wrk::run(&get, &baseline_url, 8, 2)?;
+    let mut reads = Vec::new();
+    for connections in READ_CONNECTIONS {
+        step(&format!("reads at {connections} connections"));
+        let devices = checked(wrk::run(&get, &devices_url, connections, options.seconds)?)?;
+        let baseline = checked(wrk::run(&get, &baseline_url, connections, options.seconds)?)?;
+        let point = ReadPoint { devices, baseline };
+        eprintln!(
+            "    devices {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms), baseline {:.0} req/s: ratio {:.3}",
+            point.devices.rate(),
+            point.devices.p50_ms,
+            point.devices.p99_ms,
+            point.baseline.rate(),
+            point.ratio()
+        );
+        reads.push(point);
+    }
+
+    let patch = wrk::patch_script(&dir, NET, &fixture::tag_serials(&site))?;
+    let mut writes = Vec::new();
+    for connections in [1, 32] {
+        step(&format!("durable writes at {connections} connections"));
+        let load = checked(wrk::run(&patch, &base_url, connections, options.seconds)?)?;
+        eprintln!("    {:.0} PATCH/s", load.rate());
+        writes.push(load);
+    }
+    let rss_load_peak_kb = sampler.finish();
+    thread::sleep(Duration::from_secs(1));
+    let rss_idle_after_kb = server.rss_kb()?;
+
+    step(&format!(
+        "footprint: copying the site into {FLEET} configurations"
+    ));
+    // The server closed the connection while it sat idle during the runs.
+    let mut client = Client::connect(server.port)?;
+    for number in 1..FLEET {
+        client.expect_ok(
+            "POST",
+            &format!("/nets/{NET}"),
+            Some(&format!(
+                r#"{{"action": "copy", "name": "{NET}-copy-{number:03}"}}"#
+            )),
+        )?;
+    }
+    drop(client);
+    server.stop()?;
+
+    step(&format!("start-up with {FLEET} configurations"));
+    let mut rss_idle_full_kb = 0;
+    let startup_full_ms = startups(|| {
+        let server = launch("data", None)?;
+        let listed = Client::connect(server.port)?
+            .expect_ok("GET", "/nets", None)?
+            .text()
+            .matches(&format!("\"{NET}-copy-"))
+            .count();
+        if listed != FLEET - 1 {
+            bail!("GET /nets listed {listed} copies, not {}", FLEET - 1);
+        }
+        thread::sleep(Duration::from_secs(1));
+        rss_idle_full_kb = server.rss_kb()?;
+        Ok(server)
+    })?;
+
+    let [writes_1, writes_32] =
+        <[Load; 2]>::try_from(writes).map_err(|_| anyhow::anyhow!("two write runs expected"))?;
+    let figures = Figures {
+        seconds_per_point: options.seconds,
+        devices: site.len(),
+        response_bytes: rendered.len(),
+        reads,
+        writes_1,
+        writes_32,
+        growth,
+        load_average: [load_before, load_average()],
+        footprint: Footprint {
+            configurations: FLEET,
+            devices_each: site.len(),
+            startup_empty_ms,
+            startup_full_ms,
+            rss_idle_full_kb,
+            rss_idle_empty_kb,
+            rss_idle_before_kb,
+            rss_idle_after_kb,
+            rss_load_peak_kb,
+        },
+    };
+    write_reports(&dir, &figures)?;
+    println!(
+        "bench: figures of this run (target/bench/report.md; {:.0} s in all):",
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", figures.text());
+    Ok(())
+}
+
+/// The machine's load averages (1, 5, 15 minutes), to judge the noise.
+fn load_average() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|text| {
+            text.split_whitespace()
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default()
+}
+
+fn step(what: &str) {
+    eprintln!("bench: {what}");
+}
+
+/// A load run that saw errors measured something else than it claims.
+fn checked(load: Load) -> Result<Load> {
+    if load.errors > 0 {
+        bail!(
+            "{} of {} requests at {} connections failed (see target/bench/server-*.log)",
+            load.errors,
+            load.requests,
+            load.connections
+        );
+    }
+    Ok(load)
+}
+
+/// Start-up times in ms of `STARTUPS` servers started by `start`, each
+/// stopped before the next.
+fn startups(mut start: impl FnMut() -> Result<Server>) -> Result<Vec<f64>> {
+    let mut times = Vec::new();
+    for _ in 0..STARTUPS {
+        let server = start()?;
+        times.push(server.startup.as_secs_f64() * 1_000.0);
+        server.stop()?;
+    }
+    Ok(times)
+}
+
+fn create_net(client: &mut Client, name: &str) -> Result<()> {
+    client.expect_ok(
+        "POST",
+        "/nets",
+        Some(&format!(r#"{{"name": "{name}", "instance": "sim"}}"#)),
+    )?;
+    Ok(())
+}
+
+fn write_reports(dir: &Path, figures: &Figures) -> Result<()> {
+    let files: [(PathBuf, String); 3] = [
+        (dir.join("report.json"), figures.json()),
+        (dir.join("report.md"), figures.markdown()),
+        (dir.join("latency.svg"), svg::latency_chart(&figures.reads)),
+    ];
+    for (path, text) in files {
+        fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))?;
+    }
+    Ok(())
+}
