@@ -7,6 +7,10 @@
 //!   (docs/architecture.md), from cargo's own dependency graph.
 //! - `schemathesis`: property-based tests of both tables from their own
 //!   description, with schemathesis from PyPI.
+//! - `dist`: the release artefacts (tarball, Debian package, checksums);
+//!   `--check` builds them twice and checks them (CI runs it).
+//! - `codegen`: writes the generated documents (docs/openapi, the
+//!   configuration reference); tests fail when they are stale.
 //! - `bench`: load benchmarks of the real server (docs/benchmarks.md).
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be blank.
@@ -19,13 +23,15 @@
 
 mod bench;
 mod browser;
+mod codegen;
+mod dist;
 mod schemathesis;
 
 use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  dist      release artefacts in target/dist: tarball, Debian package, SHA256SUMS (--check: build twice and check them)\n  codegen   write the generated docs: OpenAPI of both tables, the configuration reference (--check: only check)\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
@@ -36,6 +42,8 @@ fn main() -> Result<()> {
         Some("browser") => browser::browser_check(),
         Some("schemathesis") => schemathesis::schemathesis(),
         Some("bench") => bench::bench(&rest),
+        Some("dist") => dist::dist(&rest),
+        Some("codegen") => codegen::codegen(&rest),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -204,6 +212,7 @@ fn ci() -> Result<()> {
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
     schemathesis::schemathesis()?;
+    dist::check()?;
     eprintln!("ci: every check passed");
     Ok(())
 }

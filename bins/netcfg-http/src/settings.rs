@@ -326,7 +326,7 @@ mod tests {
         assert_eq!(
             &document[begin..finish],
             table,
-            "docs/configuration.md is stale: run `UPDATE_EXPECT=1 cargo test -p netcfg-http` and commit it"
+            "docs/configuration.md is stale: run `cargo xtask codegen` and commit it"
         );
     }
 

@@ -1,0 +1,50 @@
+//! `cargo xtask codegen`: rewrites the generated documents from the code:
+//! the OpenAPI documents of both tables (`docs/openapi/<version>.json`) and
+//! the configuration reference table in `docs/configuration.md` (issue 7).
+//!
+//! Each generated file has an ordinary test that fails when the committed
+//! file is stale and rewrites it when `UPDATE_EXPECT` is set (the way
+//! rust-analyzer keeps its generated files). This task runs those tests
+//! with `UPDATE_EXPECT=1`, so the code that writes a file and the code that
+//! checks it are one; `cargo xtask codegen --check` runs them as CI does.
+
+use anyhow::{Result, bail};
+
+/// The tests that own a generated file: cargo arguments, and the file.
+const GENERATORS: &[(&[&str], &str)] = &[
+    (
+        &["test", "-p", "netcfg-api", "--test", "generated_docs"],
+        "docs/openapi/*.json",
+    ),
+    (
+        &[
+            "test",
+            "-p",
+            "netcfg-http",
+            "--bin",
+            "netcfg-http",
+            "--",
+            "the_configuration_reference_is_current",
+        ],
+        "docs/configuration.md (the key table)",
+    ),
+];
+
+pub(crate) fn codegen(args: &[String]) -> Result<()> {
+    let update = match args.first().map(String::as_str) {
+        None => true,
+        Some("--check") if args.len() == 1 => false,
+        Some(_) => bail!("usage: cargo xtask codegen [--check]"),
+    };
+    let environment: &[(&str, &str)] = if update {
+        &[("UPDATE_EXPECT", "1")]
+    } else {
+        &[]
+    };
+    for (args, file) in GENERATORS {
+        crate::cargo(args, environment)?;
+        let verb = if update { "written" } else { "current" };
+        eprintln!("codegen: {file} {verb}");
+    }
+    Ok(())
+}
