@@ -363,12 +363,12 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
             .content_type("text/html; charset=utf-8")
             .body(page),
         Content::Message => envelope(reply.status, &reply.message, level, version, None),
-        Content::Payload { key, value } => envelope(
+        Content::Payload { key, json } => envelope(
             reply.status,
             &reply.message,
             level,
             version,
-            Some((key, value)),
+            Some((key, &json)),
         ),
     }
 }
@@ -406,20 +406,21 @@ pub(crate) fn render_error(
     let payload = route
         .and_then(|route| route.declared(error.status.as_u16()))
         .and_then(|declared| match declared.payload {
-            crate::table::Payload::Json { key, .. } => Some((key, serde_json::Value::Null)),
+            crate::table::Payload::Json { key, .. } => Some((key, &b"null"[..])),
             _ => None,
         });
     envelope(error.status, &error.message, level, version, payload)
 }
 
 /// The response envelope: `{"message", "Classification" (5.1), <key>: payload}`,
-/// or for 204 the same message and level in headers.
+/// written around the payload's bytes; or, for 204, the same message and
+/// level in headers.
 fn envelope(
     status: StatusCode,
     message: &str,
     level: Level,
     version: ApiVersion,
-    payload: Option<(&'static str, serde_json::Value)>,
+    payload: Option<(&'static str, &[u8])>,
 ) -> HttpResponse {
     let mut builder = HttpResponse::build(status);
     if status == StatusCode::NO_CONTENT {
@@ -429,15 +430,23 @@ fn envelope(
         }
         return builder.finish();
     }
-    let mut object = serde_json::Map::new();
-    object.insert("message".to_owned(), message.into());
+    let payload_length = payload.map_or(0, |(key, json)| key.len() + json.len() + 6);
+    let mut body = Vec::with_capacity(message.len() + payload_length + 40);
+    body.extend_from_slice(b"{\"message\":");
+    // A string always serialises; the fallback keeps the body valid JSON.
+    if serde_json::to_writer(&mut body, message).is_err() {
+        body.extend_from_slice(b"\"\"");
+    }
     if version.has_classification() {
-        object.insert("Classification".to_owned(), level.value().into());
+        body.extend_from_slice(format!(",\"Classification\":{}", level.value()).as_bytes());
     }
-    if let Some((key, value)) = payload {
-        object.insert(key.to_owned(), value);
+    if let Some((key, json)) = payload {
+        // Payload keys are the fixed words of the API's table: no escaping needed.
+        body.extend_from_slice(format!(",\"{key}\":").as_bytes());
+        body.extend_from_slice(json);
     }
-    builder.json(serde_json::Value::Object(object))
+    body.push(b'}');
+    builder.content_type("application/json").body(body)
 }
 
 /// A message made safe for a header: printable ASCII stays, anything else is

@@ -20,11 +20,10 @@ pub struct Reply {
 pub(crate) enum Content {
     /// The message alone.
     Message,
-    /// A payload under one key beside the message.
-    Payload {
-        key: &'static str,
-        value: serde_json::Value,
-    },
+    /// A payload under one key beside the message, already serialised: the
+    /// envelope is written around these bytes, so a large list is rendered
+    /// once, straight from its types.
+    Payload { key: &'static str, json: Vec<u8> },
     /// A file, sent as it is (download, log file).
     File {
         bytes: Vec<u8>,
@@ -67,10 +66,10 @@ impl Reply {
         key: &'static str,
         value: &T,
     ) -> Result<Self, ApiError> {
-        let value = serde_json::to_value(value).map_err(|error| {
+        let json = serde_json::to_vec(value).map_err(|error| {
             ApiError::internal(format!("could not render the {key} payload: {error}"))
         })?;
-        self.content = Content::Payload { key, value };
+        self.content = Content::Payload { key, json };
         Ok(self)
     }
 
