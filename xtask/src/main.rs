@@ -11,6 +11,8 @@
 //!   `--check` builds them twice and checks them (CI runs it).
 //! - `codegen`: writes the generated documents (docs/openapi, the
 //!   configuration reference); tests fail when they are stale.
+//! - `soak` and `crash`: reliability runs against the real server
+//!   (docs/reliability.md).
 //! - `bench`: load benchmarks of the real server (docs/benchmarks.md).
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be blank.
@@ -24,14 +26,17 @@
 mod bench;
 mod browser;
 mod codegen;
+mod crash;
 mod dist;
 mod schemathesis;
+mod server;
+mod soak;
 
 use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  dist      release artefacts in target/dist: tarball, Debian package, SHA256SUMS (--check: build twice and check them)\n  codegen   write the generated docs: OpenAPI of both tables, the configuration reference (--check: only check)\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
+const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  dist      release artefacts in target/dist: tarball, Debian package, SHA256SUMS (--check: build twice and check them)\n  codegen   write the generated docs: OpenAPI of both tables, the configuration reference (--check: only check)\n  soak      mixed reads and writes for --minutes N against the server; errors, memory growth, state vs a model\n  crash     writes under load, --kills N SIGKILLs, restart: every acknowledged write present, files intact\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
 
 fn main() -> Result<()> {
     let task = env::args().nth(1);
@@ -44,6 +49,8 @@ fn main() -> Result<()> {
         Some("bench") => bench::bench(&rest),
         Some("dist") => dist::dist(&rest),
         Some("codegen") => codegen::codegen(&rest),
+        Some("soak") => soak::soak(&rest),
+        Some("crash") => crash::crash(&rest),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -212,6 +219,7 @@ fn ci() -> Result<()> {
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
     schemathesis::schemathesis()?;
+    crash::crash(&["--kills".to_owned(), "20".to_owned()])?;
     dist::check()?;
     eprintln!("ci: every check passed");
     Ok(())

@@ -822,7 +822,7 @@ fn settings() -> Vec<Route> {
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}",
             ],
             "replace_settings",
-            "Set settings, creating keys that do not exist",
+            "Replace the settings of the scope with the body's (known keys left out return to their defaults)",
             settings::put,
         )
         .json_body::<SettingsBody>()

@@ -1,0 +1,592 @@
+//! `cargo xtask crash [--kills N] [--threads T]`: durable writes under load
+//! against the real server, SIGKILL at random moments (N times, default
+//! 20), restart on the same data directory, and after every restart:
+//! - every acknowledged write is there (GET), and a write whose answer never
+//!   came is either there or not, never half there;
+//! - every saved-state file, as the kill left it (copied with its WAL),
+//!   passes SQLite's `PRAGMA integrity_check` (the `sqlite3` command line;
+//!   installed with apt-get when root and missing, else skipped and said);
+//! - every configuration downloaded passes `integrity_check` too, and the
+//!   server's own upload check (which runs it) accepts it under a new name.
+//!
+//! `NETCFG_CRASH_SEED` replays the kill moments and the workers' choices
+//! (not the exact interleaving, which the scheduler decides).
+
+mod tracker;
+
+use std::{
+    path::{Path, PathBuf},
+    process::Command,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering},
+    },
+    thread,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+
+use self::tracker::{Expect, Tracker, Verdict};
+use crate::server::{self, Client, Json, Rng, Server};
+
+const NETS: [&str; 2] = ["crash-a", "crash-b"];
+/// Setting keys per worker, created before the first kill.
+const KEYS_PER_WORKER: u64 = 3;
+
+/// What the main thread and the workers share.
+#[derive(Debug)]
+struct Control {
+    port: AtomicU16,
+    pause: AtomicBool,
+    parked: AtomicUsize,
+    stop: AtomicBool,
+}
+
+fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
+    tracker.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(crate) fn crash(args: &[String]) -> Result<()> {
+    let (kills, threads) = options(args)?;
+    let seed = match std::env::var("NETCFG_CRASH_SEED") {
+        Ok(seed) => seed.parse().context("NETCFG_CRASH_SEED: a number")?,
+        Err(_) => Rng::seed_from_clock(),
+    };
+    println!(
+        "crash: {kills} kills, {threads} writers, seed {seed} (NETCFG_CRASH_SEED={seed} replays it)"
+    );
+    let mut rng = Rng::new(seed);
+    let sqlite3 = sqlite3_available();
+    if let Err(why) = &sqlite3 {
+        println!("crash: sqlite3 checks skipped: {why}");
+    }
+    let binary = server::build()?;
+    let scratch = server::scratch_dir("crash")?;
+    let (data, log, checks) = (
+        scratch.join("data"),
+        scratch.join("server.log"),
+        scratch.join("check"),
+    );
+    std::fs::create_dir_all(&checks)?;
+    let mut server = Server::start(&binary, &data, &log)?;
+    let mut client = Client::new(server.port());
+    setup(&mut client, threads)?;
+
+    let control = Arc::new(Control {
+        port: AtomicU16::new(server.port()),
+        pause: AtomicBool::new(true),
+        parked: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+    });
+    let trackers: Vec<Arc<Mutex<Tracker>>> = (0..threads)
+        .map(|worker| Arc::new(Mutex::new(initial_tracker(worker))))
+        .collect();
+    let handles: Vec<_> = trackers
+        .iter()
+        .enumerate()
+        .map(|(id, tracker)| {
+            let (control, tracker, rng) = (control.clone(), tracker.clone(), rng.fork());
+            thread::spawn(move || write_until_stopped(id, rng, &control, &tracker))
+        })
+        .collect();
+
+    let mut report = Report::default();
+    let started = Instant::now();
+    for round in 1..=kills {
+        control.pause.store(false, Ordering::SeqCst);
+        thread::sleep(Duration::from_millis(rng.range(20, 700).unsigned_abs()));
+        server.kill()?;
+        control.pause.store(true, Ordering::SeqCst);
+        wait_parked(&control, threads)?;
+        if let Ok(sqlite3) = &sqlite3 {
+            report.files_checked +=
+                check_files_on_disk(sqlite3, &data, &checks, &mut report.problems)?;
+        }
+        if round % 4 == 0 {
+            // Now and then a kill while the server opens its files.
+            let early = Server::spawn(&binary, &data, &log)?;
+            thread::sleep(Duration::from_millis(rng.range(0, 80).unsigned_abs()));
+            early.kill()?;
+            report.startup_kills += 1;
+        }
+        server = Server::start(&binary, &data, &log)
+            .with_context(|| format!("the server did not restart after kill {round}"))?;
+        control.port.store(server.port(), Ordering::SeqCst);
+        client.set_port(server.port());
+        verify(&mut client, &trackers, &mut report)?;
+        check_downloads(
+            &mut client,
+            sqlite3.as_ref().ok(),
+            &checks,
+            round,
+            &mut report,
+        )?;
+        println!(
+            "crash: kill {round}/{kills}: {} acknowledged writes so far, {} problems",
+            trackers.iter().map(|t| lock(t).acknowledged).sum::<u64>(),
+            report.problems.len()
+        );
+    }
+    control.stop.store(true, Ordering::SeqCst);
+    for handle in handles {
+        handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("a writer panicked"))?;
+    }
+    drop(server);
+    for tracker in &trackers {
+        report.problems.extend(
+            lock(tracker)
+                .refused
+                .iter()
+                .map(|refusal| format!("refused: {refusal}")),
+        );
+    }
+
+    let acknowledged: u64 = trackers.iter().map(|t| lock(t).acknowledged).sum();
+    let unanswered: u64 = trackers.iter().map(|t| lock(t).unanswered).sum();
+    println!("crash summary (seed {seed})");
+    println!(
+        "  kills             {kills} under load, {} during start-up, {:.1} s",
+        report.startup_kills,
+        started.elapsed().as_secs_f64()
+    );
+    println!(
+        "  writes            {acknowledged} acknowledged, {unanswered} unanswered (in flight or refused at a kill)"
+    );
+    println!(
+        "  after restarts    {} items checked: {} as acknowledged, {} unanswered writes landed, {} absent",
+        report.items_checked, report.acknowledged, report.landed, report.absent
+    );
+    match &sqlite3 {
+        Ok(_) => println!(
+            "  integrity_check   {} files as the kill left them, {} downloads: all ok unless listed",
+            report.files_checked, report.downloads_checked
+        ),
+        Err(why) => {
+            println!("  integrity_check   sqlite3 skipped ({why}); the server's upload check only")
+        }
+    }
+    println!(
+        "  upload check      {} downloads accepted by POST /nets/upload",
+        report.uploads_accepted
+    );
+    println!("  problems          {}", report.problems.len());
+    for problem in &report.problems {
+        println!("    {problem}");
+    }
+    if !report.problems.is_empty() {
+        bail!("crash failed: {} problems", report.problems.len());
+    }
+    println!("crash: passed");
+    Ok(())
+}
+
+fn options(args: &[String]) -> Result<(u32, usize)> {
+    let (mut kills, mut threads) = (20, 4);
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = args
+            .next()
+            .with_context(|| format!("{arg} needs a value"))?;
+        match arg.as_str() {
+            "--kills" => kills = value.parse().context("--kills: a number")?,
+            "--threads" => threads = value.parse().context("--threads: a number")?,
+            _ => bail!("usage: cargo xtask crash [--kills N] [--threads T]"),
+        }
+    }
+    if threads == 0 || threads > 15 {
+        bail!("--threads must be between 1 and 15");
+    }
+    Ok((kills, threads))
+}
+
+#[derive(Debug, Default)]
+struct Report {
+    problems: Vec<String>,
+    items_checked: u64,
+    acknowledged: u64,
+    landed: u64,
+    absent: u64,
+    files_checked: u64,
+    downloads_checked: u64,
+    uploads_accepted: u64,
+    startup_kills: u64,
+}
+
+fn setting_key(worker: usize, k: u64) -> String {
+    format!("crash_w{worker}_{k}")
+}
+
+/// The configurations, and each worker's setting keys at value 0.
+fn setup(client: &mut Client, threads: usize) -> Result<()> {
+    for net in NETS {
+        let body = Json::object([("name", Json::from(net)), ("instance", Json::from("sim"))]);
+        expect(
+            client.send("POST", "/nets", Some(&body))?,
+            201,
+            "POST /nets",
+        )?;
+        let keys = (0..threads)
+            .flat_map(|w| (0..KEYS_PER_WORKER).map(move |k| (setting_key(w, k), Json::from(0))));
+        let body = Json::object(keys);
+        expect(
+            client.send("POST", &format!("/nets/{net}/settings"), Some(&body))?,
+            200,
+            "POST settings",
+        )?;
+    }
+    Ok(())
+}
+
+fn initial_tracker(worker: usize) -> Tracker {
+    let mut tracker = Tracker::default();
+    for net in NETS {
+        for k in 0..KEYS_PER_WORKER {
+            tracker.settings.insert(
+                (net.to_owned(), setting_key(worker, k)),
+                Expect {
+                    acked: Some(Json::from(0)),
+                    unanswered: Vec::new(),
+                },
+            );
+        }
+    }
+    tracker
+}
+
+fn expect(response: server::Response, status: u16, what: &str) -> Result<server::Response> {
+    if response.status != status {
+        bail!("{what}: {} {}", response.status, response.text());
+    }
+    Ok(response)
+}
+
+fn wait_parked(control: &Control, threads: usize) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while control.parked.load(Ordering::SeqCst) < threads {
+        if Instant::now() > deadline {
+            bail!("the writers did not stop within 60 s of a kill");
+        }
+        thread::sleep(Duration::from_millis(2));
+    }
+    Ok(())
+}
+
+/// A worker: device creations, device changes, setting changes, each
+/// recorded before it is sent and marked acknowledged on a 2xx.
+fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mutex<Tracker>) {
+    let mut client = Client::new(control.port.load(Ordering::SeqCst));
+    let mut counter = 0u32;
+    while !control.stop.load(Ordering::SeqCst) {
+        if control.pause.load(Ordering::SeqCst) {
+            control.parked.fetch_add(1, Ordering::SeqCst);
+            while control.pause.load(Ordering::SeqCst) && !control.stop.load(Ordering::SeqCst) {
+                thread::sleep(Duration::from_millis(1));
+            }
+            control.parked.fetch_sub(1, Ordering::SeqCst);
+            client.set_port(control.port.load(Ordering::SeqCst));
+            continue;
+        }
+        counter += 1;
+        let net = (*rng.pick(&NETS).unwrap_or(&NETS[0])).to_owned();
+        let (kind, key, method, path, body, sent) = match rng.below(10) {
+            0..=3 => {
+                let serial = format!("{:02X}:C0:{:04X}", id, counter & 0xFFFF);
+                let device = device(&serial, &mut rng, counter);
+                let path = format!("/nets/{net}/devices");
+                ("device", serial, "POST", path, device.clone(), device)
+            }
+            4..=6 => {
+                let known: Vec<String> = lock(tracker)
+                    .devices
+                    .iter()
+                    .filter(|((place, _), expect)| *place == net && expect.acked.is_some())
+                    .map(|((_, serial), _)| serial.clone())
+                    .collect();
+                let Some(serial) = rng.pick(&known).cloned() else {
+                    continue;
+                };
+                let device = device(&serial, &mut rng, counter);
+                let path = format!("/nets/{net}/devices/{serial}");
+                ("device", serial, "PATCH", path, device.clone(), device)
+            }
+            _ => {
+                let key = setting_key(id, rng.below(KEYS_PER_WORKER));
+                let value = Json::from(i64::from(counter));
+                let body = Json::object([(key.clone(), value.clone())]);
+                let path = format!("/nets/{net}/settings");
+                ("setting", key, "PATCH", path, body, value)
+            }
+        };
+        let place = (net, key);
+        {
+            let mut tracker = lock(tracker);
+            let items = if kind == "device" {
+                &mut tracker.devices
+            } else {
+                &mut tracker.settings
+            };
+            items
+                .entry(place.clone())
+                .or_default()
+                .unanswered
+                .push(sent.clone());
+        }
+        let answered = client.send(method, &path, Some(&body));
+        let mut tracker = lock(tracker);
+        match answered {
+            Ok(response) if (200..300).contains(&response.status) => {
+                tracker.acknowledged += 1;
+                let items = if kind == "device" {
+                    &mut tracker.devices
+                } else {
+                    &mut tracker.settings
+                };
+                let expect = items.entry(place).or_default();
+                expect.acked = Some(sent);
+                expect.unanswered.clear();
+            }
+            Ok(response) => {
+                tracker.refused.push(format!(
+                    "{method} {path} {body}: {} {}",
+                    response.status,
+                    response.text()
+                ));
+                tracker.unanswered += 1;
+            }
+            Err(_) => {
+                // No answer (the kill): the write may or may not be there.
+                tracker.unanswered += 1;
+                drop(tracker);
+                thread::sleep(Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+fn device(serial: &str, rng: &mut Rng, counter: u32) -> Json {
+    Json::object([
+        ("serial_number", Json::from(serial)),
+        (
+            "interfaces",
+            Json::Array(vec![Json::object([
+                ("identifier", Json::from(0)),
+                ("role_id", Json::from(4)),
+            ])]),
+        ),
+        ("disabled", Json::from(rng.chance(30))),
+        ("name", Json::from(format!("write {counter}"))),
+    ])
+}
+
+/// Every item every worker wrote, against what the restarted server holds.
+fn verify(
+    client: &mut Client,
+    trackers: &[Arc<Mutex<Tracker>>],
+    report: &mut Report,
+) -> Result<()> {
+    for net in NETS {
+        let devices = expect(
+            client.send("GET", &format!("/nets/{net}/devices"), None)?,
+            200,
+            "GET devices",
+        )?
+        .payload("devices")?;
+        let devices: std::collections::BTreeMap<String, Json> = devices
+            .as_array()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|device| {
+                let serial = device.get("serial_number")?.as_str()?.to_owned();
+                let mut device = device.clone();
+                device.members_mut()?.remove("id");
+                // The server answers a name left out as null; the writers always send one.
+                Some((serial, device))
+            })
+            .collect();
+        let settings = expect(
+            client.send("GET", &format!("/nets/{net}/settings"), None)?,
+            200,
+            "GET settings",
+        )?
+        .payload("settings")?;
+        let settings: std::collections::BTreeMap<String, Json> = settings
+            .as_array()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|s| {
+                Some((
+                    s.get("setting_key")?.as_str()?.to_owned(),
+                    s.get("value")?.clone(),
+                ))
+            })
+            .collect();
+        for tracker in trackers {
+            let mut tracker = lock(tracker);
+            let tracker = &mut *tracker;
+            for (kind, items, found) in [
+                ("device", &mut tracker.devices, &devices),
+                ("setting", &mut tracker.settings, &settings),
+            ] {
+                for ((place, key), expect) in
+                    items.iter_mut().filter(|((place, _), _)| place == net)
+                {
+                    report.items_checked += 1;
+                    match expect.settle(found.get(key)) {
+                        Verdict::Acknowledged => report.acknowledged += 1,
+                        Verdict::Landed => report.landed += 1,
+                        Verdict::Absent => report.absent += 1,
+                        Verdict::Lost(how) => {
+                            report.problems.push(format!("{place} {kind} {key}: {how}"))
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `sqlite3` can be run, installing it when root and missing.
+fn sqlite3_available() -> Result<String, String> {
+    let works = || {
+        Command::new("sqlite3")
+            .arg("-version")
+            .output()
+            .is_ok_and(|out| out.status.success())
+    };
+    if works() {
+        return Ok("sqlite3".to_owned());
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
+    if !root {
+        return Err("the sqlite3 command is missing and installing it needs root".to_owned());
+    }
+    println!("crash: installing sqlite3 with apt-get");
+    let install = || {
+        Command::new("apt-get")
+            .args(["install", "-y", "-q", "sqlite3"])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !install() {
+        let _ = Command::new("apt-get").args(["update", "-q"]).status();
+        install();
+    }
+    if works() {
+        Ok("sqlite3".to_owned())
+    } else {
+        Err("apt-get install sqlite3 failed".to_owned())
+    }
+}
+
+/// `PRAGMA integrity_check` of one file: `None` when it says ok.
+fn integrity_problem(sqlite3: &str, file: &Path) -> Result<Option<String>> {
+    let output = Command::new(sqlite3)
+        .arg(file)
+        .arg("PRAGMA integrity_check;")
+        .output()
+        .context("could not run sqlite3")?;
+    let said = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+    if output.status.success() && said == "ok" {
+        return Ok(None);
+    }
+    Ok(Some(format!(
+        "{}: integrity_check said {said:?} {}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr).trim()
+    )))
+}
+
+/// Copies each saved-state file with its WAL, as the kill left them, and
+/// checks the copy (the original stays for the server's own recovery).
+fn check_files_on_disk(
+    sqlite3: &str,
+    data: &Path,
+    checks: &Path,
+    problems: &mut Vec<String>,
+) -> Result<u64> {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(data)? {
+        let path = entry?.path();
+        if path.extension().is_none_or(|ext| ext != "sqlite") {
+            continue;
+        }
+        let name = path
+            .file_name()
+            .context("a file without a name")?
+            .to_owned();
+        let copy = checks.join(&name);
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(with_suffix(&copy, suffix));
+        }
+        std::fs::copy(&path, &copy)?;
+        let wal = with_suffix(&path, "-wal");
+        if wal.exists() {
+            std::fs::copy(&wal, with_suffix(&copy, "-wal"))?;
+        }
+        if let Some(problem) = integrity_problem(sqlite3, &copy)? {
+            problems.push(format!("after a kill, {problem}"));
+        }
+        checked += 1;
+    }
+    Ok(checked)
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Downloads each configuration, checks the file with sqlite3, uploads it
+/// under a new name (the server's upload runs integrity_check and refuses a
+/// damaged file), and deletes that copy again.
+fn check_downloads(
+    client: &mut Client,
+    sqlite3: Option<&String>,
+    checks: &Path,
+    round: u32,
+    report: &mut Report,
+) -> Result<()> {
+    for net in NETS {
+        let file = expect(
+            client.send("GET", &format!("/nets/{net}/download"), None)?,
+            200,
+            "download",
+        )?
+        .body;
+        if let Some(sqlite3) = sqlite3 {
+            let path = checks.join(format!("{net}-download.sqlite"));
+            std::fs::write(&path, &file)?;
+            if let Some(problem) = integrity_problem(sqlite3, &path)? {
+                report
+                    .problems
+                    .push(format!("download of {net} after kill {round}: {problem}"));
+            }
+            report.downloads_checked += 1;
+        }
+        let name = format!("{net}-upload-{round}");
+        let response = client.upload(&name, &file)?;
+        if response.status == 201 {
+            report.uploads_accepted += 1;
+            expect(
+                client.send("DELETE", &format!("/nets/{name}"), None)?,
+                204,
+                "DELETE the uploaded copy",
+            )?;
+        } else {
+            report.problems.push(format!(
+                "the upload of {net}'s download after kill {round} was refused: {} {}",
+                response.status,
+                response.text()
+            ));
+        }
+    }
+    Ok(())
+}

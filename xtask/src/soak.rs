@@ -1,0 +1,262 @@
+//! `cargo xtask soak [--minutes N] [--threads T]`: mixed reads and writes
+//! from several clients against the real server for N minutes (default 1).
+//!
+//! Three verdicts, each of which must pass: no error (no unexpected status,
+//! no 5xx, no answer that differs from the acknowledged writes), memory
+//! (RSS) growth from the end of the warm-up to the end under 10%, and the
+//! server's final state equal to a model of every acknowledged write.
+//! `NETCFG_SOAK_SEED` replays the operations' choices (not their timing).
+
+mod model;
+mod worker;
+
+use std::{
+    collections::{BTreeMap, BTreeSet},
+    sync::{Arc, Mutex, atomic::Ordering},
+    thread,
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+
+use self::{
+    model::{Model, Net},
+    worker::{Shared, Worker},
+};
+use crate::server::{self, Client, Json, Rng, Server};
+
+/// The configurations every worker writes into.
+const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
+/// Memory may grow this much (percent) from the end of the warm-up.
+const MAX_GROWTH_PERCENT: f64 = 10.0;
+
+struct Options {
+    minutes: f64,
+    threads: usize,
+}
+
+fn options(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        minutes: 1.0,
+        threads: 6,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let value = args
+            .next()
+            .with_context(|| format!("{arg} needs a value"))?;
+        match arg.as_str() {
+            "--minutes" => options.minutes = value.parse().context("--minutes: a number")?,
+            "--threads" => options.threads = value.parse().context("--threads: a number")?,
+            _ => bail!("usage: cargo xtask soak [--minutes N] [--threads T]"),
+        }
+    }
+    if options.minutes.is_nan()
+        || options.minutes <= 0.0
+        || options.threads == 0
+        || options.threads > 15
+    {
+        bail!("--minutes must be positive and --threads between 1 and 15");
+    }
+    Ok(options)
+}
+
+pub(crate) fn soak(args: &[String]) -> Result<()> {
+    let options = options(args)?;
+    let seed = match std::env::var("NETCFG_SOAK_SEED") {
+        Ok(seed) => seed.parse().context("NETCFG_SOAK_SEED: a number")?,
+        Err(_) => Rng::seed_from_clock(),
+    };
+    eprintln!(
+        "soak: {} minute(s), {} clients, seed {seed} (NETCFG_SOAK_SEED={seed} replays the choices)",
+        options.minutes, options.threads
+    );
+    let binary = server::build()?;
+    let scratch = server::scratch_dir("soak")?;
+    let log = scratch.join("server.log");
+    let mut server = Server::start(&binary, &scratch.join("data"), &log)?;
+    eprintln!(
+        "soak: server pid {} on port {}, data and log in {}",
+        server.pid(),
+        server.port(),
+        scratch.display()
+    );
+
+    let mut client = Client::new(server.port());
+    let model = setup(&mut client)?;
+    let shared = Arc::new(Shared {
+        model: Mutex::new(model),
+        errors: Mutex::new(Vec::new()),
+        stop: std::sync::atomic::AtomicBool::new(false),
+        port: server.port(),
+        shared_nets: SHARED_NETS.iter().map(|name| (*name).to_owned()).collect(),
+    });
+
+    let mut rng = Rng::new(seed);
+    let started = Instant::now();
+    let workers: Vec<_> = (0..options.threads)
+        .map(|id| {
+            let lifecycle = SHARED_NETS
+                .get(id)
+                .map(|net| vec![(*net).to_owned()])
+                .unwrap_or_default();
+            let worker = Worker::new(id, rng.fork(), shared.clone(), lifecycle);
+            thread::spawn(move || worker.run())
+        })
+        .collect();
+
+    let duration = Duration::from_secs_f64(options.minutes * 60.0);
+    // Warm-up: the first quarter (at least 10 s), while the workers fill
+    // the configurations up to their steady sizes.
+    let warm_up = (duration / 4).max(Duration::from_secs(10)).min(duration);
+    let mut rss_start = None;
+    let mut rss_series = Vec::new();
+    while started.elapsed() < duration {
+        thread::sleep(Duration::from_secs(1).min(duration.saturating_sub(started.elapsed())));
+        let rss = server.rss_kib()?;
+        rss_series.push(rss);
+        if rss_start.is_none() && started.elapsed() >= warm_up {
+            rss_start = Some(rss);
+        }
+    }
+    let rss_start = rss_start.context("no memory sample after the warm-up")?;
+    let rss_peak = rss_series.iter().copied().max().unwrap_or(rss_start);
+    shared.stop.store(true, Ordering::Relaxed);
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for handle in workers {
+        let worker = handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("a worker panicked"))?;
+        for (op, count) in &worker.counts {
+            *counts.entry(op).or_default() += count;
+        }
+    }
+    let elapsed = started.elapsed();
+    let rss_end = server.rss_kib()?;
+    if let Some(status) = server.exited() {
+        bail!(
+            "the server exited during the soak with {status} (see {})",
+            log.display()
+        );
+    }
+
+    let model = std::mem::take(&mut *shared.model());
+    let (differences, items) = compare(&mut client, &model)?;
+    let errors = std::mem::take(
+        &mut *shared
+            .errors
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+
+    let requests: u64 = counts.values().sum();
+    #[allow(clippy::cast_precision_loss, reason = "figures for people")]
+    let (rate, growth) = (
+        requests as f64 / elapsed.as_secs_f64(),
+        (rss_end as f64 - rss_start as f64) * 100.0 / rss_start as f64,
+    );
+    println!("soak summary");
+    println!(
+        "  duration          {:.1} s, {} clients",
+        elapsed.as_secs_f64(),
+        options.threads
+    );
+    println!("  requests          {requests} ({rate:.0}/s)");
+    for (op, count) in &counts {
+        println!("    {op:<16} {count}");
+    }
+    println!("  errors            {}", errors.len());
+    for error in &errors {
+        println!("    {error}");
+    }
+    println!(
+        "  memory (RSS)      {rss_start} KiB after the {} s warm-up, {rss_end} KiB at the end ({growth:+.1}%), peak {rss_peak} KiB",
+        warm_up.as_secs()
+    );
+    let every_5_s: Vec<String> = rss_series
+        .iter()
+        .skip(4)
+        .step_by(5)
+        .map(|kib| {
+            format!(
+                "{:.1}",
+                f64::from(u32::try_from(*kib).unwrap_or(u32::MAX)) / 1024.0
+            )
+        })
+        .collect();
+    println!("    every 5 s (MiB) {}", every_5_s.join(" "));
+    println!(
+        "  final state       {} configurations, {items} items compared, {} differences",
+        model.nets.len(),
+        differences.len()
+    );
+    for difference in &differences {
+        println!("    {difference}");
+    }
+    let mut failed = Vec::new();
+    if !errors.is_empty() {
+        failed.push(format!("{} errors", errors.len()));
+    }
+    if growth >= MAX_GROWTH_PERCENT {
+        failed.push(format!(
+            "memory grew {growth:.1}% (limit {MAX_GROWTH_PERCENT}%)"
+        ));
+    }
+    if !differences.is_empty() {
+        failed.push(format!("{} differences from the model", differences.len()));
+    }
+    drop(server);
+    if !failed.is_empty() {
+        bail!("soak failed: {}", failed.join("; "));
+    }
+    println!("soak: passed");
+    Ok(())
+}
+
+/// Creates the shared configurations; what a new configuration holds is
+/// read from the first one before anyone writes to it.
+fn setup(client: &mut Client) -> Result<Model> {
+    let mut model = Model::default();
+    for name in SHARED_NETS {
+        let body = Json::object([("name", Json::from(name)), ("instance", Json::from("sim"))]);
+        let response = client.send("POST", "/nets", Some(&body))?;
+        if response.status != 201 {
+            bail!("POST /nets {body}: {} {}", response.status, response.text());
+        }
+        if model.nets.is_empty() {
+            model.template = Net::fetch(client, name)?;
+        }
+        model.nets.insert(name.to_owned(), model.template.clone());
+    }
+    Ok(model)
+}
+
+/// Compares every configuration the server holds with the model: the
+/// differences, and how many items were compared.
+fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
+    let mut differences = Vec::new();
+    let response = client.send("GET", "/nets", None)?;
+    let listed: BTreeSet<String> = response
+        .payload("configurations")?
+        .as_array()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|net| net.get("name").and_then(Json::as_str).map(str::to_owned))
+        .collect();
+    let expected: BTreeSet<String> = model.nets.keys().cloned().collect();
+    for name in listed.difference(&expected) {
+        differences.push(format!("{name}: a configuration the model does not hold"));
+    }
+    for name in expected.difference(&listed) {
+        differences.push(format!("{name}: missing from GET /nets"));
+    }
+    let mut items = 0;
+    for (name, net) in &model.nets {
+        items += net.len();
+        match Net::fetch(client, name) {
+            Ok(actual) => differences.extend(net.differences(name, &actual)),
+            Err(error) => differences.push(format!("{name}: {error:#}")),
+        }
+    }
+    Ok((differences, items))
+}
