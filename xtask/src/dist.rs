@@ -1,5 +1,5 @@
 //! `cargo xtask dist`: the release artefacts in `target/dist/`: a tarball,
-//! a Debian package and `SHA256SUMS` (issue 7); and [`check`], which builds
+//! a Debian package and `SHA256SUMS` (issue 7); and [`check()`], which builds
 //! them twice and inspects them.
 //!
 //! Everything is built with system tools Debian has (tar, gzip, dpkg-deb,

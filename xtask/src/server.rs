@@ -113,7 +113,7 @@ impl Server {
         self.child.id()
     }
 
-    /// Resident memory in KiB (`VmRSS` of /proc/<pid>/status).
+    /// Resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
     pub(crate) fn rss_kib(&self) -> Result<u64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
             .context("could not read the server's /proc status")?;
