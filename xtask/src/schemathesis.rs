@@ -18,8 +18,8 @@ use crate::{cargo, workspace_root};
 /// The version these checks were written against (see ../shared/tooling.md).
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Test cases per operation and the seed: bounded and repeatable. One
-/// worker: with two, Hypothesis 6.170 sometimes fails inside itself
-/// ("AST constructor recursion depth mismatch", a race between its threads).
+/// worker keeps the runs in a fixed order; see [`KNOWN_TOOL_BUG`] for the one
+/// error of the tool itself that is retried.
 const EXAMPLES: &str = "20";
 const SEED: &str = "1";
 
@@ -131,28 +131,61 @@ pub(crate) fn schemathesis() -> Result<()> {
     Ok(())
 }
 
+/// The signature of a CPython 3.11.7 bug (gh-106905, fixed in 3.11.8) that
+/// Hypothesis sometimes triggers when it parses a module to describe a
+/// lambda. It is an error of the tool, not a finding about the API.
+const KNOWN_TOOL_BUG: &str = "AST constructor recursion depth mismatch";
+
+/// Runs schemathesis on one table. A run whose only problem is the known
+/// tool bug is repeated (at most twice); a failure about the API fails at once.
 fn run(root: &Path, url: &str, version: &str) -> Result<()> {
-    let status = Command::new("schemathesis")
-        .args([
-            "run",
-            url,
-            "--checks",
-            "all",
-            "-n",
-            EXAMPLES,
-            "--seed",
-            SEED,
-            "--workers",
-            "2",
-        ])
-        .args(["-H", &format!("Api-Version: {version}")])
-        // schemathesis.toml (the expected statuses of state-dependent rules)
-        // is read from the working directory.
-        .current_dir(root)
-        .status()
-        .context("could not run schemathesis")?;
-    if !status.success() {
+    const ATTEMPTS: u32 = 3;
+    for attempt in 1..=ATTEMPTS {
+        let output = Command::new("schemathesis")
+            .args([
+                "run",
+                url,
+                "--checks",
+                "all",
+                "-n",
+                EXAMPLES,
+                "--seed",
+                SEED,
+                "--workers",
+                "1",
+            ])
+            .args(["-H", &format!("Api-Version: {version}")])
+            // schemathesis.toml (the expected statuses of state-dependent
+            // rules) is read from the working directory.
+            .current_dir(root)
+            .output()
+            .context("could not run schemathesis")?;
+        let report = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if output.status.success() {
+            eprintln!("{}", summary(&report));
+            return Ok(());
+        }
+        let only_the_tool_bug = report.contains(KNOWN_TOOL_BUG) && !report.contains("\nFailures:");
+        if only_the_tool_bug && attempt < ATTEMPTS {
+            eprintln!(
+                "schemathesis: the {version} table hit a known bug of the tool ({KNOWN_TOOL_BUG}; CPython gh-106905), not of the API: running it again"
+            );
+            continue;
+        }
+        eprintln!("{report}");
         bail!("schemathesis found failures in the {version} table (see above)");
     }
-    Ok(())
+    bail!("schemathesis could not complete the {version} table")
+}
+
+/// The summary block at the end of a report.
+fn summary(report: &str) -> &str {
+    report
+        .rfind("SUMMARY")
+        .and_then(|at| report[..at].rfind('\n'))
+        .map_or(report, |start| &report[start..])
 }
