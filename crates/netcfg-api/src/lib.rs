@@ -24,6 +24,7 @@ pub mod events;
 mod handlers;
 mod multipart;
 mod openapi;
+mod render_cache;
 mod reply;
 mod routes;
 mod state;

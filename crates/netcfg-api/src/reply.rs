@@ -73,6 +73,15 @@ impl Reply {
         Ok(self)
     }
 
+    /// Adds a payload already serialised as JSON under `key`.
+    pub(crate) fn with_json(mut self, key: &'static str, json: &[u8]) -> Self {
+        self.content = Content::Payload {
+            key,
+            json: json.to_vec(),
+        };
+        self
+    }
+
     /// A file download.
     pub fn file(bytes: Vec<u8>, content_type: &'static str, file_name: impl Into<String>) -> Self {
         Self {

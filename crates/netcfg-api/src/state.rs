@@ -6,7 +6,7 @@ use std::{sync::Arc, time::Duration};
 use netcfg_engine::Engine;
 use netcfg_store::Store;
 
-use crate::{auth::Auth, openapi, table::Table, version::ApiVersion};
+use crate::{auth::Auth, openapi, render_cache::RenderCache, table::Table, version::ApiVersion};
 
 /// How long a device command waits for its reply, unless configured.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -37,6 +37,7 @@ pub struct AppState {
     pub(crate) default_version: ApiVersion,
     services: Services,
     auth: Auth,
+    renders: RenderCache,
     tables: Vec<(Table, serde_json::Value)>,
 }
 
@@ -73,6 +74,7 @@ impl AppState {
             default_version,
             services,
             auth: Auth::off(),
+            renders: RenderCache::default(),
             tables,
         }
     }
@@ -86,6 +88,11 @@ impl AppState {
         }
         self.auth = auth;
         self
+    }
+
+    /// Rendered lists kept between requests.
+    pub(crate) fn renders(&self) -> &RenderCache {
+        &self.renders
     }
 
     /// The access control in force.

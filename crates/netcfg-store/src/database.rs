@@ -10,7 +10,11 @@
 use std::{
     panic::AssertUnwindSafe,
     path::{Path, PathBuf},
-    sync::{Mutex, PoisonError, RwLock, mpsc},
+    sync::{
+        Arc, Mutex, PoisonError, RwLock,
+        atomic::{AtomicU64, Ordering},
+        mpsc,
+    },
     thread::JoinHandle,
     time::Duration,
 };
@@ -83,12 +87,22 @@ struct Open {
     readers: Mutex<Vec<Connection>>,
 }
 
+/// The source of generations: process-wide, so that a configuration opened
+/// anew (created, renamed, uploaded) never reuses a value another had.
+static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    NEXT_GENERATION.fetch_add(1, Ordering::SeqCst)
+}
+
 /// An open configuration file.
 pub(crate) struct Database {
     name: String,
     path: PathBuf,
     busy_timeout: Duration,
     state: RwLock<Option<Open>>,
+    /// Changes after every commit, before its callers are answered.
+    generation: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Database {
@@ -115,9 +129,11 @@ impl Database {
         })();
         let conn = opened.map_err(|error: StoreError| error.in_configuration(name))?;
         let (jobs, queue) = mpsc::channel::<Job>();
+        let generation = Arc::new(AtomicU64::new(next_generation()));
+        let stamp = generation.clone();
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {name}"))
-            .spawn(move || run_writer(conn, queue))
+            .spawn(move || run_writer(conn, queue, &stamp))
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(Self {
             name: name.to_owned(),
@@ -128,7 +144,15 @@ impl Database {
                 writer,
                 readers: Mutex::new(Vec::new()),
             })),
+            generation,
         })
+    }
+
+    /// A value that changes whenever a commit may have changed the file; read
+    /// it before a read transaction, and a result kept under it is never
+    /// older than what the value stands for.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     fn closed(&self) -> StoreError {
@@ -232,7 +256,7 @@ impl Drop for Database {
 
 /// The writer thread: takes every queued change (up to [`MAX_BATCH`]) and
 /// commits them together.
-fn run_writer(mut conn: Connection, queue: mpsc::Receiver<Job>) {
+fn run_writer(mut conn: Connection, queue: mpsc::Receiver<Job>, generation: &AtomicU64) {
     while let Ok(first) = queue.recv() {
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
@@ -241,11 +265,11 @@ fn run_writer(mut conn: Connection, queue: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        run_batch(&mut conn, batch);
+        run_batch(&mut conn, batch, generation);
     }
 }
 
-fn run_batch(conn: &mut Connection, batch: Vec<Job>) {
+fn run_batch(conn: &mut Connection, batch: Vec<Job>, generation: &AtomicU64) {
     let mut transaction = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
@@ -284,6 +308,9 @@ fn run_batch(conn: &mut Connection, batch: Vec<Job>) {
         }
     }
     let commit_error = transaction.commit().err().map(StoreError::from);
+    // Before any caller hears of the change, so no one can read the old
+    // generation after learning that the change is made.
+    generation.store(next_generation(), Ordering::SeqCst);
     for answer in answers {
         answer(commit_error.clone());
     }

@@ -10,6 +10,7 @@ use netcfg_model::{
 use super::{count, device_key, net, net_name, store};
 use crate::{
     context::Ctx,
+    render_cache::Rendered,
     reply::{ApiError, Reply},
     version::ApiVersion,
     wire::{DeviceStatuses, OneOrMany},
@@ -28,8 +29,49 @@ pub(crate) async fn get(context: Ctx) -> Result<Reply, ApiError> {
 }
 
 pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
-    let devices = net(&context, |net| net.devices()).await?;
-    Reply::ok(count(devices.len(), "device")).with("devices", &devices)
+    let name = net_name(&context)?;
+    let state = context.state_handle();
+    // The generation is read before the devices, so a list kept under it is
+    // never older than it; any commit changes it (netcfg_store::Net::generation).
+    let (generation, fresh) = store(&context, move |store| {
+        let net = store.net(&name)?;
+        let generation = net.generation();
+        if state.renders().devices(&name, generation).is_some() {
+            return Ok((generation, None));
+        }
+        Ok((generation, Some(net.devices()?)))
+    })
+    .await?;
+    let name = net_name(&context)?;
+    let renders = context.state().renders();
+    let rendered = match fresh {
+        Some(devices) => {
+            let json = serde_json::to_vec(&devices).map_err(|error| {
+                ApiError::internal(format!("could not render the devices: {error}"))
+            })?;
+            let rendered = Rendered {
+                json: json.into(),
+                count: devices.len(),
+            };
+            renders.keep_devices(name, generation, rendered.clone());
+            rendered
+        }
+        None => match renders.devices(&name, generation) {
+            Some(rendered) => rendered,
+            // Replaced by a newer list in the meantime: read again.
+            None => {
+                let devices = super::net(&context, |net| net.devices()).await?;
+                let json = serde_json::to_vec(&devices).map_err(|error| {
+                    ApiError::internal(format!("could not render the devices: {error}"))
+                })?;
+                Rendered {
+                    json: json.into(),
+                    count: devices.len(),
+                }
+            }
+        },
+    };
+    Ok(Reply::ok(count(rendered.count, "device")).with_json("devices", &rendered.json))
 }
 
 pub(crate) async fn unconfigured_of_net(context: Ctx) -> Result<Reply, ApiError> {

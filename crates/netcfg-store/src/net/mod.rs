@@ -51,6 +51,15 @@ impl Net {
         &self.name
     }
 
+    /// A value that changes after every commit to this configuration (and
+    /// differs between configurations and between openings of one). Read it
+    /// before reading the configuration: what was read is then at least as
+    /// new as the value, so a result kept under it is current for as long
+    /// as the value does not change.
+    pub fn generation(&self) -> u64 {
+        self.db.generation()
+    }
+
     /// The configuration: name, instance and network mode. `state` is always
     /// [`RunState::Stopped`]: the file does not know whether an engine runs
     /// it; the caller fills it in.
