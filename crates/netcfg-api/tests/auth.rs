@@ -2,55 +2,14 @@
 //! without a known one, 403 for a read-only token on a change, the self
 //! description open, and the published documents declaring the scheme.
 
-use std::sync::Arc;
+mod common;
 
 use actix_web::{http::StatusCode, test as actix_test, web};
-use netcfg_api::{
-    Access, ApiVersion, AppState, Auth, DEFAULT_COMMAND_TIMEOUT, Services, create_app,
-};
-use netcfg_engine::{EngineOptions, NetcfgEngine};
-use netcfg_store::Store;
+use netcfg_api::{Access, AppState, Auth, create_app};
 use serde_json::Value;
 
 const ADMIN: &str = "admin-token-0123456789";
 const READER: &str = "reader-token-0123456789";
-
-struct Fixture {
-    _directory: tempfile::TempDir,
-    runtime: Option<tokio::runtime::Runtime>,
-    state: web::Data<AppState>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-fn fixture(auth: Auth) -> Fixture {
-    let directory = tempfile::tempdir().expect("a temporary directory");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let services = Services {
-        store: Arc::new(Store::open(directory.path()).expect("a store")),
-        engine: Arc::new(NetcfgEngine::new(
-            EngineOptions::default(),
-            runtime.handle().clone(),
-        )),
-        command_timeout: DEFAULT_COMMAND_TIMEOUT,
-    };
-    let state = web::Data::new(AppState::new(ApiVersion::V5_1, services).with_auth(auth));
-    Fixture {
-        _directory: directory,
-        runtime: Some(runtime),
-        state,
-    }
-}
 
 fn tokens() -> Auth {
     let reader_digest: String = {
@@ -91,7 +50,7 @@ fn create(token: Option<&str>) -> actix_test::TestRequest {
 
 #[actix_web::test]
 async fn without_tokens_everything_is_open() {
-    let fixture = fixture(Auth::off());
+    let fixture = common::fixture();
     let (status, _, _) = send(&fixture.state, create(None)).await;
     assert_eq!(status, StatusCode::CREATED);
     let (_, _, document) = send(
@@ -104,7 +63,7 @@ async fn without_tokens_everything_is_open() {
 
 #[actix_web::test]
 async fn tokens_are_required_and_read_only_ones_only_read() {
-    let fixture = fixture(tokens());
+    let fixture = common::fixture_with(tokens());
     let (status, headers, body) = send(&fixture.state, create(None)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(headers.get("WWW-Authenticate").unwrap(), "Bearer");
@@ -136,7 +95,7 @@ async fn tokens_are_required_and_read_only_ones_only_read() {
 
 #[actix_web::test]
 async fn the_description_stays_open_and_declares_the_scheme() {
-    let fixture = fixture(tokens());
+    let fixture = common::fixture_with(tokens());
     let (status, _, document) = send(
         &fixture.state,
         actix_test::TestRequest::get().uri("/api.json"),

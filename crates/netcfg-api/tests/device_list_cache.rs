@@ -1,49 +1,11 @@
 //! The device list is kept rendered between requests; every change to the
 //! configuration must show in the next list (never a stale one).
 
-use std::sync::Arc;
+mod common;
 
-use actix_web::{test as actix_test, web};
-use netcfg_api::{ApiVersion, AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app};
-use netcfg_engine::{EngineOptions, NetcfgEngine};
-use netcfg_store::Store;
+use actix_web::test as actix_test;
+use netcfg_api::create_app;
 use serde_json::{Value, json};
-
-struct Fixture {
-    _directory: tempfile::TempDir,
-    runtime: Option<tokio::runtime::Runtime>,
-    state: web::Data<AppState>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-fn fixture() -> Fixture {
-    let directory = tempfile::tempdir().expect("a temporary directory");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime");
-    let services = Services {
-        store: Arc::new(Store::open(directory.path()).expect("a store")),
-        engine: Arc::new(NetcfgEngine::new(
-            EngineOptions::default(),
-            runtime.handle().clone(),
-        )),
-        command_timeout: DEFAULT_COMMAND_TIMEOUT,
-    };
-    Fixture {
-        _directory: directory,
-        runtime: Some(runtime),
-        state: web::Data::new(AppState::new(ApiVersion::V5_1, services)),
-    }
-}
 
 fn tag(serial: &str, name: &str) -> Value {
     json!({"serial_number": serial, "name": name, "disabled": false, "interfaces": [{"identifier": 0, "role_id": 4}]})
@@ -51,7 +13,7 @@ fn tag(serial: &str, name: &str) -> Value {
 
 #[actix_web::test]
 async fn every_change_shows_in_the_next_list() {
-    let fixture = fixture();
+    let fixture = common::fixture();
     let app = actix_test::init_service(create_app(fixture.state.clone())).await;
     let call = |request: actix_test::TestRequest| request.to_request();
     let list = || actix_test::TestRequest::get().uri("/nets/site/devices");

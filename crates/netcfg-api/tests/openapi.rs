@@ -4,57 +4,16 @@
 //! body schema accepts every body the model accepts (the valid fixtures of
 //! `fixtures/model/`).
 
+mod common;
+
 use std::{
     collections::BTreeSet,
     path::{Path, PathBuf},
-    sync::Arc,
 };
 
-use actix_web::{http::StatusCode, test as actix_test, web};
-use netcfg_api::{ApiVersion, AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app};
-use netcfg_engine::{EngineOptions, NetcfgEngine};
-use netcfg_store::Store;
+use actix_web::{http::StatusCode, test as actix_test};
+use netcfg_api::{ApiVersion, AppState, create_app};
 use serde_json::Value;
-
-/// A real store on a temporary directory and a real engine on its own runtime.
-struct Fixture {
-    _directory: tempfile::TempDir,
-    runtime: Option<tokio::runtime::Runtime>,
-    state: web::Data<AppState>,
-}
-
-impl Drop for Fixture {
-    fn drop(&mut self) {
-        // The tests run inside actix's runtime, where blocking on another
-        // runtime's shutdown is not allowed.
-        if let Some(runtime) = self.runtime.take() {
-            runtime.shutdown_background();
-        }
-    }
-}
-
-fn fixture() -> Fixture {
-    let directory = tempfile::tempdir().expect("a temporary directory");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("a runtime for the engine");
-    let services = Services {
-        store: Arc::new(Store::open(directory.path()).expect("a store")),
-        engine: Arc::new(NetcfgEngine::new(
-            EngineOptions::default(),
-            runtime.handle().clone(),
-        )),
-        command_timeout: DEFAULT_COMMAND_TIMEOUT,
-    };
-    let state = web::Data::new(AppState::new(ApiVersion::V5_1, services));
-    Fixture {
-        _directory: directory,
-        runtime: Some(runtime),
-        state,
-    }
-}
 
 /// `METHOD path` for every operation of a document.
 fn documented(document: &Value) -> BTreeSet<String> {
@@ -107,7 +66,7 @@ fn concrete(path: &str) -> String {
 
 #[actix_web::test]
 async fn each_table_documents_exactly_the_operations_it_serves() {
-    let fixture = fixture();
+    let fixture = common::fixture();
     let app = actix_test::init_service(create_app(fixture.state.clone())).await;
     for version in ApiVersion::ALL {
         let request = actix_test::TestRequest::get()
@@ -238,7 +197,7 @@ fn advertised_form(mut body: Value) -> Value {
 
 #[test]
 fn every_body_schema_accepts_every_body_the_model_accepts() {
-    let fixture = fixture();
+    let fixture = common::fixture();
     let mut checked = 0;
     for version in ApiVersion::ALL {
         let document = fixture.state.document(version);
@@ -283,7 +242,7 @@ fn every_body_schema_accepts_every_body_the_model_accepts() {
 
 #[test]
 fn resource_schemas_accept_the_valid_resource_fixtures() {
-    let fixture = fixture();
+    let fixture = common::fixture();
     let document = fixture.state.document(ApiVersion::V5_1);
     for (component, folder) in [("Role", "role"), ("RfSetting", "rf_setting")] {
         let mut schema = document["components"]["schemas"][component].clone();
