@@ -34,13 +34,11 @@ async fn api_json(context: Ctx) -> Result<Reply, ApiError> {
                 .map_err(|error| ApiError::bad_request(error.to_string()))?,
             None => context.version(),
         };
-        let document = context.state().document(version);
         if prefers_html(&context) {
-            return Ok(Reply::html(render_html(document, version)));
+            let document = context.state().document(version);
+            return Ok(Reply::html(render_html(&document, version)));
         }
-        let bytes = serde_json::to_vec_pretty(document).map_err(|error| {
-            ApiError::internal(format!("could not render the API description: {error}"))
-        })?;
+        let bytes = context.state().document_bytes(version);
         Ok(Reply::document(bytes, "application/json"))
     }
 }

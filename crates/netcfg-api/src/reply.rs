@@ -34,7 +34,7 @@ pub(crate) enum Content {
     Html(String),
     /// A document in its own format, not an attachment (the API description).
     Document {
-        bytes: Vec<u8>,
+        bytes: actix_web::web::Bytes,
         content_type: &'static str,
     },
 }
@@ -105,7 +105,7 @@ impl Reply {
     }
 
     /// A document served as it is (not as an attachment, not in the envelope).
-    pub fn document(bytes: Vec<u8>, content_type: &'static str) -> Self {
+    pub fn document(bytes: actix_web::web::Bytes, content_type: &'static str) -> Self {
         Self {
             status: StatusCode::OK,
             message: String::new(),

@@ -1,8 +1,12 @@
 //! The application's state: the services the handlers use, the route
 //! tables, their published descriptions and the server's defaults.
 
-use std::{sync::Arc, time::Duration};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
+use actix_web::web::Bytes;
 use netcfg_engine::Engine;
 use netcfg_store::Store;
 
@@ -38,7 +42,16 @@ pub struct AppState {
     services: Services,
     auth: Auth,
     renders: RenderCache,
-    tables: Vec<(Table, serde_json::Value)>,
+    tables: Vec<Published>,
+}
+
+/// A route table and its OpenAPI document, rendered on the first request
+/// for it: the document is large (hundreds of kilobytes as JSON, many times
+/// that as a tree), and a server nobody asks for it need not hold it.
+#[derive(Debug)]
+struct Published {
+    table: Table,
+    rendered: OnceLock<Bytes>,
 }
 
 impl AppState {
@@ -57,16 +70,18 @@ impl AppState {
         services: Services,
         tables: Vec<Table>,
     ) -> Self {
-        let tables: Vec<(Table, serde_json::Value)> = tables
+        let tables: Vec<Published> = tables
             .into_iter()
-            .map(|table| {
-                let document = openapi::document_for(&table, false);
-                (table, document)
+            .map(|table| Published {
+                table,
+                rendered: OnceLock::new(),
             })
             .collect();
         for version in ApiVersion::ALL {
             assert!(
-                tables.iter().any(|(table, _)| table.version == version),
+                tables
+                    .iter()
+                    .any(|published| published.table.version == version),
                 "no route table for version {version}"
             );
         }
@@ -82,9 +97,8 @@ impl AppState {
     /// The same state with access control: `auth`'s tokens are required
     /// (see [`Auth`]), and the published documents say so.
     pub fn with_auth(mut self, auth: Auth) -> Self {
-        let on = auth.is_on();
-        for (table, document) in &mut self.tables {
-            *document = openapi::document_for(table, on);
+        for published in &mut self.tables {
+            published.rendered = OnceLock::new();
         }
         self.auth = auth;
         self
@@ -107,17 +121,33 @@ impl AppState {
 
     /// The table of `version`.
     pub fn table(&self, version: ApiVersion) -> &Table {
-        &self.entry(version).0
+        &self.entry(version).table
     }
 
-    /// The OpenAPI document of `version`.
-    pub fn document(&self, version: ApiVersion) -> &serde_json::Value {
-        &self.entry(version).1
+    /// The OpenAPI document of `version`, built anew.
+    pub fn document(&self, version: ApiVersion) -> serde_json::Value {
+        openapi::document_for(self.table(version), self.auth.is_on())
+    }
+
+    /// The OpenAPI document of `version` as served (pretty JSON), rendered
+    /// once.
+    pub(crate) fn document_bytes(&self, version: ApiVersion) -> Bytes {
+        let published = self.entry(version);
+        published
+            .rendered
+            .get_or_init(|| {
+                let document = self.document(version);
+                Bytes::from(
+                    serde_json::to_vec_pretty(&document)
+                        .expect("a serde_json::Value always renders"),
+                )
+            })
+            .clone()
     }
 
     /// Every table.
     pub fn tables(&self) -> impl Iterator<Item = &Table> {
-        self.tables.iter().map(|(table, _)| table)
+        self.tables.iter().map(|published| &published.table)
     }
 
     /// The saved-state files.
@@ -140,10 +170,10 @@ impl AppState {
         self.services.command_timeout
     }
 
-    fn entry(&self, version: ApiVersion) -> &(Table, serde_json::Value) {
+    fn entry(&self, version: ApiVersion) -> &Published {
         self.tables
             .iter()
-            .find(|(table, _)| table.version == version)
+            .find(|published| published.table.version == version)
             .unwrap_or(&self.tables[0])
     }
 }

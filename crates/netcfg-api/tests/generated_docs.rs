@@ -48,7 +48,7 @@ fn generated_documents() -> Vec<(String, String)> {
         .into_iter()
         .map(|version| {
             let text =
-                serde_json::to_string_pretty(state.document(version)).expect("a document is JSON");
+                serde_json::to_string_pretty(&state.document(version)).expect("a document is JSON");
             (document_file(version), format!("{text}\n"))
         })
         .collect()
