@@ -1,5 +1,8 @@
 //! One open configuration file: a writer thread that groups queued changes
-//! into one durable commit, and a pool of reader connections.
+//! into one durable commit, and a pool of reader connections. A
+//! configuration nobody used for a while is put to rest (no thread, no
+//! connection) and woken by its next call, so that idle configurations cost
+//! no memory.
 //!
 //! Every change runs on the writer thread inside its own savepoint of the
 //! current batch's transaction, so a change that fails is undone alone while
@@ -11,12 +14,12 @@ use std::{
     panic::AssertUnwindSafe,
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex, PoisonError, RwLock,
+        Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, TryLockError,
         atomic::{AtomicU64, Ordering},
         mpsc,
     },
     thread::JoinHandle,
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, config::DbConfig};
@@ -87,6 +90,29 @@ struct Open {
     readers: Mutex<Vec<Connection>>,
 }
 
+impl Open {
+    /// Stops the writer (its queue is empty: no call is running) and closes
+    /// every connection.
+    fn shut(self, name: &str) {
+        drop(self.readers);
+        drop(self.jobs);
+        if self.writer.join().is_err() {
+            log::error!("the writer thread of {name} panicked");
+        }
+    }
+}
+
+/// Where an open configuration stands.
+enum State {
+    /// In use: a writer thread and a pool of readers.
+    Awake(Open),
+    /// Unused for a while, or not used yet: no thread, no connection. The
+    /// next call wakes it.
+    Dormant,
+    /// Closed for good (deleted, renamed, replaced): calls answer not found.
+    Closed,
+}
+
 /// The source of generations: process-wide, so that a configuration opened
 /// anew (created, renamed, uploaded) never reuses a value another had.
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
@@ -95,14 +121,24 @@ fn next_generation() -> u64 {
     NEXT_GENERATION.fetch_add(1, Ordering::SeqCst)
 }
 
+/// Milliseconds since the first call: a clock for "last used" that fits an
+/// atomic.
+fn now_ms() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
 /// An open configuration file.
 pub(crate) struct Database {
     name: String,
     path: PathBuf,
     busy_timeout: Duration,
-    state: RwLock<Option<Open>>,
+    state: RwLock<State>,
     /// Changes after every commit, before its callers are answered.
     generation: Arc<AtomicU64>,
+    /// When a call last began ([`now_ms`]).
+    last_used: AtomicU64,
 }
 
 impl std::fmt::Debug for Database {
@@ -116,35 +152,25 @@ impl std::fmt::Debug for Database {
 
 impl Database {
     /// Opens the file of configuration `name`, migrating it if it is older.
+    /// It starts dormant: the first call starts its writer.
     pub(crate) fn open(
         name: &str,
         path: &Path,
         busy_timeout: Duration,
     ) -> Result<Self, StoreError> {
-        let opened = (|| {
+        let migrated = (|| {
             let conn = connect(path, busy_timeout, false)?;
             schema::prepare(&conn)?;
-            use_wal(&conn)?;
-            Ok(conn)
+            use_wal(&conn)
         })();
-        let conn = opened.map_err(|error: StoreError| error.in_configuration(name))?;
-        let (jobs, queue) = mpsc::channel::<Job>();
-        let generation = Arc::new(AtomicU64::new(next_generation()));
-        let stamp = generation.clone();
-        let writer = std::thread::Builder::new()
-            .name(format!("store-writer {name}"))
-            .spawn(move || run_writer(conn, queue, &stamp))
-            .map_err(|error| StoreError::file("starting the writer thread", error))?;
+        migrated.map_err(|error: StoreError| error.in_configuration(name))?;
         Ok(Self {
             name: name.to_owned(),
             path: path.to_owned(),
             busy_timeout,
-            state: RwLock::new(Some(Open {
-                jobs,
-                writer,
-                readers: Mutex::new(Vec::new()),
-            })),
-            generation,
+            state: RwLock::new(State::Dormant),
+            generation: Arc::new(AtomicU64::new(next_generation())),
+            last_used: AtomicU64::new(now_ms()),
         })
     }
 
@@ -159,14 +185,61 @@ impl Database {
         StoreError::not_found(format!("configuration {}", self.name))
     }
 
+    fn connect(&self) -> Result<Connection, StoreError> {
+        connect(&self.path, self.busy_timeout, false)
+            .map_err(|error| error.in_configuration(&self.name))
+    }
+
+    fn state(&self) -> RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The state, awake (woken if it was dormant), held for one call, and
+    /// marked used.
+    fn awake(&self) -> Result<RwLockReadGuard<'_, State>, StoreError> {
+        loop {
+            let state = self.state();
+            match &*state {
+                State::Awake(_) => {
+                    self.last_used.store(now_ms(), Ordering::Relaxed);
+                    return Ok(state);
+                }
+                State::Closed => return Err(self.closed()),
+                State::Dormant => drop(state),
+            }
+            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            if matches!(*state, State::Dormant) {
+                *state = State::Awake(self.wake()?);
+            }
+        }
+    }
+
+    /// Starts the writer thread.
+    fn wake(&self) -> Result<Open, StoreError> {
+        let conn = self.connect()?;
+        let (jobs, queue) = mpsc::channel::<Job>();
+        let stamp = self.generation.clone();
+        let writer = std::thread::Builder::new()
+            .name(format!("store-writer {}", self.name))
+            .spawn(move || run_writer(conn, queue, &stamp))
+            .map_err(|error| StoreError::file("starting the writer thread", error))?;
+        Ok(Open {
+            jobs,
+            writer,
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
     /// Runs `change` on the writer thread and answers once it is committed.
     pub(crate) fn write<T, F>(&self, change: F) -> Result<T, StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        let open = state.as_ref().ok_or_else(|| self.closed())?;
+        let state = self.awake()?;
+        let State::Awake(open) = &*state else {
+            return Err(self.closed());
+        };
         let (reply, answer) = mpsc::sync_channel::<Result<T, StoreError>>(1);
         let job: Job = Box::new(move |conn| {
             let result = conn.and_then(change);
@@ -195,8 +268,10 @@ impl Database {
         &self,
         query: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        let open = state.as_ref().ok_or_else(|| self.closed())?;
+        let state = self.awake()?;
+        let State::Awake(open) = &*state else {
+            return Err(self.closed());
+        };
         let idle = open
             .readers
             .lock()
@@ -204,27 +279,42 @@ impl Database {
             .pop();
         let conn = match idle {
             Some(conn) => conn,
-            None => connect(&self.path, self.busy_timeout, false)
-                .map_err(|error| error.in_configuration(&self.name))?,
+            None => self.connect()?,
         };
-        let result = (|| {
-            let transaction = conn.unchecked_transaction()?;
-            let value = query(&transaction)?;
-            transaction.finish()?;
-            Ok(value)
-        })();
+        let result = read_transaction(&conn, query);
         let mut readers = open.readers.lock().unwrap_or_else(PoisonError::into_inner);
         if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() {
             readers.push(conn);
         }
-        result.map_err(|error: StoreError| error.in_configuration(&self.name))
+        result.map_err(|error| error.in_configuration(&self.name))
+    }
+
+    /// Like [`Database::read`], without waking a dormant configuration: for
+    /// a glance at many configurations (the list of them), which must not
+    /// leave every one of them awake.
+    pub(crate) fn glance<T>(
+        &self,
+        query: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let state = self.state();
+        match &*state {
+            State::Awake(_) => {
+                drop(state);
+                self.read(query)
+            }
+            State::Closed => Err(self.closed()),
+            State::Dormant => read_transaction(&self.connect()?, query)
+                .map_err(|error| error.in_configuration(&self.name)),
+        }
     }
 
     /// Writes a consistent copy of the file to `target` (which must not
     /// exist), while changes go on.
     pub(crate) fn snapshot_into(&self, target: &Path) -> Result<(), StoreError> {
-        let state = self.state.read().unwrap_or_else(PoisonError::into_inner);
-        state.as_ref().ok_or_else(|| self.closed())?;
+        let state = self.state();
+        if matches!(*state, State::Closed) {
+            return Err(self.closed());
+        }
         let target = target.to_str().ok_or_else(|| {
             StoreError::io_message("snapshot", "the data directory's path is not UTF-8")
         })?;
@@ -234,16 +324,38 @@ impl Database {
         Ok(())
     }
 
+    /// Puts the configuration to rest (stops its writer, closes its
+    /// connections) when no call began for `idle_after` and none is running.
+    /// True when it did.
+    pub(crate) fn rest_if_idle(&self, idle_after: Duration) -> bool {
+        let idle = |db: &Self| {
+            now_ms().saturating_sub(db.last_used.load(Ordering::Relaxed))
+                >= u64::try_from(idle_after.as_millis()).unwrap_or(u64::MAX)
+        };
+        if !idle(self) {
+            return false;
+        }
+        // A running call holds the lock for reading: never wait for it.
+        let mut state = match self.state.try_write() {
+            Ok(state) => state,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return false,
+        };
+        if !matches!(*state, State::Awake(_)) || !idle(self) {
+            return false;
+        }
+        if let State::Awake(open) = std::mem::replace(&mut *state, State::Dormant) {
+            open.shut(&self.name);
+        }
+        true
+    }
+
     /// Lets every running call finish, stops the writer and closes every
     /// connection. Later calls answer "not found".
     pub(crate) fn close(&self) {
         let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
-        if let Some(open) = state.take() {
-            drop(open.readers);
-            drop(open.jobs);
-            if open.writer.join().is_err() {
-                log::error!("the writer thread of {} panicked", self.name);
-            }
+        if let State::Awake(open) = std::mem::replace(&mut *state, State::Closed) {
+            open.shut(&self.name);
         }
     }
 }
@@ -252,6 +364,17 @@ impl Drop for Database {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Runs `query` inside one read transaction of `conn`.
+fn read_transaction<T>(
+    conn: &Connection,
+    query: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let transaction = conn.unchecked_transaction()?;
+    let value = query(&transaction)?;
+    transaction.finish()?;
+    Ok(value)
 }
 
 /// The writer thread: takes every queued change (up to [`MAX_BATCH`]) and

@@ -10,7 +10,8 @@ use std::{
     collections::HashMap,
     fs,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex, MutexGuard, PoisonError, Weak, mpsc},
+    thread::JoinHandle,
     time::Duration,
 };
 
@@ -30,17 +31,75 @@ pub struct StoreOptions {
     /// How long a call waits for a file another program holds before it
     /// answers [`StoreError::Locked`]. Default: 2 seconds.
     pub busy_timeout: Duration,
+    /// How long a configuration stays open after its last call: then its
+    /// writer thread stops and its connections close, and its next call
+    /// opens them again (about a millisecond). Default: 30 seconds.
+    pub idle_after: Duration,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
         Self {
             busy_timeout: Duration::from_secs(2),
+            idle_after: Duration::from_secs(30),
         }
     }
 }
 
 type Registry = HashMap<ConfigName, Arc<Database>>;
+
+/// The thread that puts idle configurations to rest. It stops when the
+/// store is dropped.
+#[derive(Debug)]
+struct Janitor {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Janitor {
+    fn start(registry: Weak<Mutex<Registry>>, idle_after: Duration) -> Result<Self, StoreError> {
+        let (stop, stopped) = mpsc::channel::<()>();
+        // Often enough that a configuration rests at most half again its
+        // idle time; rarely enough to cost nothing.
+        let period = (idle_after / 2).max(Duration::from_millis(10));
+        let thread = std::thread::Builder::new()
+            .name("store-janitor".to_owned())
+            .spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
+                    let Some(registry) = registry.upgrade() else {
+                        return;
+                    };
+                    // Never hold the registry while a writer stops.
+                    let open: Vec<Arc<Database>> = registry
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .values()
+                        .cloned()
+                        .collect();
+                    drop(registry);
+                    for db in open {
+                        db.rest_if_idle(idle_after);
+                    }
+                }
+            })
+            .map_err(|error| StoreError::file("starting the store's janitor thread", error))?;
+        Ok(Self {
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+}
+
+impl Drop for Janitor {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            log::error!("the store's janitor thread panicked");
+        }
+    }
+}
 
 /// The saved-state files of every configuration, in one data directory:
 /// `<data_dir>/<name>.sqlite`, logs in `<data_dir>/logs/<name>/`.
@@ -52,7 +111,8 @@ type Registry = HashMap<ConfigName, Arc<Database>>;
 pub struct Store {
     pub(crate) dir: PathBuf,
     pub(crate) options: StoreOptions,
-    registry: Mutex<Registry>,
+    registry: Arc<Mutex<Registry>>,
+    _janitor: Janitor,
 }
 
 impl Store {
@@ -80,10 +140,13 @@ impl Store {
         }
         fs::create_dir_all(&temp).map_err(io("creating the temporary directory of"))?;
         fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io("creating the log directory of"))?;
+        let registry = Arc::new(Mutex::new(HashMap::new()));
+        let janitor = Janitor::start(Arc::downgrade(&registry), options.idle_after)?;
         Ok(Self {
             dir,
             options,
-            registry: Mutex::new(HashMap::new()),
+            registry,
+            _janitor: janitor,
         })
     }
 
@@ -164,11 +227,16 @@ impl Store {
     }
 
     /// Every configuration, sorted by name. A file that cannot be read (locked,
-    /// newer, damaged) is left out of the list and logged.
+    /// newer, damaged) is left out of the list and logged. Listing does not
+    /// keep the configurations open.
     pub fn list(&self) -> Result<Vec<Configuration>, StoreError> {
         let mut configurations = Vec::new();
         for name in self.names()? {
-            match self.get(&name) {
+            let glanced = self.handle(&mut self.registry(), &name).and_then(|db| {
+                let name = name.clone();
+                db.glance(move |conn| net::configuration(conn, name))
+            });
+            match glanced {
                 Ok(configuration) => configurations.push(configuration),
                 Err(error) => log::warn!("configuration {name} left out of the list: {error}"),
             }

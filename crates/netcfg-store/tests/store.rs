@@ -406,6 +406,7 @@ fn a_download_is_a_consistent_snapshot_while_writes_go_on() {
 fn a_file_another_program_holds_gives_locked_not_a_hang() {
     let temp = temp_store_with(StoreOptions {
         busy_timeout: std::time::Duration::from_millis(200),
+        ..StoreOptions::default()
     });
     temp.store
         .create(&name("net"), Instance::ServerDefault)
