@@ -24,7 +24,7 @@ use std::{
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, config::DbConfig};
 
-use crate::{error::StoreError, schema};
+use crate::{StoreOptions, error::StoreError, schema};
 
 /// The most changes grouped into one commit.
 const MAX_BATCH: usize = 128;
@@ -134,6 +134,7 @@ pub(crate) struct Database {
     name: String,
     path: PathBuf,
     busy_timeout: Duration,
+    notifications_kept: u32,
     state: RwLock<State>,
     /// Changes after every commit, before its callers are answered.
     generation: Arc<AtomicU64>,
@@ -156,10 +157,10 @@ impl Database {
     pub(crate) fn open(
         name: &str,
         path: &Path,
-        busy_timeout: Duration,
+        options: &StoreOptions,
     ) -> Result<Self, StoreError> {
         let migrated = (|| {
-            let conn = connect(path, busy_timeout, false)?;
+            let conn = connect(path, options.busy_timeout, false)?;
             schema::prepare(&conn)?;
             use_wal(&conn)
         })();
@@ -167,7 +168,8 @@ impl Database {
         Ok(Self {
             name: name.to_owned(),
             path: path.to_owned(),
-            busy_timeout,
+            busy_timeout: options.busy_timeout,
+            notifications_kept: options.notifications_kept,
             state: RwLock::new(State::Dormant),
             generation: Arc::new(AtomicU64::new(next_generation())),
             last_used: AtomicU64::new(now_ms()),
@@ -179,6 +181,11 @@ impl Database {
     /// older than what the value stands for.
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
+    }
+
+    /// How many notifications the configuration keeps.
+    pub(crate) fn notifications_kept(&self) -> u32 {
+        self.notifications_kept
     }
 
     fn closed(&self) -> StoreError {

@@ -35,6 +35,9 @@ pub struct StoreOptions {
     /// writer thread stops and its connections close, and its next call
     /// opens them again (about a millisecond). Default: 30 seconds.
     pub idle_after: Duration,
+    /// How many notifications a configuration keeps. Past it, the oldest
+    /// read ones go first, then the oldest unread ones. Default: 10,000.
+    pub notifications_kept: u32,
 }
 
 impl Default for StoreOptions {
@@ -42,6 +45,7 @@ impl Default for StoreOptions {
         Self {
             busy_timeout: Duration::from_secs(2),
             idle_after: Duration::from_secs(30),
+            notifications_kept: 10_000,
         }
     }
 }
@@ -172,7 +176,7 @@ impl Store {
         if !path.is_file() {
             return Err(StoreError::not_found(format!("configuration {name}")));
         }
-        let db = Arc::new(Database::open(name, &path, self.options.busy_timeout)?);
+        let db = Arc::new(Database::open(name, &path, &self.options)?);
         registry.insert(name.clone(), Arc::clone(&db));
         Ok(db)
     }

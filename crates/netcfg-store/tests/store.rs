@@ -501,3 +501,47 @@ fn the_schema_refuses_bad_rows_written_behind_the_models_back() {
         );
     }
 }
+
+#[test]
+fn notifications_are_bounded_read_ones_first_identifiers_never_reused() {
+    let temp = temp_store_with(StoreOptions {
+        notifications_kept: 100,
+        ..StoreOptions::default()
+    });
+    temp.store
+        .create(&name("net"), Instance::ServerDefault)
+        .unwrap();
+    let net = temp.store.net(&name("net")).unwrap();
+    let add = |count: u64| {
+        for _ in 0..count {
+            net.add_notification(netcfg_model::Level::Warning, "event", None, 1)
+                .unwrap();
+        }
+    };
+    let identifiers = || -> Vec<u64> {
+        net.notifications()
+            .unwrap()
+            .iter()
+            .map(|notification| notification.identifier)
+            .collect()
+    };
+
+    // Pruned at the 64th, 128th and 192nd to the newest 100, then 8 more.
+    add(200);
+    assert_eq!(identifiers(), (93..=200).collect::<Vec<_>>());
+
+    // Read ones go before older unread ones.
+    for identifier in 150..=160 {
+        net.set_notification_read(identifier, true).unwrap();
+    }
+    add(64);
+    let expected: Vec<u64> = (146..=149).chain(161..=264).collect();
+    assert_eq!(identifiers(), expected);
+    assert_eq!(net.unread_notifications().unwrap(), 108);
+
+    // Identifiers go on from the highest ever given.
+    let next = net
+        .add_notification(netcfg_model::Level::Warning, "event", None, 1)
+        .unwrap();
+    assert_eq!(next.identifier, 265);
+}

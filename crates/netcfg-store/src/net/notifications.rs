@@ -1,6 +1,9 @@
 //! Notifications raised by a configuration's network, with read flags.
 //! Unread ones are found through a partial index, so counting them costs
-//! what there is to count, not the length of the history.
+//! what there is to count, not the length of the history. The history is
+//! bounded ([`crate::StoreOptions::notifications_kept`]): every
+//! [`PRUNE_EVERY`]th notification, the oldest read ones and then the oldest
+//! unread ones beyond the bound are deleted. Identifiers are never reused.
 
 use netcfg_model::{Level, Notification, SerialNumber};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -10,6 +13,11 @@ use crate::{
     error::StoreError,
     sql::{self, get},
 };
+
+/// Pruning runs with one notification in this many, so a configuration
+/// holds at most `notifications_kept + PRUNE_EVERY - 1` between two runs,
+/// and adding one costs no count of the history.
+const PRUNE_EVERY: u64 = 64;
 
 const COLUMNS: &str = "identifier, level, message, serial_number, timestamp_ms, read";
 
@@ -46,6 +54,17 @@ fn require(conn: &Connection, identifier: u64) -> Result<Notification, StoreErro
         .ok_or_else(not_found)
 }
 
+/// Deletes the notifications beyond the newest `kept`, read ones first.
+fn prune(conn: &Connection, kept: u32) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "DELETE FROM notifications WHERE identifier IN (
+             SELECT identifier FROM notifications ORDER BY read DESC, identifier
+             LIMIT max(0, (SELECT count(*) FROM notifications) - ?1))",
+    )?
+    .execute([kept.max(1)])?;
+    Ok(())
+}
+
 /// The row id of a stored notification (its identifier came from one).
 fn conn_id(notification: &Notification) -> i64 {
     i64::try_from(notification.identifier).unwrap_or(i64::MAX)
@@ -64,6 +83,7 @@ impl Net {
         let timestamp_ms = i64::try_from(timestamp_ms).map_err(|_| {
             StoreError::invalid("timestamp_ms", "the time is too far in the future")
         })?;
+        let kept = self.db.notifications_kept();
         self.db.write(move |conn| {
             conn.prepare_cached(
                 "INSERT INTO notifications (level, message, serial_number, timestamp_ms, read)
@@ -75,7 +95,11 @@ impl Net {
                 serial_number.map(sql::serial),
                 timestamp_ms
             ])?;
-            require(conn, conn.last_insert_rowid().unsigned_abs())
+            let identifier = conn.last_insert_rowid().unsigned_abs();
+            if identifier % PRUNE_EVERY == 0 {
+                prune(conn, kept)?;
+            }
+            require(conn, identifier)
         })
     }
 
