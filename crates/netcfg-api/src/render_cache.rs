@@ -2,11 +2,21 @@
 //! device list, under the store's generation of that configuration. A list
 //! is served from here only while the generation is the one it was read
 //! under, so any commit makes the next request read and render it again.
+//!
+//! The cache holds at most [`BUDGET_BYTES`] of JSON: past it, the lists
+//! used least recently go. A deleted or renamed configuration's list goes at
+//! once.
 
-use std::{collections::HashMap, sync::Mutex};
+use std::{
+    collections::HashMap,
+    sync::{Mutex, MutexGuard, PoisonError},
+};
 
 use actix_web::web::Bytes;
 use netcfg_model::ConfigName;
+
+/// The JSON the cache may hold: about thirty lists of a thousand devices.
+const BUDGET_BYTES: usize = 4 << 20;
 
 /// A rendered list: its JSON and how many items it holds.
 #[derive(Debug, Clone)]
@@ -15,37 +25,185 @@ pub(crate) struct Rendered {
     pub(crate) count: usize,
 }
 
-/// One rendered device list per configuration, the latest one read.
+#[derive(Debug)]
+struct Entry {
+    generation: u64,
+    rendered: Rendered,
+    /// The cache's clock when the entry was last kept or served.
+    used: u64,
+}
+
 #[derive(Debug, Default)]
+struct Entries {
+    map: HashMap<ConfigName, Entry>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl Entries {
+    fn tick(&mut self) -> u64 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn remove(&mut self, name: &ConfigName) {
+        if let Some(entry) = self.map.remove(name) {
+            self.bytes -= entry.rendered.json.len();
+        }
+    }
+
+    /// Removes the least recently used entries until the rest fit `budget`.
+    fn shrink_to(&mut self, budget: usize) {
+        while self.bytes > budget {
+            let Some(oldest) = self
+                .map
+                .iter()
+                .min_by_key(|(_, entry)| entry.used)
+                .map(|(name, _)| name.clone())
+            else {
+                return;
+            };
+            self.remove(&oldest);
+        }
+    }
+}
+
+/// One rendered device list per configuration, the latest one read.
+#[derive(Debug)]
 pub(crate) struct RenderCache {
-    devices: Mutex<HashMap<ConfigName, (u64, Rendered)>>,
+    budget: usize,
+    devices: Mutex<Entries>,
+}
+
+impl Default for RenderCache {
+    fn default() -> Self {
+        Self::with_budget(BUDGET_BYTES)
+    }
 }
 
 impl RenderCache {
+    fn with_budget(budget: usize) -> Self {
+        Self {
+            budget,
+            devices: Mutex::default(),
+        }
+    }
+
+    fn entries(&self) -> MutexGuard<'_, Entries> {
+        self.devices.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The device list of `name` rendered under `generation`, if kept.
     pub(crate) fn devices(&self, name: &ConfigName, generation: u64) -> Option<Rendered> {
-        let entries = self
-            .devices
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        entries
-            .get(name)
-            .filter(|(kept, _)| *kept == generation)
-            .map(|(_, rendered)| rendered.clone())
+        let mut entries = self.entries();
+        let now = entries.tick();
+        let entry = entries
+            .map
+            .get_mut(name)
+            .filter(|entry| entry.generation == generation)?;
+        entry.used = now;
+        Some(entry.rendered.clone())
     }
 
     /// Keeps the device list of `name` read under `generation`, replacing an
-    /// older one.
+    /// older one. A list larger than the whole budget is not kept.
     pub(crate) fn keep_devices(&self, name: ConfigName, generation: u64, rendered: Rendered) {
-        let mut entries = self
-            .devices
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let newer_kept = entries
+        let mut entries = self.entries();
+        if entries
+            .map
             .get(&name)
-            .is_some_and(|(kept, _)| *kept > generation);
-        if !newer_kept {
-            entries.insert(name, (generation, rendered));
+            .is_some_and(|entry| entry.generation > generation)
+        {
+            return;
         }
+        entries.remove(&name);
+        let size = rendered.json.len();
+        if size > self.budget {
+            return;
+        }
+        entries.shrink_to(self.budget - size);
+        let used = entries.tick();
+        entries.bytes += size;
+        entries.map.insert(
+            name,
+            Entry {
+                generation,
+                rendered,
+                used,
+            },
+        );
+    }
+
+    /// Drops what is kept for `name` (deleted or renamed).
+    pub(crate) fn forget(&self, name: &ConfigName) {
+        self.entries().remove(name);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(size: usize) -> Rendered {
+        Rendered {
+            json: Bytes::from(vec![b' '; size]),
+            count: 0,
+        }
+    }
+
+    fn name(text: &str) -> ConfigName {
+        text.parse().unwrap()
+    }
+
+    fn kept(cache: &RenderCache) -> Vec<String> {
+        let mut names: Vec<String> = cache
+            .entries()
+            .map
+            .keys()
+            .map(ToString::to_string)
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn serves_only_the_generation_it_was_read_under() {
+        let cache = RenderCache::with_budget(100);
+        cache.keep_devices(name("a"), 7, list(10));
+        assert!(cache.devices(&name("a"), 7).is_some());
+        assert!(cache.devices(&name("a"), 8).is_none());
+        // An older read never replaces a newer list.
+        cache.keep_devices(name("a"), 6, list(20));
+        assert_eq!(cache.devices(&name("a"), 7).unwrap().json.len(), 10);
+    }
+
+    #[test]
+    fn past_the_budget_the_least_recently_used_lists_go() {
+        let cache = RenderCache::with_budget(100);
+        cache.keep_devices(name("a"), 1, list(40));
+        cache.keep_devices(name("b"), 1, list(40));
+        assert!(cache.devices(&name("a"), 1).is_some());
+        cache.keep_devices(name("c"), 1, list(40));
+        assert_eq!(kept(&cache), ["a", "c"]);
+        assert_eq!(cache.entries().bytes, 80);
+
+        // Replacing a list counts its new size only.
+        cache.keep_devices(name("c"), 2, list(60));
+        assert_eq!(kept(&cache), ["a", "c"]);
+        assert_eq!(cache.entries().bytes, 100);
+
+        // A list larger than the budget is not kept, and evicts nothing.
+        cache.keep_devices(name("d"), 1, list(101));
+        assert_eq!(kept(&cache), ["a", "c"]);
+    }
+
+    #[test]
+    fn forgetting_frees_the_budget() {
+        let cache = RenderCache::with_budget(100);
+        cache.keep_devices(name("a"), 1, list(70));
+        cache.forget(&name("a"));
+        cache.forget(&name("never-kept"));
+        assert_eq!(cache.entries().bytes, 0);
+        assert!(cache.devices(&name("a"), 1).is_none());
     }
 }

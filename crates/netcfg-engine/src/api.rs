@@ -178,6 +178,13 @@ pub trait Engine: Send + Sync {
     /// Forgets a configuration's cached data; returns how many devices it held.
     fn clear_cache(&self, configuration: &ConfigName) -> usize;
 
+    /// Forgets what is kept about a configuration that no longer exists
+    /// (deleted, or renamed): its cached data, unconfigured devices heard by
+    /// it, and recent log lines, so that memory follows the configurations
+    /// that exist and a new one of the same name starts clean. A running
+    /// configuration is left as it is.
+    fn forget(&self, configuration: &ConfigName);
+
     /// Devices heard that their configuration does not hold: of one
     /// configuration, or of all when `configuration` is `None`.
     fn unconfigured_devices(&self, configuration: Option<ConfigName>) -> Vec<UnconfiguredDevice>;

@@ -454,6 +454,29 @@ impl Engine for NetcfgEngine {
             .map_or(0, |cache: BTreeMap<_, _>| cache.len())
     }
 
+    fn forget(&self, configuration: &ConfigName) {
+        // The lifecycle lock orders this after a start in progress.
+        let lifecycle = self.shared.lifecycle(configuration);
+        let Ok(_guard) = lifecycle.try_lock() else {
+            return;
+        };
+        if self.shared.session(configuration).is_some() {
+            return;
+        }
+        lock(&self.shared.caches).remove(configuration);
+        lock(&self.shared.unconfigured).retain(|(heard_by, _), _| heard_by != configuration);
+        lock(&self.shared.rings).remove(configuration);
+        // Clones are taken under this lock: when ours and the map's are the
+        // only ones, no start or stop is on its way to it.
+        let mut lifecycles = lock(&self.shared.lifecycles);
+        if lifecycles
+            .get(configuration)
+            .is_some_and(|kept| Arc::strong_count(kept) == 2)
+        {
+            lifecycles.remove(configuration);
+        }
+    }
+
     fn unconfigured_devices(&self, configuration: Option<ConfigName>) -> Vec<UnconfiguredDevice> {
         lock(&self.shared.unconfigured)
             .iter()

@@ -169,6 +169,10 @@ async fn start_every_device_action_and_stop() {
     assert!(!anchor.firmware_images.is_empty());
     assert!(engine.clear_cached_device(&name, serial("01:04:0002")));
     assert!(!engine.clear_cached_device(&name, serial("01:04:0077")));
+    // A running configuration is not forgotten.
+    engine.forget(&name);
+    assert!(!engine.cached_devices(&name).is_empty());
+    assert!(!engine.log_messages(&name).is_empty());
 
     assert_eq!(
         within("stop", engine.stop(&name)).await.unwrap(),
@@ -197,6 +201,13 @@ async fn start_every_device_action_and_stop() {
     .await
     .unwrap_err();
     assert!(matches!(error, EngineError::NotRunning(_)), "{error}");
+
+    // Kept after the stop until the configuration is gone (deleted).
+    assert!(!engine.cached_devices(&name).is_empty());
+    engine.forget(&name);
+    assert!(engine.cached_devices(&name).is_empty());
+    assert!(engine.log_messages(&name).is_empty());
+    assert!(engine.unconfigured_devices(Some(name.clone())).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

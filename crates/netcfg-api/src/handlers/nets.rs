@@ -82,10 +82,12 @@ pub(crate) async fn update(context: Ctx) -> Result<Reply, ApiError> {
             "configuration {name} is running; stop it before renaming it"
         )));
     }
+    let renamed = name.clone();
     let configuration = store(&context, move |store| {
-        store.update(&name, Some(&body.name), Some(body.instance))
+        store.update(&renamed, Some(&body.name), Some(body.instance))
     })
     .await?;
+    forget(&context, &name);
     Reply::ok(format!("Configuration {} updated", configuration.name))
         .with("configuration", &with_state(&context, configuration))
 }
@@ -102,6 +104,7 @@ pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
     stop_if_running(&context, &name).await?;
     let deleted = name.clone();
     store(&context, move |store| store.delete(&deleted)).await?;
+    forget(&context, &name);
     Ok(Reply::new(
         actix_web::http::StatusCode::NO_CONTENT,
         format!("Configuration {name} deleted"),
@@ -141,6 +144,7 @@ pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
             stop_if_running(&context, &name).await?;
             let deleted = name.clone();
             store(&context, move |store| store.delete(&deleted)).await?;
+            forget(&context, &name);
             (
                 format!("Configuration {name} deleted"),
                 RunState::Stopped,
@@ -213,4 +217,11 @@ async fn stop_if_running(context: &Ctx, name: &ConfigName) -> Result<(), ApiErro
         context.state().engine().stop(name).await?;
     }
     Ok(())
+}
+
+/// Drops what the server keeps in memory about `name`, which no longer
+/// exists: its rendered lists and the engine's data about it.
+fn forget(context: &Ctx, name: &ConfigName) {
+    context.state().renders().forget(name);
+    context.state().engine().forget(name);
 }
