@@ -219,6 +219,7 @@ fn ci() -> Result<()> {
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
     schemathesis::schemathesis()?;
+    soak::soak(&["--minutes".to_owned(), "1".to_owned()])?;
     crash::crash(&["--kills".to_owned(), "20".to_owned()])?;
     dist::check()?;
     eprintln!("ci: every check passed");
