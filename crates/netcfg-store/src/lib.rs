@@ -47,8 +47,8 @@ mod transfer;
 
 pub use error::{BadUpload, StoreError};
 pub use net::{
-    ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, PairOutcome, PositionLimitKey, SettingDeletion,
-    SettingScope, SettingWrite, StreamDeletion,
+    ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, NewNotification, PairOutcome, PositionLimitKey,
+    SettingDeletion, SettingScope, SettingWrite, StreamDeletion,
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::{Store, StoreOptions};

@@ -24,6 +24,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 pub use devices::DevicePatchOutcome;
 pub use limits::PositionLimitKey;
+pub use notifications::NewNotification;
 pub use pairs::PairOutcome;
 pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingScope, SettingWrite};
 pub use streams::StreamDeletion;

@@ -70,6 +70,34 @@ fn conn_id(notification: &Notification) -> i64 {
     i64::try_from(notification.identifier).unwrap_or(i64::MAX)
 }
 
+/// A notification to record; it is stored unread, with a new identifier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewNotification {
+    /// How serious it is.
+    pub level: Level,
+    /// What happened.
+    pub message: String,
+    /// The device it concerns, if any.
+    pub serial_number: Option<SerialNumber>,
+    /// When, in milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+}
+
+/// Inserts one notification; its identifier.
+fn insert(conn: &Connection, new: &NewNotification, timestamp_ms: i64) -> Result<u64, StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO notifications (level, message, serial_number, timestamp_ms, read)
+         VALUES (?1, ?2, ?3, ?4, 0)",
+    )?
+    .execute(params![
+        new.level.value(),
+        new.message,
+        new.serial_number.map(sql::serial),
+        timestamp_ms
+    ])?;
+    Ok(conn.last_insert_rowid().unsigned_abs())
+}
+
 impl Net {
     /// Records a new, unread notification.
     pub fn add_notification(
@@ -79,27 +107,55 @@ impl Net {
         serial_number: Option<SerialNumber>,
         timestamp_ms: u64,
     ) -> Result<Notification, StoreError> {
-        let message = message.into();
-        let timestamp_ms = i64::try_from(timestamp_ms).map_err(|_| {
-            StoreError::invalid("timestamp_ms", "the time is too far in the future")
-        })?;
+        let new = NewNotification {
+            level,
+            message: message.into(),
+            serial_number,
+            timestamp_ms,
+        };
+        self.insert_all(vec![new], |conn, identifiers| match identifiers {
+            [identifier] => require(conn, *identifier),
+            _ => Err(StoreError::io_message(
+                "adding a notification",
+                "one identifier expected",
+            )),
+        })
+    }
+
+    /// Records notifications in one commit, in order (a burst costs one
+    /// sync, not one each); their identifiers. All are stored or none.
+    pub fn add_notifications(&self, new: Vec<NewNotification>) -> Result<Vec<u64>, StoreError> {
+        self.insert_all(new, |_, identifiers| Ok(identifiers.to_vec()))
+    }
+
+    /// Inserts `new` in one change, prunes when due, and answers with
+    /// `answer` from inside the same change.
+    fn insert_all<T: Send + 'static>(
+        &self,
+        new: Vec<NewNotification>,
+        answer: impl FnOnce(&Connection, &[u64]) -> Result<T, StoreError> + Send + 'static,
+    ) -> Result<T, StoreError> {
+        let timestamps = new
+            .iter()
+            .map(|new| {
+                i64::try_from(new.timestamp_ms).map_err(|_| {
+                    StoreError::invalid("timestamp_ms", "the time is too far in the future")
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let kept = self.db.notifications_kept();
         self.db.write(move |conn| {
-            conn.prepare_cached(
-                "INSERT INTO notifications (level, message, serial_number, timestamp_ms, read)
-                 VALUES (?1, ?2, ?3, ?4, 0)",
-            )?
-            .execute(params![
-                level.value(),
-                message,
-                serial_number.map(sql::serial),
-                timestamp_ms
-            ])?;
-            let identifier = conn.last_insert_rowid().unsigned_abs();
-            if identifier % PRUNE_EVERY == 0 {
+            let mut identifiers = Vec::with_capacity(new.len());
+            for (new, timestamp_ms) in new.iter().zip(timestamps) {
+                identifiers.push(insert(conn, new, timestamp_ms)?);
+            }
+            if identifiers
+                .iter()
+                .any(|identifier| identifier % PRUNE_EVERY == 0)
+            {
                 prune(conn, kept)?;
             }
-            require(conn, identifier)
+            answer(conn, &identifiers)
         })
     }
 
