@@ -79,8 +79,9 @@ impl Server {
             ])
             .arg(data_dir)
             .env("RUST_LOG", "warn")
-            // As the systemd unit runs it (packaging/netcfg.service).
-            .env("MALLOC_ARENA_MAX", "2")
+            // As the systemd unit runs it (packaging/netcfg.service): one
+            // malloc arena, so memory freed by one thread serves them all.
+            .env("MALLOC_ARENA_MAX", "1")
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
