@@ -1,12 +1,10 @@
 //! What a handler gets: the request, its body, the version that answers and
 //! the application's state, with readers that turn bad input into 400s.
 
-use std::{fmt::Display, str::FromStr};
-
 use actix_web::{HttpRequest, web};
 use netcfg_model::FromJson;
 
-use crate::{reply::ApiError, state::AppState, version::ApiVersion};
+use crate::{error_code::ErrorCode, reply::ApiError, state::AppState, version::ApiVersion};
 
 /// One request, as a handler sees it.
 #[derive(Debug)]
@@ -39,21 +37,6 @@ impl Ctx {
         &self.request
     }
 
-    /// The path parameter `name`, parsed; a bad value is a 400 that names
-    /// the parameter and says what is wrong.
-    pub fn param<T>(&self, name: &str) -> Result<T, ApiError>
-    where
-        T: FromStr,
-        T::Err: Display,
-    {
-        let text = self.request.match_info().get(name).ok_or_else(|| {
-            ApiError::internal(format!("the route has no path parameter `{name}`"))
-        })?;
-        text.parse().map_err(|error| {
-            ApiError::bad_request(format!("invalid request: path parameter {name}: {error}"))
-        })
-    }
-
     /// The query parameter `name`, if given.
     pub fn query(&self, name: &str) -> Option<String> {
         web::Query::<std::collections::HashMap<String, String>>::from_query(
@@ -66,14 +49,18 @@ impl Ctx {
     /// The JSON body, read with the model's reader: a 400 names every problem.
     pub fn body<T: FromJson>(&self) -> Result<T, ApiError> {
         if self.body.is_empty() {
-            return Err(ApiError::bad_request(
-                "invalid request: a JSON body is required",
+            return Err(ApiError::problem(
+                ErrorCode::InvalidBody,
+                "",
+                "a JSON body is required",
             ));
         }
         let value: serde_json::Value = serde_json::from_slice(&self.body).map_err(|error| {
-            ApiError::bad_request(format!(
-                "invalid request: the body is not valid JSON: {error}"
-            ))
+            ApiError::problem(
+                ErrorCode::MalformedJson,
+                "",
+                format!("the body is not valid JSON: {error}"),
+            )
         })?;
         Ok(T::from_json(&value)?)
     }

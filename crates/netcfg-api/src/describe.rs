@@ -2,13 +2,19 @@
 //! selected table, as JSON or as an HTML page) and `GET /api` (an
 //! interactive browser that can switch between the two documents).
 
-use actix_web::{HttpResponse, http::header, web};
+use actix_web::{
+    HttpResponse,
+    http::{StatusCode, header},
+    web,
+};
 use netcfg_model::Level;
-use serde_json::Value;
 use utoipa_swagger_ui::{Config, SwaggerUi, Url};
 
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
+    operation::Operation,
+    path::NoPath,
     reply::{ApiError, Reply},
     table::{Payload, Route},
     version::ApiVersion,
@@ -19,19 +25,19 @@ pub(crate) fn api_json_route() -> Route {
     Route::new(
         actix_web::http::Method::GET,
         &["/api.json"],
-        "get_api_description",
+        Operation::GetApiDescription,
         "The API description of the selected table: OpenAPI 3.1 as JSON, or an HTML page for `Accept: text/html`",
         api_json,
     )
-    .responds(200, Payload::File { content_type: "application/json" }, Level::Debug)
+    .responds(StatusCode::OK, Payload::File { content_type: "application/json" }, Level::Debug)
 }
 
-async fn api_json(context: Ctx) -> Result<Reply, ApiError> {
+async fn api_json(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     {
         let version = match context.query("version") {
-            Some(text) => text
-                .parse::<ApiVersion>()
-                .map_err(|error| ApiError::bad_request(error.to_string()))?,
+            Some(text) => text.parse::<ApiVersion>().map_err(|error| {
+                ApiError::problem(ErrorCode::InvalidParameter, "version", error.to_string())
+            })?,
             None => context.version(),
         };
         if prefers_html(&context) {
@@ -68,30 +74,22 @@ fn escape(text: &str) -> String {
 
 /// A plain HTML rendering of the document: every operation with its
 /// responses, readable without JavaScript.
-fn render_html(document: &Value, version: ApiVersion) -> String {
+fn render_html(document: &crate::openapi::Document, version: ApiVersion) -> String {
     let mut rows = String::new();
-    if let Some(paths) = document["paths"].as_object() {
-        for (path, operations) in paths {
-            for (method, operation) in operations.as_object().into_iter().flatten() {
-                let responses: Vec<String> = operation["responses"]
-                    .as_object()
-                    .into_iter()
-                    .flatten()
-                    .map(|(status, response)| {
-                        format!(
-                            "{status} {}",
-                            escape(response["description"].as_str().unwrap_or(""))
-                        )
-                    })
-                    .collect();
-                rows.push_str(&format!(
-                    "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
-                    method.to_uppercase(),
-                    escape(path),
-                    escape(operation["summary"].as_str().unwrap_or("")),
-                    responses.join("<br>"),
-                ));
-            }
+    for (path, operations) in &document.paths {
+        for (method, operation) in operations {
+            let responses: Vec<String> = operation
+                .responses
+                .iter()
+                .map(|(status, response)| format!("{status} {}", escape(&response.description)))
+                .collect();
+            rows.push_str(&format!(
+                "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>\n",
+                method.to_uppercase(),
+                escape(path),
+                escape(operation.summary),
+                responses.join("<br>"),
+            ));
         }
     }
     format!(
@@ -101,7 +99,7 @@ fn render_html(document: &Value, version: ApiVersion) -> String {
          <body><h1>netcfg API {version}</h1><p>{}</p>\
          <p>Interactive browser: <a href=\"/api/\">/api</a>. JSON: <a href=\"/api.json?version={short}\">/api.json?version={short}</a>.</p>\n\
          <table><tr><th>Method</th><th>Path</th><th>Summary</th><th>Responses</th></tr>\n{rows}</table></body></html>\n",
-        escape(document["info"]["description"].as_str().unwrap_or("")),
+        escape(&document.info.description),
         short = version.short(),
     )
 }

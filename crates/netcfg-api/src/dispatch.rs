@@ -16,9 +16,10 @@ use netcfg_model::Level;
 
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
     reply::{ApiError, Content, Reply},
     state::AppState,
-    table::{Body, Route},
+    table::{Body, Payload, Route},
     version::{ApiVersion, VERSION_HEADER},
 };
 
@@ -42,10 +43,20 @@ pub(crate) fn select_version(
         None => Ok(default),
         Some(value) => value
             .to_str()
-            .map_err(|_| ApiError::bad_request("the Api-Version header is not text"))?
+            .map_err(|_| {
+                ApiError::problem(
+                    ErrorCode::UnsupportedApiVersion,
+                    VERSION_HEADER,
+                    "the header is not text",
+                )
+            })?
             .parse()
             .map_err(|error: crate::version::UnknownVersion| {
-                ApiError::bad_request(error.to_string())
+                ApiError::problem(
+                    ErrorCode::UnsupportedApiVersion,
+                    VERSION_HEADER,
+                    error.to_string(),
+                )
             }),
     }
 }
@@ -190,7 +201,11 @@ async fn dispatch(
             other.short(),
             other.short()
         );
-        return render_error(&ApiError::not_found(message), None, version);
+        return render_error(
+            &ApiError::new(ErrorCode::RouteInOtherVersion, message),
+            None,
+            version,
+        );
     }
     let Some(route) = candidates
         .iter()
@@ -239,7 +254,7 @@ fn method_not_allowed(
         allowed.join(", ")
     );
     let mut response = render_error(
-        &ApiError::new(StatusCode::METHOD_NOT_ALLOWED, message),
+        &ApiError::new(ErrorCode::MethodNotAllowed, message),
         None,
         version,
     );
@@ -269,7 +284,7 @@ async fn read_body(
         .and_then(|text| text.parse::<usize>().ok());
     let too_large = || {
         ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::BodyTooLarge,
             format!("the body is larger than the limit of {limit} bytes"),
         )
     };
@@ -288,7 +303,7 @@ async fn read_body(
             return Ok(web::Bytes::new());
         }
         return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ErrorCode::UnsupportedMediaType,
             format!(
                 "the body must be {expected}; the request says Content-Type `{}`",
                 content_type.chars().take(80).collect::<String>()
@@ -300,7 +315,11 @@ async fn read_body(
         std::future::poll_fn(|context| Pin::new(&mut payload).poll_next(context)).await
     {
         let chunk = chunk.map_err(|error| {
-            ApiError::bad_request(format!("the body could not be read: {error}"))
+            ApiError::problem(
+                ErrorCode::InvalidBody,
+                "",
+                format!("the body could not be read: {error}"),
+            )
         })?;
         if bytes.len() + chunk.len() > limit {
             return Err(too_large());
@@ -314,30 +333,38 @@ async fn read_body(
 /// else level 1 (a failure no row names).
 fn level_of(route: Option<&Route>, status: StatusCode) -> Level {
     route
-        .and_then(|route| route.declared(status.as_u16()))
+        .and_then(|route| route.declared(status))
         .map_or(Level::Error, |declared| declared.level)
 }
 
 pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion) -> HttpResponse {
-    if let Some((_, to)) = route
-        .remaps
-        .iter()
-        .find(|(from, _)| *from == reply.status.as_u16())
+    if let Some(to) = route.remapped(reply.status) {
+        reply.status = to;
+    }
+    let declared = route.declared(reply.status);
+    if declared.is_none()
+        && let Some(response) = broken_row(
+            route,
+            format!("answered status {}", reply.status.as_u16()),
+            version,
+        )
     {
-        reply.status = StatusCode::from_u16(*to).unwrap_or(reply.status);
+        return response;
     }
-    if route.declared(reply.status.as_u16()).is_none() {
-        let message = format!(
-            "internal error: {} answered status {}, which its route does not declare",
-            route.operation_id,
-            reply.status.as_u16()
-        );
-        log::error!("{message}");
-        if cfg!(debug_assertions) {
-            return render_error(&ApiError::internal(message), None, version);
-        }
-    }
-    let level = level_of(Some(route), reply.status);
+    let level = match declared {
+        None => Level::Error,
+        Some(declared) if reply.partial => match declared.partial_level {
+            Some(level) => level,
+            None => {
+                let what = "sent a partial success, for which its row declares no level";
+                match broken_row(route, what.to_owned(), version) {
+                    Some(response) => return response,
+                    None => declared.level,
+                }
+            }
+        },
+        Some(declared) => declared.level,
+    };
     match reply.content {
         Content::File {
             bytes,
@@ -362,15 +389,54 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
         Content::Html(page) => HttpResponse::build(reply.status)
             .content_type("text/html; charset=utf-8")
             .body(page),
-        Content::Message => envelope(reply.status, &reply.message, level, version, None),
-        Content::Payload { key, json } => envelope(
-            reply.status,
-            &reply.message,
-            level,
-            version,
-            Some((key, &json)),
-        ),
+        Content::Message => envelope(reply.status, &reply.message, level, version, None, &[]),
+        Content::Payload { json, type_name } => {
+            let Some(Payload::Json {
+                key,
+                type_name: declared_type,
+                ..
+            }) = declared.map(|declared| declared.payload)
+            else {
+                let what = format!(
+                    "sent a payload with status {}, for which its row declares none",
+                    reply.status.as_u16()
+                );
+                return broken_row(route, what, version).unwrap_or_else(|| {
+                    envelope(reply.status, &reply.message, level, version, None, &[])
+                });
+            };
+            if let Some(type_name) = type_name
+                && type_name != declared_type
+                && let Some(response) = broken_row(
+                    route,
+                    format!("sent a {type_name} where its row declares a {declared_type}"),
+                    version,
+                )
+            {
+                return response;
+            }
+            envelope(
+                reply.status,
+                &reply.message,
+                level,
+                version,
+                Some((key, &json)),
+                &[],
+            )
+        }
     }
+}
+
+/// When a handler's reply breaks its row: in debug builds a 500 (the tests
+/// walk every row, so a broken row fails them); in release builds the
+/// breach is logged and the reply goes out (`None`).
+fn broken_row(route: &Route, what: String, version: ApiVersion) -> Option<HttpResponse> {
+    let cause = format!("{} {what}", route.operation);
+    if cfg!(debug_assertions) {
+        return Some(render_error(&ApiError::internal(cause), None, version));
+    }
+    log::error!("the reply breaks its row: {cause}");
+    None
 }
 
 pub(crate) fn render_error(
@@ -380,36 +446,57 @@ pub(crate) fn render_error(
 ) -> HttpResponse {
     let mut error = error.clone();
     if let Some(route) = route {
-        if let Some((_, to)) = route
-            .remaps
-            .iter()
-            .find(|(from, _)| *from == error.status.as_u16())
-        {
-            error.status = StatusCode::from_u16(*to).unwrap_or(error.status);
+        if let Some(to) = route.remapped(error.status) {
+            error = if error.status == StatusCode::CONFLICT && to == StatusCode::BAD_REQUEST {
+                error.conflict_as_invalid("")
+            } else {
+                error.with_status(to)
+            };
         }
-        if route.declared(error.status.as_u16()).is_none() {
-            let message = format!(
-                "internal error: {} answered status {} ({}), which its route does not declare",
-                route.operation_id,
-                error.status.as_u16(),
-                error.message
-            );
-            log::error!("{message}");
-            if cfg!(debug_assertions) {
-                return render_error(&ApiError::internal(message), None, version);
-            }
+        if route.declared(error.status).is_none()
+            && let Some(response) = broken_row(
+                route,
+                format!(
+                    "answered status {} ({})",
+                    error.status.as_u16(),
+                    error.message
+                ),
+                version,
+            )
+        {
+            return response;
         }
     }
     let level = level_of(route, error.status);
     // A row that declares a payload for an error (5.0's maximum-tag 500)
     // gets its key, null: nothing was produced.
     let payload = route
-        .and_then(|route| route.declared(error.status.as_u16()))
+        .and_then(|route| route.declared(error.status))
         .and_then(|declared| match declared.payload {
-            crate::table::Payload::Json { key, .. } => Some((key, &b"null"[..])),
+            Payload::Json { key, .. } => Some((key, &b"null"[..])),
             _ => None,
         });
-    envelope(error.status, &error.message, level, version, payload)
+    let mut details = Vec::with_capacity(64);
+    details.extend_from_slice(b",\"code\":\"");
+    details.extend_from_slice(error.code.as_str().as_bytes());
+    details.push(b'"');
+    if error.status == StatusCode::BAD_REQUEST {
+        details.extend_from_slice(b",\"problems\":");
+        // Plain strings in a derived Serialize: writing cannot fail.
+        let _ = serde_json::to_writer(&mut details, &error.problems_to_send());
+    }
+    if let Some(incident) = &error.incident {
+        details.extend_from_slice(b",\"incident\":");
+        let _ = serde_json::to_writer(&mut details, incident);
+    }
+    envelope(
+        error.status,
+        &error.message,
+        level,
+        version,
+        payload,
+        &details,
+    )
 }
 
 /// The response envelope: `{"message", "Classification" (5.1), <key>: payload}`,
@@ -421,6 +508,7 @@ fn envelope(
     level: Level,
     version: ApiVersion,
     payload: Option<(&'static str, &[u8])>,
+    details: &[u8],
 ) -> HttpResponse {
     let mut builder = HttpResponse::build(status);
     if status == StatusCode::NO_CONTENT {
@@ -445,6 +533,7 @@ fn envelope(
         body.extend_from_slice(format!(",\"{key}\":").as_bytes());
         body.extend_from_slice(json);
     }
+    body.extend_from_slice(details);
     body.push(b'}');
     builder.content_type("application/json").body(body)
 }
@@ -470,7 +559,11 @@ pub(crate) async fn unknown_route(
 ) -> HttpResponse {
     let version = request_version(&request, &state);
     let message = format!("no such route: {} {}", request.method(), request.path());
-    render_error(&ApiError::not_found(message), None, version)
+    render_error(
+        &ApiError::new(ErrorCode::RouteNotFound, message),
+        None,
+        version,
+    )
 }
 
 #[cfg(test)]

@@ -1,59 +1,80 @@
-//! The one place where the libraries' errors become HTTP statuses. Each
-//! match is exhaustive: a new variant does not compile until it is mapped.
+//! The one place where the libraries' errors become HTTP errors: each kind
+//! gets its code (and so its status) in an exhaustive match, so a new
+//! variant does not compile until it is mapped. Faults of the server keep
+//! their text for the log; the client gets the code and an incident id.
 
-use actix_web::http::StatusCode;
 use netcfg_engine::EngineError;
-use netcfg_store::StoreError;
+use netcfg_store::{ConflictKind, IoFault, Missing, StoreError};
 
-use crate::reply::ApiError;
+use crate::{error_code::ErrorCode, reply::ApiError};
 
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        let status = match &error {
-            StoreError::NotFound { .. } => StatusCode::NOT_FOUND,
-            StoreError::Conflict { .. }
-            | StoreError::Locked { .. }
-            | StoreError::NewerSchema { .. } => StatusCode::CONFLICT,
-            StoreError::Invalid(_) | StoreError::BadUpload(_) => StatusCode::BAD_REQUEST,
-            StoreError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
+        let code = match &error {
+            StoreError::NotFound { kind, .. } => match kind {
+                Missing::Configuration => ErrorCode::ConfigurationNotFound,
+                Missing::Device => ErrorCode::DeviceNotFound,
+                Missing::Interface => ErrorCode::InterfaceNotFound,
+                Missing::Role => ErrorCode::RoleNotFound,
+                Missing::RfSetting => ErrorCode::RfSettingNotFound,
+                Missing::DataStream => ErrorCode::DataStreamNotFound,
+                Missing::PositionLimit => ErrorCode::PositionLimitNotFound,
+                Missing::Setting => ErrorCode::SettingNotFound,
+                Missing::Notification => ErrorCode::NotificationNotFound,
+                Missing::LogFile => ErrorCode::LogFileNotFound,
+                Missing::DevicePair => ErrorCode::DevicePairNotFound,
+                Missing::MagnetometerCalibration => ErrorCode::CalibrationNotFound,
+            },
+            StoreError::Conflict { kind, .. } => match kind {
+                ConflictKind::Taken => ErrorCode::NameTaken,
+                ConflictKind::InUse => ErrorCode::InUse,
+                ConflictKind::BuiltIn => ErrorCode::BuiltIn,
+                ConflictKind::Exhausted => ErrorCode::IdsExhausted,
+                ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
+            },
+            StoreError::Locked { .. } => ErrorCode::ConfigurationLocked,
+            StoreError::NewerSchema { .. } => ErrorCode::SchemaTooNew,
+            StoreError::Invalid(problems) => return ApiError::invalid(problems),
+            StoreError::BadUpload(_) => ErrorCode::UploadRefused,
+            StoreError::Io { fault, .. } => {
+                let code = match fault {
+                    IoFault::DiskFull => ErrorCode::DiskFull,
+                    IoFault::ReadOnly => ErrorCode::DataDirectoryReadOnly,
+                    IoFault::Other => ErrorCode::Internal,
+                };
+                return ApiError::fault(code, format_args!("store: {error}"));
+            }
         };
-        if status == StatusCode::INTERNAL_SERVER_ERROR {
-            log::error!("store: {error}");
-        }
-        ApiError::new(status, error.to_string())
+        ApiError::new(code, error.to_string())
     }
 }
 
 impl From<EngineError> for ApiError {
     fn from(error: EngineError) -> Self {
-        let status = match &error {
-            // The request asks a stopped network to act, or names something
-            // the network cannot take.
-            EngineError::NotRunning(_) | EngineError::Refused { .. } | EngineError::Encode(_) => {
-                StatusCode::BAD_REQUEST
-            }
+        let code = match &error {
+            EngineError::NotRunning(_) => ErrorCode::ConfigurationNotRunning,
+            // The request names something the network cannot take.
+            EngineError::Refused { .. } | EngineError::Encode(_) => ErrorCode::CommandRefused,
             // The configuration names an instance that cannot run: a serial
             // port that is missing or busy, an unknown simulator scenario,
             // no instance at all. Its state conflicts with starting it.
             EngineError::NoDefaultInstance
             | EngineError::UnknownScenario(_)
-            | EngineError::SerialPort { .. } => StatusCode::CONFLICT,
-            EngineError::UnknownDevice { .. } => StatusCode::NOT_FOUND,
-            // The device or network did not answer in time.
-            EngineError::DeviceTimeout { .. } | EngineError::NetworkTimeout { .. } => {
-                StatusCode::GATEWAY_TIMEOUT
-            }
+            | EngineError::SerialPort { .. } => ErrorCode::InstanceUnavailable,
+            EngineError::UnknownDevice { .. } => ErrorCode::DeviceNotFound,
+            EngineError::DeviceTimeout { .. } => ErrorCode::DeviceTimeout,
+            EngineError::NetworkTimeout { .. } => ErrorCode::NetworkTimeout,
             // Faults of the host or of its link to the hardware.
-            EngineError::LinkDown { .. }
-            | EngineError::UnexpectedReply { .. }
-            | EngineError::StreamSocket { .. }
+            EngineError::LinkDown { .. } | EngineError::UnexpectedReply { .. } => {
+                return ApiError::fault(ErrorCode::LinkDown, format_args!("engine: {error}"));
+            }
+            EngineError::StreamSocket { .. }
             | EngineError::LogFile { .. }
             | EngineError::HostInterfaces(_)
-            | EngineError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            | EngineError::Internal(_) => {
+                return ApiError::internal(format_args!("engine: {error}"));
+            }
         };
-        if status == StatusCode::INTERNAL_SERVER_ERROR {
-            log::error!("engine: {error}");
-        }
-        ApiError::new(status, error.to_string())
+        ApiError::new(code, error.to_string())
     }
 }

@@ -19,11 +19,14 @@ pub mod auth;
 mod context;
 mod describe;
 mod dispatch;
+mod error_code;
 mod errors;
 pub mod events;
 mod handlers;
 mod multipart;
-mod openapi;
+pub mod openapi;
+mod operation;
+pub mod path;
 mod render_cache;
 mod reply;
 mod routes;
@@ -49,8 +52,10 @@ use auth::Verdict;
 pub use auth::{Access, Auth, AuthError};
 pub use context::Ctx;
 pub use dispatch::{CLASSIFICATION_HEADER, JSON_BODY_LIMIT, MESSAGE_HEADER, UPLOAD_BODY_LIMIT};
+pub use error_code::ErrorCode;
 pub use openapi::document;
-pub use reply::{ApiError, Reply};
+pub use operation::Operation;
+pub use reply::{ApiError, FieldProblem, Reply};
 pub use state::{AppState, DEFAULT_COMMAND_TIMEOUT, Services};
 pub use table::{
     Body, Change, Declared, Handler, HandlerFuture, Payload, Route, SchemaFn, Table, apply_changes,
@@ -100,14 +105,14 @@ pub fn create_app(
                         Verdict::Allowed => Ok(version),
                         Verdict::Unauthenticated => Err((
                             ApiError::new(
-                                StatusCode::UNAUTHORIZED,
+                                ErrorCode::Unauthorized,
                                 "a token is required: send Authorization: Bearer <token>",
                             ),
                             version,
                         )),
                         Verdict::Forbidden => Err((
                             ApiError::new(
-                                StatusCode::FORBIDDEN,
+                                ErrorCode::Forbidden,
                                 "this token may only read; a change needs an admin token",
                             ),
                             version,

@@ -4,7 +4,7 @@
 
 use actix_web::http::header;
 
-use crate::{context::Ctx, reply::ApiError};
+use crate::{context::Ctx, error_code::ErrorCode, reply::ApiError};
 
 /// One field of a form.
 #[derive(Debug)]
@@ -40,9 +40,11 @@ impl<'a> Form<'a> {
 }
 
 fn bad(message: impl std::fmt::Display) -> ApiError {
-    ApiError::bad_request(format!(
-        "invalid request: the multipart form is malformed: {message}"
-    ))
+    ApiError::problem(
+        ErrorCode::InvalidUpload,
+        "",
+        format!("the multipart form is malformed: {message}"),
+    )
 }
 
 /// The form in the request's body.
@@ -76,8 +78,10 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 pub(crate) fn parse_body<'a>(body: &'a [u8], boundary: &str) -> Result<Form<'a>, ApiError> {
     if body.is_empty() {
-        return Err(ApiError::bad_request(
-            "invalid request: the upload form is empty; send the file in the field net_file",
+        return Err(ApiError::problem(
+            ErrorCode::InvalidUpload,
+            "net_file",
+            "the upload form is empty; send the file in the field net_file",
         ));
     }
     let delimiter = format!("--{boundary}");

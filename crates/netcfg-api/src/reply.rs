@@ -7,12 +7,16 @@
 use actix_web::http::StatusCode;
 use serde::Serialize;
 
+use crate::error_code::ErrorCode;
+
 /// A successful answer.
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub(crate) status: StatusCode,
     pub(crate) message: String,
     pub(crate) content: Content,
+    /// A partial success: sent at the row's partial level.
+    pub(crate) partial: bool,
 }
 
 /// What a reply carries beside its message.
@@ -20,10 +24,15 @@ pub struct Reply {
 pub(crate) enum Content {
     /// The message alone.
     Message,
-    /// A payload under one key beside the message, already serialised: the
-    /// envelope is written around these bytes, so a large list is rendered
-    /// once, straight from its types.
-    Payload { key: &'static str, json: Vec<u8> },
+    /// A payload beside the message, already serialised: the envelope is
+    /// written around these bytes (under the key the route's row declares),
+    /// so a large list is rendered once, straight from its types.
+    Payload {
+        json: actix_web::web::Bytes,
+        /// The Rust type it was rendered from; `None` for bytes kept
+        /// rendered (checked against the row's type in debug builds).
+        type_name: Option<&'static str>,
+    },
     /// A file, sent as it is (download, log file).
     File {
         bytes: Vec<u8>,
@@ -46,7 +55,15 @@ impl Reply {
             status,
             message: message.into(),
             content: Content::Message,
+            partial: false,
         }
+    }
+
+    /// Marks the reply a partial success (some of the work failed): it is
+    /// sent at the level its row declares for that.
+    pub fn partial(mut self) -> Self {
+        self.partial = true;
+        self
     }
 
     /// 200 with a message.
@@ -59,25 +76,27 @@ impl Reply {
         Self::new(StatusCode::CREATED, message)
     }
 
-    /// Adds the payload `value` under `key` (the key the API's table of
-    /// payload keys gives for this endpoint).
-    pub fn with<T: Serialize + ?Sized>(
-        mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<Self, ApiError> {
+    /// Adds the payload `value`; the route's row names its key (the key
+    /// the API's table of payload keys gives for this endpoint).
+    pub fn with<T: Serialize>(mut self, value: &T) -> Result<Self, ApiError> {
         let json = serde_json::to_vec(value).map_err(|error| {
-            ApiError::internal(format!("could not render the {key} payload: {error}"))
+            ApiError::internal(format!(
+                "could not render a {}: {error}",
+                std::any::type_name::<T>()
+            ))
         })?;
-        self.content = Content::Payload { key, json };
+        self.content = Content::Payload {
+            json: json.into(),
+            type_name: Some(std::any::type_name::<T>()),
+        };
         Ok(self)
     }
 
-    /// Adds a payload already serialised as JSON under `key`.
-    pub(crate) fn with_json(mut self, key: &'static str, json: &[u8]) -> Self {
+    /// Adds a payload already serialised as JSON (shared, not copied).
+    pub(crate) fn with_json(mut self, json: actix_web::web::Bytes) -> Self {
         self.content = Content::Payload {
-            key,
-            json: json.to_vec(),
+            json,
+            type_name: None,
         };
         self
     }
@@ -87,6 +106,7 @@ impl Reply {
         Self {
             status: StatusCode::OK,
             message: String::new(),
+            partial: false,
             content: Content::File {
                 bytes,
                 content_type,
@@ -100,6 +120,7 @@ impl Reply {
         Self {
             status: StatusCode::OK,
             message: String::new(),
+            partial: false,
             content: Content::Html(page),
         }
     }
@@ -109,6 +130,7 @@ impl Reply {
         Self {
             status: StatusCode::OK,
             message: String::new(),
+            partial: false,
             content: Content::Document {
                 bytes,
                 content_type,
@@ -122,48 +144,156 @@ impl Reply {
     }
 }
 
-/// A failed request: a status and a message for the person who sent it.
+/// One problem of a 400, beside the field it concerns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct FieldProblem {
+    /// The path of the field in the body (`interfaces[0].x`), or the name
+    /// of a parameter; empty for the request as a whole.
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+/// A failed request: its kind (`code`), status and message; for 400 every
+/// problem with its field; for a fault of the server, the incident id under
+/// which the cause was logged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{status}: {message}")]
 pub struct ApiError {
     /// The HTTP status.
     pub status: StatusCode,
-    /// What went wrong; for 400, every problem found, each with its field.
+    /// The kind of error, from the one table of codes.
+    pub code: ErrorCode,
+    /// What went wrong, for the person who sent the request.
     pub message: String,
+    /// For 400: every problem found, each with its field.
+    pub problems: Vec<FieldProblem>,
+    /// For faults of the server: the id the cause was logged under.
+    pub incident: Option<String>,
 }
 
 impl ApiError {
-    /// An error with any status.
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+    /// An error of kind `code`, with the status the code gives.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         Self {
-            status,
+            status: code.status(),
+            code,
             message: message.into(),
+            problems: Vec::new(),
+            incident: None,
         }
     }
 
-    /// 400: the request is wrong.
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, message)
+    /// The same error answered with another status (a row's remap).
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
     }
 
-    /// 404: what the request names does not exist.
-    pub fn not_found(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, message)
+    /// A conflict answered as 400 (where the seed's row lists no 409): it
+    /// keeps its code and becomes one problem of `field` (empty for the
+    /// request as a whole). The one place that turns a 409 into a 400, for
+    /// rows that remap it and for the copy action.
+    pub fn conflict_as_invalid(mut self, field: &str) -> Self {
+        if self.status == StatusCode::CONFLICT {
+            self.status = StatusCode::BAD_REQUEST;
+            self.problems = vec![FieldProblem {
+                field: field.to_owned(),
+                problem: self.message.clone(),
+            }];
+        }
+        self
     }
 
-    /// 409: the request conflicts with the configuration's state.
-    pub fn conflict(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::CONFLICT, message)
+    /// 400 with one problem at `field` (a parameter, a form field, or empty).
+    pub fn problem(code: ErrorCode, field: &str, problem: impl Into<String>) -> Self {
+        let problem = problem.into();
+        let message = if field.is_empty() {
+            format!("invalid request: {problem}")
+        } else {
+            format!("invalid request: {field}: {problem}")
+        };
+        let mut error = Self::new(code, message);
+        error.problems.push(FieldProblem {
+            field: field.to_owned(),
+            problem,
+        });
+        error
     }
 
-    /// 500: a fault of the server or its host, never of the request.
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
+    /// 400 listing every problem of the body.
+    pub fn invalid(problems: &netcfg_model::Problems) -> Self {
+        let mut error = Self::new(
+            ErrorCode::InvalidBody,
+            format!("invalid request: {problems}"),
+        );
+        error.problems = problems
+            .as_slice()
+            .iter()
+            .map(|problem| FieldProblem {
+                field: problem.path.clone(),
+                problem: problem.message.clone(),
+            })
+            .collect();
+        error
     }
+
+    /// A fault of the server: the client learns only that the server failed
+    /// and the incident id; `cause` goes to the log under the same id.
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        Self::fault(ErrorCode::Internal, cause)
+    }
+
+    /// A fault of kind `code` (internal, disk full, read-only data
+    /// directory, link down): a public message of its own, the cause logged.
+    pub fn fault(code: ErrorCode, cause: impl std::fmt::Display) -> Self {
+        let incident = incident_id();
+        log::error!("incident {incident}: {cause}");
+        let what = match code {
+            ErrorCode::DiskFull => "the data directory is full; nothing was changed",
+            ErrorCode::DataDirectoryReadOnly => {
+                "the data directory cannot be written; nothing was changed"
+            }
+            ErrorCode::LinkDown => "the link to the network's interface device failed",
+            _ => "the server failed to answer this request",
+        };
+        let mut error = Self::new(
+            code,
+            format!("{what} (incident {incident}; the cause is in the server's log)"),
+        );
+        error.incident = Some(incident);
+        error
+    }
+
+    /// The problems a 400 sends: those found, or the message as one problem
+    /// of the whole request (a 5.0 row that answers a conflict with 400).
+    pub(crate) fn problems_to_send(&self) -> Vec<FieldProblem> {
+        if self.problems.is_empty() {
+            vec![FieldProblem {
+                field: String::new(),
+                problem: self.message.clone(),
+            }]
+        } else {
+            self.problems.clone()
+        }
+    }
+}
+
+/// A short id that is unique enough to find one incident in a log.
+fn incident_id() -> String {
+    use std::{
+        hash::{BuildHasher, Hasher},
+        sync::atomic::{AtomicU64, Ordering},
+    };
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    // RandomState is seeded from the operating system's randomness.
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("{:012x}", hasher.finish() & 0xffff_ffff_ffff)
 }
 
 impl From<netcfg_model::Problems> for ApiError {
     fn from(problems: netcfg_model::Problems) -> Self {
-        Self::bad_request(format!("invalid request: {problems}"))
+        Self::invalid(&problems)
     }
 }

@@ -125,7 +125,7 @@ impl AppState {
     }
 
     /// The OpenAPI document of `version`, built anew.
-    pub fn document(&self, version: ApiVersion) -> serde_json::Value {
+    pub fn document(&self, version: ApiVersion) -> openapi::Document {
         openapi::document_for(self.table(version), self.auth.is_on())
     }
 
@@ -139,7 +139,7 @@ impl AppState {
                 let document = self.document(version);
                 Bytes::from(
                     serde_json::to_vec_pretty(&document)
-                        .expect("a serde_json::Value always renders"),
+                        .expect("a document of strings, maps and schemas always renders"),
                 )
             })
             .clone()

@@ -4,12 +4,14 @@
 
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
-use actix_web::http::Method;
+use actix_web::http::{Method, StatusCode};
 use netcfg_model::Level;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::{
     context::Ctx,
+    operation::Operation,
+    path::{PathParameter, PathParams},
     reply::{ApiError, Reply},
     version::ApiVersion,
 };
@@ -23,13 +25,21 @@ pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ApiError>>>>;
 pub struct Handler(Arc<dyn Fn(Ctx) -> HandlerFuture + Send + Sync>);
 
 impl Handler {
-    /// Wraps `handler`, any `async fn(Ctx) -> Result<Reply, ApiError>`.
-    pub fn new<F, Fut>(handler: F) -> Self
+    /// Wraps `handler`, any `async fn(Ctx, P) -> Result<Reply, ApiError>`:
+    /// the path parameters `P` are extracted first (a malformed one is a 400
+    /// and the handler does not run).
+    pub fn new<P, F, Fut>(handler: F) -> Self
     where
-        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        P: PathParams,
+        F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
-        Self(Arc::new(move |context| Box::pin(handler(context))))
+        Self(Arc::new(move |context: Ctx| {
+            match P::extract(context.request()) {
+                Ok(path) => Box::pin(handler(context, path)) as HandlerFuture,
+                Err(error) => Box::pin(std::future::ready(Err(error))),
+            }
+        }))
     }
 
     /// Runs the handler on one request.
@@ -58,10 +68,14 @@ pub enum Payload {
     Message,
     /// A payload under `key`, of the type whose schema `schema` writes.
     Json {
-        /// The payload's key in the envelope.
+        /// The payload's key in the envelope: declared here, once; the reply
+        /// gives only the value.
         key: &'static str,
         /// Its schema.
         schema: SchemaFn,
+        /// The Rust type of the value (checked against the reply's in debug
+        /// builds).
+        type_name: &'static str,
     },
     /// A file in its own format (no envelope).
     File {
@@ -78,6 +92,7 @@ impl Payload {
         Self::Json {
             key,
             schema: schema_of::<T>,
+            type_name: std::any::type_name::<T>(),
         }
     }
 }
@@ -86,11 +101,14 @@ impl Payload {
 #[derive(Debug, Clone, Copy)]
 pub struct Declared {
     /// The HTTP status.
-    pub status: u16,
+    pub status: StatusCode,
     /// What it carries.
     pub payload: Payload,
     /// Its classification level (sent in 5.1 only).
     pub level: Level,
+    /// The level of a partial success with this status, if the operation
+    /// can succeed in part (a command some devices did not answer).
+    pub partial_level: Option<Level>,
 }
 
 /// The kind of request body a route takes.
@@ -109,8 +127,8 @@ pub struct Route {
     pub method: Method,
     /// The path; the first is the canonical one, the others its aliases.
     pub paths: Vec<&'static str>,
-    /// A unique id (unique within a table; aliases get a suffix in OpenAPI).
-    pub operation_id: &'static str,
+    /// Its operation (unique within a table; aliases get a suffix in OpenAPI).
+    pub operation: Operation,
     /// One line saying what the operation does.
     pub summary: &'static str,
     /// The group it is listed under.
@@ -119,36 +137,43 @@ pub struct Route {
     pub body: Option<Body>,
     /// Every response it may give.
     pub responses: Vec<Declared>,
-    /// Status replacements this version makes to what the handler answers
-    /// (5.0 answers 204 where 5.1 answers 200 for some deletions).
-    pub remaps: Vec<(u16, u16)>,
+    /// Status replacements this row makes to what the handler answers
+    /// (5.0 answers 204 where 5.1 answers 200 for some deletions; a conflict
+    /// becomes 400 where the seed's row lists no 409).
+    pub remaps: Vec<(StatusCode, StatusCode)>,
+    /// The parameter sets of the handler's path type: every path of the
+    /// route has exactly one of these (checked when the table is built).
+    pub shapes: Vec<&'static [PathParameter]>,
     /// The handler.
     pub handler: Handler,
 }
 
 impl Route {
     /// A route with no responses declared yet; `handler` is any
-    /// `async fn(Ctx) -> Result<Reply, ApiError>`.
-    pub fn new<F, Fut>(
+    /// `async fn(Ctx, P) -> Result<Reply, ApiError>` where `P` is the type
+    /// of the paths' parameters.
+    pub fn new<P, F, Fut>(
         method: Method,
         paths: &[&'static str],
-        operation_id: &'static str,
+        operation: Operation,
         summary: &'static str,
         handler: F,
     ) -> Self
     where
-        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        P: PathParams,
+        F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
         Self {
             method,
             paths: paths.to_vec(),
-            operation_id,
+            operation,
             summary,
             tag: tag_of(paths[0]),
             body: None,
             responses: Vec::new(),
             remaps: Vec::new(),
+            shapes: P::shapes(),
             handler: Handler::new(handler),
         }
     }
@@ -166,34 +191,83 @@ impl Route {
     }
 
     /// Declares a response.
-    pub fn responds(mut self, status: u16, payload: Payload, level: Level) -> Self {
+    pub fn responds(mut self, status: StatusCode, payload: Payload, level: Level) -> Self {
         self.responses.retain(|declared| declared.status != status);
         self.responses.push(Declared {
             status,
             payload,
             level,
+            partial_level: None,
         });
         self
     }
 
+    /// Declares a response that may also be a partial success, sent at
+    /// `partial_level` (the handler's reply says which).
+    pub fn responds_partly(
+        mut self,
+        status: StatusCode,
+        payload: Payload,
+        level: Level,
+        partial_level: Level,
+    ) -> Self {
+        self = self.responds(status, payload, level);
+        if let Some(declared) = self.responses.last_mut() {
+            declared.partial_level = Some(partial_level);
+        }
+        self
+    }
+
     /// Declares message-only error responses at level 1.
-    pub fn errors(mut self, statuses: &[u16]) -> Self {
+    pub fn errors(mut self, statuses: &[StatusCode]) -> Self {
         for status in statuses {
             self = self.responds(*status, Payload::Message, Level::Error);
         }
         self
     }
 
+    /// Answers `to` where the handler answers `from`, declaring `to` as
+    /// message-only at level 1 (an error this row gives another status).
+    pub fn remap_error(mut self, from: StatusCode, to: StatusCode) -> Self {
+        self.remaps.push((from, to));
+        self.responses.retain(|declared| declared.status != from);
+        if self.declared(to).is_none() {
+            self = self.responds(to, Payload::Message, Level::Error);
+        }
+        self
+    }
+
     /// The declared response with `status`.
-    pub fn declared(&self, status: u16) -> Option<&Declared> {
+    pub fn declared(&self, status: StatusCode) -> Option<&Declared> {
         self.responses
             .iter()
             .find(|declared| declared.status == status)
     }
 
-    /// The names of the path parameters of the canonical path, in order.
-    pub fn path_parameters(&self) -> Vec<&'static str> {
-        path_parameters(self.paths[0])
+    /// The status this row sends where the handler answers `status`, if it
+    /// remaps it.
+    pub fn remapped(&self, status: StatusCode) -> Option<StatusCode> {
+        self.remaps
+            .iter()
+            .find(|(from, _)| *from == status)
+            .map(|(_, to)| *to)
+    }
+
+    /// The typed parameters of `path`, one of the route's paths, in path
+    /// order.
+    pub fn parameters_of(&self, path: &str) -> Vec<PathParameter> {
+        let named = path_parameters(path);
+        let shape = self
+            .shapes
+            .iter()
+            .find(|shape| same_names(shape, &named))
+            .copied()
+            .unwrap_or_default();
+        named
+            .iter()
+            .filter_map(|name| shape.iter().find(|parameter| parameter.name == *name))
+            .copied()
+            .collect()
     }
 
     /// Adds the responses every route of this shape can give besides the
@@ -204,13 +278,15 @@ impl Route {
     pub(crate) fn with_implied_responses(mut self) -> Self {
         // 400 for any row: an unknown Api-Version header is refused before
         // the row is chosen.
-        let mut implied = vec![400, 500];
+        let mut implied = vec![StatusCode::BAD_REQUEST, StatusCode::INTERNAL_SERVER_ERROR];
         if self.body.is_some() {
-            implied.extend([413, 415]);
+            implied.extend([
+                StatusCode::PAYLOAD_TOO_LARGE,
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ]);
         }
-        let parameters = self.path_parameters();
-        if parameters.contains(&"net_name") {
-            implied.push(404);
+        if path_parameters(self.paths[0]).contains(&"net_name") {
+            implied.push(StatusCode::NOT_FOUND);
         }
         for status in implied {
             if self.declared(status).is_none() {
@@ -228,6 +304,14 @@ pub(crate) fn path_parameters(path: &str) -> Vec<&str> {
         .skip(1)
         .filter_map(|rest| rest.split_once('}').map(|(name, _)| name))
         .collect()
+}
+
+/// True when `shape` has exactly the parameters `named`.
+fn same_names(shape: &[PathParameter], named: &[&str]) -> bool {
+    shape.len() == named.len()
+        && named
+            .iter()
+            .all(|name| shape.iter().any(|parameter| parameter.name == *name))
 }
 
 /// The OpenAPI tag of a path: its first segment after `/nets/{net_name}`, or
@@ -276,18 +360,27 @@ impl Table {
     /// A table of `routes`.
     ///
     /// # Panics
-    /// When two routes share an operation id, or two share a method and
-    /// path: a bug in a table literal, which the tests catch.
+    /// When two routes share an operation, or two share a method and path,
+    /// or a path's parameters are not those of its handler's path type: a
+    /// bug in a table literal, which every test that builds an app catches.
     pub fn new(version: ApiVersion, routes: Vec<Route>) -> Self {
         let routes: Vec<Route> = routes
             .into_iter()
             .map(Route::with_implied_responses)
             .collect();
         for (index, route) in routes.iter().enumerate() {
+            for path in &route.paths {
+                let named = path_parameters(path);
+                assert!(
+                    route.shapes.iter().any(|shape| same_names(shape, &named)),
+                    "{version}: {path} has other parameters than the path type of {}",
+                    route.operation
+                );
+            }
             for earlier in &routes[..index] {
                 assert_ne!(
-                    earlier.operation_id, route.operation_id,
-                    "operation id given twice in {version}"
+                    earlier.operation, route.operation,
+                    "operation given twice in {version}"
                 );
                 let same_path = route.paths.iter().any(|path| earlier.paths.contains(path));
                 assert!(
@@ -301,11 +394,11 @@ impl Table {
         Self { version, routes }
     }
 
-    /// The route with `operation_id`.
-    pub fn route(&self, operation_id: &str) -> Option<&Route> {
+    /// The route of `operation`.
+    pub fn route(&self, operation: Operation) -> Option<&Route> {
         self.routes
             .iter()
-            .find(|route| route.operation_id == operation_id)
+            .find(|route| route.operation == operation)
     }
 }
 
@@ -314,7 +407,7 @@ impl Table {
 #[derive(Debug, Clone)]
 pub enum Change {
     /// The operation does not exist in this version.
-    Remove(&'static str),
+    Remove(Operation),
     /// An operation only this version has.
     Add(Route),
     /// The operation is served differently: a route replaces it.
@@ -323,18 +416,18 @@ pub enum Change {
     /// success or an error).
     Remap {
         /// The operation.
-        operation_id: &'static str,
+        operation: Operation,
         /// The status the handler gives.
-        from: u16,
+        from: StatusCode,
         /// The status this version sends, with its payload and level.
         to: Declared,
     },
     /// The operation does not declare this status in this version.
     Undeclare {
         /// The operation.
-        operation_id: &'static str,
+        operation: Operation,
         /// The status.
-        status: u16,
+        status: StatusCode,
     },
 }
 
@@ -344,41 +437,38 @@ pub enum Change {
 /// When a change names an operation that is not there: a bug in a table
 /// literal, which the tests catch.
 pub fn apply_changes(mut base: Vec<Route>, changes: Vec<Change>) -> Vec<Route> {
-    fn find<'a>(routes: &'a mut [Route], operation_id: &str) -> &'a mut Route {
+    fn find(routes: &mut [Route], operation: Operation) -> &mut Route {
         routes
             .iter_mut()
-            .find(|route| route.operation_id == operation_id)
-            .unwrap_or_else(|| panic!("no operation {operation_id} to change"))
+            .find(|route| route.operation == operation)
+            .unwrap_or_else(|| panic!("no operation {operation} to change"))
     }
     for change in changes {
         match change {
-            Change::Remove(operation_id) => {
+            Change::Remove(operation) => {
                 let before = base.len();
-                base.retain(|route| route.operation_id != operation_id);
-                assert_ne!(before, base.len(), "no operation {operation_id} to remove");
+                base.retain(|route| route.operation != operation);
+                assert_ne!(before, base.len(), "no operation {operation} to remove");
             }
             Change::Add(route) => base.push(route),
             Change::Replace(route) => {
-                let operation_id = route.operation_id;
-                *find(&mut base, operation_id) = route;
+                let operation = route.operation;
+                *find(&mut base, operation) = route;
             }
             Change::Remap {
-                operation_id,
+                operation,
                 from,
                 to,
             } => {
-                let route = find(&mut base, operation_id);
+                let route = find(&mut base, operation);
                 route
                     .responses
                     .retain(|declared| declared.status != from && declared.status != to.status);
                 route.responses.push(to);
                 route.remaps.push((from, to.status));
             }
-            Change::Undeclare {
-                operation_id,
-                status,
-            } => {
-                find(&mut base, operation_id)
+            Change::Undeclare { operation, status } => {
+                find(&mut base, operation)
                     .responses
                     .retain(|declared| declared.status != status);
             }

@@ -5,101 +5,145 @@
 //! self description.
 
 use actix_web::{
+    HttpRequest,
     http::{Method, StatusCode},
     test, web,
 };
 use netcfg_api::{
-    ApiError, ApiVersion, AppState, Change, Ctx, Declared, HandlerFuture, Payload, Reply, Route,
-    Services, Table, apply_changes, common_routes, create_app,
+    ApiError, ApiVersion, AppState, Change, Ctx, Declared, ErrorCode, HandlerFuture, Operation,
+    Payload, Reply, Route, Services, Table, apply_changes, common_routes, create_app,
+    path::{NoPath, PathParameter, PathParams},
 };
 use netcfg_model::{Level, body::NetworkBody};
 use serde_json::{Value, json};
 
-fn list(_: Ctx) -> HandlerFuture {
-    Box::pin(async { Reply::ok("2 things").with("things", &["a", "b"]) })
+/// `/things/{id}`: a path type written by hand, as a crate that mounts
+/// its own routes would.
+struct ThingPath {
+    id: u32,
 }
 
-fn get(context: Ctx) -> HandlerFuture {
+impl PathParams for ThingPath {
+    fn shapes() -> Vec<&'static [PathParameter]> {
+        const ID: &[PathParameter] = &[PathParameter {
+            name: "id",
+            schema: || json!({"type": "integer", "minimum": 0}),
+        }];
+        vec![ID]
+    }
+    fn extract(request: &HttpRequest) -> Result<Self, ApiError> {
+        let text = request.match_info().get("id").unwrap_or("");
+        text.parse()
+            .map(|id| Self { id })
+            .map_err(|error: std::num::ParseIntError| {
+                ApiError::problem(ErrorCode::InvalidParameter, "id", error.to_string())
+            })
+    }
+}
+
+fn list(_: Ctx, _: NoPath) -> HandlerFuture {
+    Box::pin(async { Reply::ok("2 things").with(&vec!["a", "b"]) })
+}
+
+fn get(_: Ctx, path: ThingPath) -> HandlerFuture {
     Box::pin(async move {
-        let id: u32 = context.param("id")?;
+        let id = path.id;
         if id == 1 {
-            Reply::ok("thing 1").with("thing", &json!({"id": 1}))
+            Reply::ok("thing 1").with(&json!({"id": 1}))
         } else {
-            Err(ApiError::not_found(format!("no thing {id}")))
+            Err(ApiError::new(
+                ErrorCode::DeviceNotFound,
+                format!("no thing {id}"),
+            ))
         }
     })
 }
 
-fn delete(_: Ctx) -> HandlerFuture {
+fn delete(_: Ctx, _: ThingPath) -> HandlerFuture {
     Box::pin(async { Ok(Reply::ok("Item Deleted")) })
 }
 
-fn create(context: Ctx) -> HandlerFuture {
+fn create(context: Ctx, _: NoPath) -> HandlerFuture {
     Box::pin(async move {
         let body: NetworkBody = context.body()?;
-        Reply::created(format!("created {}", body.name))
-            .with("thing", &json!({"name": body.name.as_str()}))
+        Reply::created(format!("created {}", body.name)).with(&json!({"name": body.name.as_str()}))
     })
 }
 
-fn undeclared(_: Ctx) -> HandlerFuture {
+fn undeclared(_: Ctx, _: NoPath) -> HandlerFuture {
     Box::pin(async { Ok(Reply::new(StatusCode::ACCEPTED, "accepted")) })
 }
 
-fn plain(_: Ctx) -> HandlerFuture {
+fn plain(_: Ctx, _: NoPath) -> HandlerFuture {
     Box::pin(async { Ok(Reply::ok("here")) })
 }
 
+/// The small table's rows borrow real operations' ids.
 fn base_routes() -> Vec<Route> {
     let mut routes = common_routes();
     routes.extend([
         Route::new(
             Method::GET,
             &["/things"],
-            "list_things",
+            Operation::ListDevices,
             "List things",
             list,
         )
-        .responds(200, Payload::json::<Vec<String>>("things"), Level::Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<&str>>("things"),
+            Level::Debug,
+        ),
         Route::new(
             Method::GET,
             &["/things/{id}", "/stuff/{id}"],
-            "get_thing",
+            Operation::GetDevice,
             "One thing",
             get,
         )
-        .responds(200, Payload::json::<Value>("thing"), Level::Debug)
-        .responds(404, Payload::Message, Level::Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Value>("thing"),
+            Level::Debug,
+        )
+        .responds(StatusCode::NOT_FOUND, Payload::Message, Level::Debug),
         Route::new(
             Method::DELETE,
             &["/things/{id}"],
-            "delete_thing",
+            Operation::DeleteDevice,
             "Delete a thing",
             delete,
         )
-        .responds(200, Payload::Message, Level::Information),
+        .responds(StatusCode::OK, Payload::Message, Level::Information),
         Route::new(
             Method::POST,
             &["/things"],
-            "create_thing",
+            Operation::CreateDevice,
             "Create a thing",
             create,
         )
         .json_body::<NetworkBody>()
-        .responds(201, Payload::json::<Value>("thing"), Level::Information),
+        .responds(
+            StatusCode::CREATED,
+            Payload::json::<Value>("thing"),
+            Level::Information,
+        ),
         Route::new(
             Method::GET,
             &["/undeclared"],
-            "undeclared",
+            Operation::GetPackages,
             "Answers a status it does not declare",
             undeclared,
         )
-        .responds(200, Payload::Message, Level::Information),
-        Route::new(Method::GET, &["/only51"], "only_51", "Only in 5.1", plain).responds(
-            200,
-            Payload::Message,
-            Level::Information,
-        ),
+        .responds(StatusCode::OK, Payload::Message, Level::Information),
+        Route::new(
+            Method::GET,
+            &["/only51"],
+            Operation::GetNetworkInfo,
+            "Only in 5.1",
+            plain,
+        )
+        .responds(StatusCode::OK, Payload::Message, Level::Information),
     ]);
     routes
 }
@@ -111,18 +155,29 @@ fn state(default_version: ApiVersion, directory: &std::path::Path) -> web::Data<
         apply_changes(
             base_routes(),
             vec![
-                Change::Remove("only_51"),
+                Change::Remove(Operation::GetNetworkInfo),
                 Change::Add(
-                    Route::new(Method::GET, &["/only50"], "only_50", "Only in 5.0", plain)
-                        .responds(200, Payload::Message, Level::Information),
+                    Route::new(
+                        Method::GET,
+                        &["/only50"],
+                        Operation::EngineCommand,
+                        "Only in 5.0",
+                        plain,
+                    )
+                    .responds(
+                        StatusCode::OK,
+                        Payload::Message,
+                        Level::Information,
+                    ),
                 ),
                 Change::Remap {
-                    operation_id: "delete_thing",
-                    from: 200,
+                    operation: Operation::DeleteDevice,
+                    from: StatusCode::OK,
                     to: Declared {
-                        status: 204,
+                        status: StatusCode::NO_CONTENT,
                         payload: Payload::Message,
                         level: Level::Information,
+                        partial_level: None,
                     },
                 },
             ],
@@ -285,18 +340,15 @@ async fn levels_come_from_the_table_and_aliases_answer_alike() {
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(
         answer.json(),
-        json!({"message": "no thing 7", "Classification": 4})
+        json!({"message": "no thing 7", "Classification": 4, "code": "device_not_found"})
     );
     let answer = call_51(test::TestRequest::get().uri("/stuff/1")).await;
     assert_eq!(answer.json()["thing"], json!({"id": 1}));
     let answer = call_51(test::TestRequest::get().uri("/things/x")).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-    assert!(
-        answer.json()["message"]
-            .as_str()
-            .unwrap()
-            .contains("path parameter id")
-    );
+    let body = answer.json();
+    assert_eq!(body["code"], "invalid_parameter");
+    assert_eq!(body["problems"][0]["field"], "id");
 }
 
 #[actix_web::test]
@@ -329,13 +381,31 @@ async fn bodies_are_checked_for_type_size_syntax_and_every_rule() {
             .contains("not valid JSON")
     );
 
+    // Three bad fields: three problems, each beside its field.
     let answer =
         call_51(post().set_json(json!({"instance": 3, "name": "../x", "extra": true}))).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-    let message = answer.json()["message"].as_str().unwrap().to_owned();
+    let body = answer.json();
+    assert_eq!(body["code"], "invalid_body");
+    let message = body["message"].as_str().unwrap().to_owned();
     for field in ["instance:", "name:", "extra:"] {
         assert!(message.contains(field), "{field} missing from {message}");
     }
+    let mut fields: Vec<&str> = body["problems"]
+        .as_array()
+        .expect("a list of problems")
+        .iter()
+        .map(|problem| {
+            assert!(
+                problem["problem"]
+                    .as_str()
+                    .is_some_and(|text| !text.is_empty())
+            );
+            problem["field"].as_str().expect("a field")
+        })
+        .collect();
+    fields.sort_unstable();
+    assert_eq!(fields, ["extra", "instance", "name"]);
 
     let huge = format!(
         "{{\"instance\": \"sim\", \"name\": \"{}\"}}",
@@ -384,12 +454,13 @@ async fn a_remapped_deletion_is_a_204_with_its_message_in_a_header() {
 async fn an_undeclared_status_fails_loudly_in_debug_builds() {
     let answer = call_51(test::TestRequest::get().uri("/undeclared")).await;
     assert_eq!(answer.status, StatusCode::INTERNAL_SERVER_ERROR);
-    assert!(
-        answer.json()["message"]
-            .as_str()
-            .unwrap()
-            .contains("does not declare")
-    );
+    // The client learns an incident id, not what went wrong inside.
+    let body = answer.json();
+    assert_eq!(body["code"], "internal_error");
+    let incident = body["incident"].as_str().expect("an incident id");
+    let message = body["message"].as_str().unwrap();
+    assert!(message.contains(incident), "{message}");
+    assert!(!message.contains("declare"), "{message}");
 }
 
 #[actix_web::test]

@@ -19,7 +19,7 @@ use std::{
 };
 
 use actix_web::{test::TestRequest, web};
-use netcfg_api::{ApiVersion, AppState, Services};
+use netcfg_api::{ApiVersion, AppState, Operation, Services};
 use serde_json::Value;
 
 /// Statuses the seed lists that no request can provoke on a healthy host:
@@ -132,7 +132,7 @@ fn the_tables_hold_exactly_the_seeds_rows_and_declare_their_statuses() {
         let served: BTreeSet<&str> = table
             .routes
             .iter()
-            .map(|route| route.operation_id)
+            .map(|route| route.operation.as_str())
             .collect();
         let listed: BTreeSet<&str> = rows.keys().map(String::as_str).collect();
         for missing in listed.difference(&served) {
@@ -146,11 +146,15 @@ fn the_tables_hold_exactly_the_seeds_rows_and_declare_their_statuses() {
             ));
         }
         for (operation_id, statuses) in rows {
-            let Some(route) = table.route(operation_id) else {
+            let Some(route) = operation_id
+                .parse::<Operation>()
+                .ok()
+                .and_then(|operation| table.route(operation))
+            else {
                 continue;
             };
             for status in statuses {
-                if route.declared(*status).is_none() {
+                if route.declared(status_code(*status)).is_none() {
                     problems.push(format!(
                         "{version}: {operation_id} does not declare {status}"
                     ));
@@ -188,6 +192,11 @@ fn every_row_of_both_tables_answers_as_the_seed_says() {
     );
 }
 
+/// A status of the seed's rows, as a status code.
+fn status_code(status: u16) -> actix_web::http::StatusCode {
+    actix_web::http::StatusCode::from_u16(status).expect("the seed's statuses are HTTP statuses")
+}
+
 /// What the walk did not reach: seed statuses (not exempt) and paths.
 fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
     let mut missing = Vec::new();
@@ -215,7 +224,7 @@ fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
                 if !walk.aliases.contains(&(version.clone(), *path)) {
                     missing.push(format!(
                         "{version} {} {path} ({}) is never requested",
-                        route.method, route.operation_id
+                        route.method, route.operation
                     ));
                 }
             }

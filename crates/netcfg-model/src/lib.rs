@@ -71,7 +71,7 @@ pub use names::{
 };
 pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
 pub use notification::Notification;
-pub use pair::{DevicePair, PairType};
+pub use pair::{DevicePair, PairType, UnknownPairType};
 pub use position_limit::PositionLimit;
 pub use rf::{
     BitRate, Channel, PreambleCode, PreambleCodeError, PreambleLength, Prf, RfSetting,

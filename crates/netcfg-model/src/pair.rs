@@ -37,6 +37,22 @@ impl PairType {
     }
 }
 
+/// A word that is not a pair type.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not a pair type; use twr or blacklist")]
+pub struct UnknownPairType(pub String);
+
+impl std::str::FromStr for PairType {
+    type Err = UnknownPairType;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "twr" => Ok(Self::Twr),
+            "blacklist" => Ok(Self::Blacklist),
+            other => Err(UnknownPairType(other.chars().take(40).collect())),
+        }
+    }
+}
+
 impl fmt::Display for PairType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

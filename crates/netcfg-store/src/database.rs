@@ -24,7 +24,11 @@ use std::{
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior, config::DbConfig};
 
-use crate::{StoreOptions, error::StoreError, schema};
+use crate::{
+    StoreOptions,
+    error::{Missing, StoreError},
+    schema,
+};
 
 /// The most changes grouped into one commit.
 const MAX_BATCH: usize = 128;
@@ -194,7 +198,10 @@ impl Database {
     }
 
     fn closed(&self) -> StoreError {
-        StoreError::not_found(format!("configuration {}", self.name))
+        StoreError::not_found(
+            Missing::Configuration,
+            format!("configuration {}", self.name),
+        )
     }
 
     fn connect(&self) -> Result<Connection, StoreError> {

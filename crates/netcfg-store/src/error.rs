@@ -8,11 +8,15 @@ use rusqlite::ErrorCode;
 /// Everything that can go wrong in the store. Each variant maps to one answer
 /// of the HTTP layer without looking inside it: `NotFound` 404, `Conflict`
 /// and `Locked` and `NewerSchema` 409, `Invalid` and `BadUpload` 400, `Io` 500.
+/// Kinds are types ([`Missing`], [`ConflictKind`], [`IoFault`]), so a caller
+/// tells one kind from another by matching, never by reading text.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum StoreError {
     /// The configuration or item does not exist.
     #[error("{what} does not exist")]
     NotFound {
+        /// What kind of thing was looked for.
+        kind: Missing,
         /// What was looked for, for example `device 01:04:0719`.
         what: String,
     },
@@ -20,9 +24,11 @@ pub enum StoreError {
     /// taken, an item in use, a built-in item.
     #[error("{what}: {why}")]
     Conflict {
+        /// Why, as a kind.
+        kind: ConflictKind,
         /// The item concerned.
         what: String,
-        /// Why the change cannot be made.
+        /// Why the change cannot be made, in words.
         why: String,
     },
     /// The input breaks the model's rules; every problem is listed.
@@ -52,11 +58,95 @@ pub enum StoreError {
     /// damaged file in the data directory.
     #[error("{context}: {source}")]
     Io {
+        /// What kind of fault: a full or read-only disk, or anything else.
+        fault: IoFault,
         /// What the store was doing.
         context: String,
         /// The underlying error.
         source: Arc<dyn std::error::Error + Send + Sync>,
     },
+}
+
+/// What kind of thing a [`StoreError::NotFound`] looked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Missing {
+    /// A configuration (its file).
+    Configuration,
+    /// A device of a configuration.
+    Device,
+    /// An interface of a device.
+    Interface,
+    /// A role.
+    Role,
+    /// An RF setting.
+    RfSetting,
+    /// A data stream.
+    DataStream,
+    /// A position limit.
+    PositionLimit,
+    /// A setting.
+    Setting,
+    /// A notification.
+    Notification,
+    /// A log file.
+    LogFile,
+    /// A pair of interfaces.
+    DevicePair,
+    /// A device's magnetometer calibration.
+    MagnetometerCalibration,
+}
+
+/// Why a change conflicts with a configuration's state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConflictKind {
+    /// The name, serial number, id or key is taken.
+    Taken,
+    /// The item is in use (a role that interfaces use, the active RF setting,
+    /// a device's last interface, an item another refers to).
+    InUse,
+    /// A built-in item that cannot be deleted or renamed.
+    BuiltIn,
+    /// Every identifier has been used.
+    Exhausted,
+    /// The two interfaces are paired already.
+    AlreadyPaired,
+}
+
+/// What kind of fault an [`StoreError::Io`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IoFault {
+    /// The data directory's filesystem is full (or over quota).
+    DiskFull,
+    /// The data directory cannot be written (a read-only filesystem, or
+    /// permission denied).
+    ReadOnly,
+    /// Any other fault: a damaged file, an I/O error.
+    Other,
+}
+
+impl IoFault {
+    /// The kind of a file operation's error.
+    pub fn of_io(error: &std::io::Error) -> Self {
+        const ENOSPC: i32 = 28;
+        const EROFS: i32 = 30;
+        const EDQUOT: i32 = 122;
+        match error.raw_os_error() {
+            Some(ENOSPC | EDQUOT) => Self::DiskFull,
+            Some(EROFS) => Self::ReadOnly,
+            _ if error.kind() == std::io::ErrorKind::PermissionDenied => Self::ReadOnly,
+            _ => Self::Other,
+        }
+    }
+
+    /// The kind of an SQLite error.
+    fn of_sqlite(error: &rusqlite::Error) -> Self {
+        match error.sqlite_error_code() {
+            Some(ErrorCode::DiskFull) => Self::DiskFull,
+            // SQLite answers SQLITE_FULL when a write meets ENOSPC.
+            Some(ErrorCode::ReadOnly | ErrorCode::PermissionDenied) => Self::ReadOnly,
+            _ => Self::Other,
+        }
+    }
 }
 
 /// Why an uploaded configuration file was refused.
@@ -126,14 +216,22 @@ impl fmt::Display for Message {
 impl std::error::Error for Message {}
 
 impl StoreError {
-    /// A `NotFound` for `what`.
-    pub(crate) fn not_found(what: impl Into<String>) -> Self {
-        Self::NotFound { what: what.into() }
+    /// A `NotFound` of a `kind` of thing, described as `what`.
+    pub(crate) fn not_found(kind: Missing, what: impl Into<String>) -> Self {
+        Self::NotFound {
+            kind,
+            what: what.into(),
+        }
     }
 
-    /// A `Conflict` on `what` because of `why`.
-    pub(crate) fn conflict(what: impl Into<String>, why: impl Into<String>) -> Self {
+    /// A `Conflict` of `kind` on `what` because of `why`.
+    pub(crate) fn conflict(
+        kind: ConflictKind,
+        what: impl Into<String>,
+        why: impl Into<String>,
+    ) -> Self {
         Self::Conflict {
+            kind,
             what: what.into(),
             why: why.into(),
         }
@@ -149,14 +247,16 @@ impl StoreError {
     /// An `Io` error with a context and a plain message.
     pub(crate) fn io_message(context: impl Into<String>, message: impl Into<String>) -> Self {
         Self::Io {
+            fault: IoFault::Other,
             context: context.into(),
             source: Arc::new(Message(message.into())),
         }
     }
 
     /// An `Io` error from a file operation.
-    pub(crate) fn file(context: impl Into<String>, error: std::io::Error) -> Self {
+    pub fn file(context: impl Into<String>, error: std::io::Error) -> Self {
         Self::Io {
+            fault: IoFault::of_io(&error),
             context: context.into(),
             source: Arc::new(error),
         }
@@ -175,7 +275,12 @@ impl StoreError {
                 found,
                 supported,
             },
-            Self::Io { context, source } => Self::Io {
+            Self::Io {
+                fault,
+                context,
+                source,
+            } => Self::Io {
+                fault,
                 context: format!("configuration {name}: {context}"),
                 source,
             },
@@ -203,10 +308,13 @@ impl From<rusqlite::Error> for StoreError {
                 let message = error.to_string();
                 match code.extended_code {
                     rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                    | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => {
-                        Self::conflict("the item", format!("the name or key is taken ({message})"))
-                    }
+                    | rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY => Self::conflict(
+                        ConflictKind::Taken,
+                        "the item",
+                        format!("the name or key is taken ({message})"),
+                    ),
                     rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY => Self::conflict(
+                        ConflictKind::InUse,
                         "the item",
                         format!("it is referenced by or refers to another item ({message})"),
                     ),
@@ -217,6 +325,7 @@ impl From<rusqlite::Error> for StoreError {
                 }
             }
             _ => Self::Io {
+                fault: IoFault::of_sqlite(&error),
                 context: "SQLite".to_owned(),
                 source: Arc::new(error),
             },

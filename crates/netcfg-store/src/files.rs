@@ -10,7 +10,7 @@ use std::{
 
 use netcfg_model::ConfigName;
 
-use crate::error::StoreError;
+use crate::error::{ConflictKind, StoreError};
 
 /// The extension of configuration files.
 pub(crate) const EXTENSION: &str = "sqlite";
@@ -104,6 +104,7 @@ pub(crate) fn publish(temp: &Path, target: &Path, what: &str) -> Result<(), Stor
         Err(error) if error.kind() == io::ErrorKind::AlreadyExists => {
             let _ = remove_database(temp);
             return Err(StoreError::conflict(
+                ConflictKind::Taken,
                 what,
                 "a configuration with this name exists",
             ));

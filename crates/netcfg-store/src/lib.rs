@@ -45,7 +45,7 @@ mod sql;
 mod store;
 mod transfer;
 
-pub use error::{BadUpload, StoreError};
+pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
 pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, NewNotification, PairOutcome, PositionLimitKey,
     SettingDeletion, SettingScope, SettingWrite, StreamDeletion,

@@ -8,7 +8,7 @@ use std::{
 use netcfg_model::{ConfigName, LogFileName};
 
 use crate::{
-    error::StoreError,
+    error::{Missing, StoreError},
     files::{self, LOGS_DIR},
     store::Store,
 };
@@ -18,7 +18,10 @@ impl Store {
     /// when the configuration does not exist.
     pub fn log_dir(&self, name: &ConfigName) -> Result<PathBuf, StoreError> {
         if !files::config_path(&self.dir, name)?.is_file() {
-            return Err(StoreError::not_found(format!("configuration {name}")));
+            return Err(StoreError::not_found(
+                Missing::Configuration,
+                format!("configuration {name}"),
+            ));
         }
         let dir = files::child(&self.dir.join(LOGS_DIR), name)?;
         fs::create_dir_all(&dir)
@@ -50,7 +53,8 @@ impl Store {
     /// configuration's log directory is opened (not a link, not a directory).
     pub fn open_log(&self, name: &ConfigName, file: &LogFileName) -> Result<File, StoreError> {
         let path = files::child(&self.log_dir(name)?, file)?;
-        let not_found = || StoreError::not_found(format!("log file {file} of {name}"));
+        let not_found =
+            || StoreError::not_found(Missing::LogFile, format!("log file {file} of {name}"));
         match fs::symlink_metadata(&path) {
             Ok(metadata) if metadata.file_type().is_file() => File::open(&path)
                 .map_err(|error| StoreError::file(format!("opening {}", path.display()), error)),

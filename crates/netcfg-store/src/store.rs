@@ -19,7 +19,7 @@ use netcfg_model::{ConfigName, Configuration, Instance};
 
 use crate::{
     database::{Database, connect, use_wal},
-    error::StoreError,
+    error::{ConflictKind, Missing, StoreError},
     files::{self, EXTENSION, LOGS_DIR, TEMP_DIR, TempDatabase},
     net::{self, Net},
     schema,
@@ -174,7 +174,10 @@ impl Store {
         }
         let path = files::config_path(&self.dir, name)?;
         if !path.is_file() {
-            return Err(StoreError::not_found(format!("configuration {name}")));
+            return Err(StoreError::not_found(
+                Missing::Configuration,
+                format!("configuration {name}"),
+            ));
         }
         let db = Arc::new(Database::open(name, &path, &self.options)?);
         registry.insert(name.clone(), Arc::clone(&db));
@@ -193,6 +196,7 @@ impl Store {
         let path = files::config_path(&self.dir, name)?;
         if path.exists() {
             return Err(StoreError::conflict(
+                ConflictKind::Taken,
                 format!("configuration {name}"),
                 "a configuration with this name exists",
             ));
@@ -343,7 +347,10 @@ impl Store {
         let mut registry = self.registry();
         let path = files::config_path(&self.dir, name)?;
         if !path.is_file() {
-            return Err(StoreError::not_found(format!("configuration {name}")));
+            return Err(StoreError::not_found(
+                Missing::Configuration,
+                format!("configuration {name}"),
+            ));
         }
         Self::close(&mut registry, name);
         files::remove_database(&path)

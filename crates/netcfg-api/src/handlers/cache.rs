@@ -3,48 +3,50 @@
 
 use netcfg_model::DeviceKey;
 
-use super::{count, device_key, net, net_name, store};
+use super::{count, net, require_net};
 use crate::{
     context::Ctx,
+    path::{DevicePath, NetPath},
     reply::{ApiError, Reply},
 };
 
-pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
-    let checked = name.clone();
-    store(&context, move |store| store.get(&checked)).await?;
-    let devices = context.state().engine().cached_devices(&name);
-    Reply::ok(count(devices.len(), "cached device")).with("cached_devices", &devices)
+pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    require_net(&context, &path.net_name).await?;
+    let devices = context.state().engine().cached_devices(&path.net_name);
+    Reply::ok(count(devices.len(), "cached device")).with(&devices)
 }
 
-pub(crate) async fn delete_one(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
-    let key = device_key(&context)?;
-    let serial = match key {
+/// Forgetting is idempotent: 200 whether or not anything was cached
+/// (decisions.md §4); 404 only for a configuration, or a device id, that
+/// does not exist.
+pub(crate) async fn delete_one(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
+    let DevicePath {
+        net_name,
+        device_key,
+    } = path;
+    let serial = match device_key {
         DeviceKey::Serial(serial) => {
-            let checked = name.clone();
-            store(&context, move |store| store.get(&checked)).await?;
+            require_net(&context, &net_name).await?;
             serial
         }
         DeviceKey::Id(_) => {
-            net(&context, move |net| net.device(key))
+            net(&context, &net_name, move |net| net.device(device_key))
                 .await?
                 .serial_number
         }
     };
-    if !context.state().engine().clear_cached_device(&name, serial) {
-        return Err(ApiError::not_found(format!(
-            "no cached data for device {serial}"
-        )));
-    }
-    Ok(Reply::ok(format!("Cached data of device {serial} deleted")))
+    let engine = context.state().engine();
+    let message = if engine.clear_cached_device(&net_name, serial) {
+        format!("Cached data of device {serial} deleted")
+    } else {
+        format!("Nothing was cached for device {serial}")
+    };
+    Ok(Reply::ok(message))
 }
 
-pub(crate) async fn clear(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
-    let checked = name.clone();
-    store(&context, move |store| store.get(&checked)).await?;
-    let cleared = context.state().engine().clear_cache(&name);
+pub(crate) async fn clear(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    require_net(&context, &path.net_name).await?;
+    let cleared = context.state().engine().clear_cache(&path.net_name);
     Ok(Reply::ok(format!(
         "Cached data of {} deleted",
         count(cleared, "device")

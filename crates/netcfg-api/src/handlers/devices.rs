@@ -1,35 +1,37 @@
 //! Devices of a configuration, and the devices networks hear that are not in
 //! their configuration.
 
-use actix_web::http::StatusCode;
 use netcfg_model::{
     DeviceKey,
     body::{DeviceBody, DevicesPatchBody, MultipleDeviceDeleteBody},
 };
 
-use super::{count, device_key, net, net_name, store};
+use super::{count, net, require_net, store};
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
+    path::NoPath,
+    path::{DevicePath, NetPath},
     render_cache::Rendered,
     reply::{ApiError, Reply},
     version::ApiVersion,
     wire::{DeviceStatuses, OneOrMany},
 };
 
-pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DeviceBody = context.body()?;
-    let device = net(&context, move |net| net.create_device(body)).await?;
-    Reply::created(format!("Device {} created", device.serial_number)).with("device", &device)
+    let device = net(&context, &path.net_name, move |net| net.create_device(body)).await?;
+    Reply::created(format!("Device {} created", device.serial_number)).with(&device)
 }
 
-pub(crate) async fn get(context: Ctx) -> Result<Reply, ApiError> {
-    let key = device_key(&context)?;
-    let device = net(&context, move |net| net.device(key)).await?;
-    Reply::ok(format!("Device {}", device.serial_number)).with("device", &device)
+pub(crate) async fn get(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
+    let key = path.device_key;
+    let device = net(&context, &path.net_name, move |net| net.device(key)).await?;
+    Reply::ok(format!("Device {}", device.serial_number)).with(&device)
 }
 
-pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name.clone();
     let state = context.state_handle();
     // The generation is read before the devices, so a list kept under it is
     // never older than it; any commit changes it (netcfg_store::Net::generation).
@@ -42,12 +44,12 @@ pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
         Ok((generation, Some(net.devices()?)))
     })
     .await?;
-    let name = net_name(&context)?;
+    let name = path.net_name;
     let renders = context.state().renders();
     let rendered = match fresh {
         Some(devices) => {
             let json = serde_json::to_vec(&devices).map_err(|error| {
-                ApiError::internal(format!("could not render the devices: {error}"))
+                ApiError::internal(format_args!("could not render the devices: {error}"))
             })?;
             let rendered = Rendered {
                 json: json.into(),
@@ -60,9 +62,9 @@ pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
             Some(rendered) => rendered,
             // Replaced by a newer list in the meantime: read again.
             None => {
-                let devices = super::net(&context, |net| net.devices()).await?;
+                let devices = net(&context, &name, |net| net.devices()).await?;
                 let json = serde_json::to_vec(&devices).map_err(|error| {
-                    ApiError::internal(format!("could not render the devices: {error}"))
+                    ApiError::internal(format_args!("could not render the devices: {error}"))
                 })?;
                 Rendered {
                     json: json.into(),
@@ -71,49 +73,57 @@ pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
             }
         },
     };
-    Ok(Reply::ok(count(rendered.count, "device")).with_json("devices", &rendered.json))
+    Ok(Reply::ok(count(rendered.count, "device")).with_json(rendered.json))
 }
 
-pub(crate) async fn unconfigured_of_net(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
-    let checked = name.clone();
-    store(&context, move |store| store.get(&checked)).await?;
-    let devices = context.state().engine().unconfigured_devices(Some(name));
-    Reply::ok(count(devices.len(), "unconfigured device")).with("unconfigured_devices", &devices)
+pub(crate) async fn unconfigured_of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    require_net(&context, &path.net_name).await?;
+    let devices = context
+        .state()
+        .engine()
+        .unconfigured_devices(Some(path.net_name));
+    Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
 }
 
-pub(crate) async fn unconfigured(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn unconfigured(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let devices = context.state().engine().unconfigured_devices(None);
-    Reply::ok(count(devices.len(), "unconfigured device")).with("unconfigured_devices", &devices)
+    Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
 }
 
-pub(crate) async fn update(context: Ctx) -> Result<Reply, ApiError> {
-    let key = device_key(&context)?;
+pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
+    let key = path.device_key;
     let body: DeviceBody = context.body()?;
-    let device = net(&context, move |net| net.replace_device(key, body)).await?;
-    Reply::ok(format!("Device {} updated", device.serial_number)).with("device", &device)
+    let device = net(&context, &path.net_name, move |net| {
+        net.replace_device(key, body)
+    })
+    .await?;
+    Reply::ok(format!("Device {} updated", device.serial_number)).with(&device)
 }
 
-pub(crate) async fn update_many(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicesPatchBody = context.body()?;
     let version = context.version();
     let outcomes = match body {
         DevicesPatchBody::Single(body) => {
             let key = DeviceKey::Serial(body.serial_number);
             let serial = body.serial_number;
-            let outcome = net(&context, move |net| net.replace_device(key, body)).await;
+            let outcome = net(&context, &path.net_name, move |net| {
+                net.replace_device(key, body)
+            })
+            .await;
             if version == ApiVersion::V5_1 {
                 let device = outcome?;
-                return Reply::ok(format!("Device {serial} updated"))
-                    .with("device", &OneOrMany::One(device));
+                return Reply::ok(format!("Device {serial} updated")).with(&OneOrMany::One(device));
             }
             vec![(serial, outcome)]
         }
-        DevicesPatchBody::Multiple(bodies) => net(&context, move |net| net.patch_devices(bodies))
-            .await?
-            .into_iter()
-            .map(|(serial, outcome)| (serial, outcome.map_err(ApiError::from)))
-            .collect(),
+        DevicesPatchBody::Multiple(bodies) => net(&context, &path.net_name, move |net| {
+            net.patch_devices(bodies)
+        })
+        .await?
+        .into_iter()
+        .map(|(serial, outcome)| (serial, outcome.map_err(ApiError::from)))
+        .collect(),
     };
     let failures: Vec<String> = outcomes
         .iter()
@@ -126,15 +136,15 @@ pub(crate) async fn update_many(context: Ctx) -> Result<Reply, ApiError> {
         .collect();
     let updated = outcomes.len() - failures.len();
     if updated == 0 {
-        // Nothing changed: answer with the first failure's status and every message.
-        let status = outcomes
+        // Nothing changed: answer with the first failure and every message.
+        let first = outcomes
             .iter()
-            .find_map(|(_, outcome)| outcome.as_ref().err().map(|error| error.status))
-            .unwrap_or(StatusCode::BAD_REQUEST);
-        return Err(ApiError::new(
-            status,
-            format!("no device was updated: {}", failures.join("; ")),
-        ));
+            .find_map(|(_, outcome)| outcome.as_ref().err().cloned());
+        let mut error = first.unwrap_or_else(|| {
+            ApiError::problem(ErrorCode::InvalidBody, "", "no device to update")
+        });
+        error.message = format!("no device was updated: {}", failures.join("; "));
+        return Err(error);
     }
     let mut message = format!("{} of {} updated", updated, count(outcomes.len(), "device"));
     if !failures.is_empty() {
@@ -146,7 +156,7 @@ pub(crate) async fn update_many(context: Ctx) -> Result<Reply, ApiError> {
                 .into_iter()
                 .filter_map(|(_, outcome)| outcome.ok())
                 .collect();
-            Reply::ok(message).with("device", &OneOrMany::Many(devices))
+            Reply::ok(message).with(&OneOrMany::Many(devices))
         }
         ApiVersion::V5_0 => {
             let statuses: DeviceStatuses = outcomes
@@ -159,19 +169,22 @@ pub(crate) async fn update_many(context: Ctx) -> Result<Reply, ApiError> {
                     (serial, text)
                 })
                 .collect();
-            Reply::ok(message).with("device_statuses", &statuses)
+            Reply::ok(message).with(&statuses)
         }
     }
 }
 
-pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
-    let key = device_key(&context)?;
-    net(&context, move |net| net.delete_device(key)).await?;
+pub(crate) async fn delete(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
+    let key = path.device_key;
+    net(&context, &path.net_name, move |net| net.delete_device(key)).await?;
     Ok(Reply::ok(format!("Device {key} deleted")))
 }
 
-pub(crate) async fn delete_many(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn delete_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let MultipleDeviceDeleteBody { delete } = context.body()?;
-    let deleted = net(&context, move |net| net.delete_devices(delete)).await?;
+    let deleted = net(&context, &path.net_name, move |net| {
+        net.delete_devices(delete)
+    })
+    .await?;
     Ok(Reply::ok(format!("{} deleted", count(deleted, "device"))))
 }

@@ -1,6 +1,5 @@
 //! The maximum-tag calculation, from parameters or from a configuration's role.
 
-use actix_web::http::StatusCode;
 use netcfg_model::{
     NetworkMode, NetworkTime, Problems, RfSetting, RoleId, SettingValue,
     body::{CalculateMaximumTagsBody, CalculateMaximumTagsParameterizedBody},
@@ -11,29 +10,34 @@ use netcfg_store::SettingScope;
 use super::net;
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
+    path::{NetPath, NoPath},
     reply::{ApiError, Reply},
 };
 
 fn answer(result: &MaxTagsResult) -> Result<Reply, ApiError> {
-    Reply::ok(format!("At most {} tags", result.maximum_tags))
-        .with("maximum_tags_calculation", result)
+    Reply::ok(format!("At most {} tags", result.maximum_tags)).with(result)
 }
 
 /// Problems of the configuration's own data (not of the request) are a
 /// conflict with its state: 409.
 fn configuration_problems(problems: Problems) -> ApiError {
-    ApiError::conflict(format!(
-        "the configuration cannot carry tags as it is: {problems}"
-    ))
+    ApiError::new(
+        ErrorCode::InputsConflict,
+        format!("the configuration cannot carry tags as it is: {problems}"),
+    )
 }
 
 /// Values that are each well formed but conflict (a tag period shorter
 /// than `maximum_tag_period`): 409.
 fn inputs_conflict(problems: Problems) -> ApiError {
-    ApiError::conflict(format!("the inputs conflict: {problems}"))
+    ApiError::new(
+        ErrorCode::InputsConflict,
+        format!("the inputs conflict: {problems}"),
+    )
 }
 
-pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn parameterized(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let body: CalculateMaximumTagsParameterizedBody = context.body()?;
     let inputs = MaxTagsInputs::from_body(
         &body,
@@ -48,7 +52,7 @@ pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
             .all(|problem| problem.path == "settings")
         {
             ApiError::new(
-                StatusCode::NOT_FOUND,
+                ErrorCode::RfSettingNotFound,
                 format!("{problems}; without a configuration only the `default` RF setting exists"),
             )
         } else {
@@ -61,9 +65,9 @@ pub(crate) async fn parameterized(context: Ctx) -> Result<Reply, ApiError> {
     answer(&result)
 }
 
-pub(crate) async fn for_role(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn for_role(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let CalculateMaximumTagsBody { role_id } = context.body()?;
-    let inputs = net(&context, move |net| {
+    let inputs = net(&context, &path.net_name, move |net| {
         let role = net.role(role_id)?;
         let seeder_role = net.role(RoleId::SEEDER)?;
         let devices = net.devices()?;
@@ -102,10 +106,11 @@ pub(crate) async fn for_role(context: Ctx) -> Result<Reply, ApiError> {
         .map_or(NetworkTime::from_units(48_750), NetworkTime::from_units);
     let max_tag_period = max_tag_period.unwrap_or(default_period);
     if !role.id.is_tag_role() {
-        return Err(ApiError::bad_request(format!(
-            "invalid request: role_id: role {} ({}) is not a tag role",
-            role.id, role.name
-        )));
+        return Err(ApiError::problem(
+            ErrorCode::InvalidBody,
+            "role_id",
+            format!("role {} ({}) is not a tag role", role.id, role.name),
+        ));
     }
     let inputs = MaxTagsInputs::from_role(&role, &rf_setting, seeders, max_tag_period, mode)
         .map_err(configuration_problems)?;

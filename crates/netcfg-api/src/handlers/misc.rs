@@ -7,29 +7,39 @@ use netcfg_model::{
     body::{GroupImagePatchBody, MagnetometerCalibrationBody, OperatingModePatchBody},
 };
 
-use super::{device_key, is_running, net, net_name, require_stopped};
+use super::{is_running, net, require_stopped};
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
+    path::{DevicePath, NetPath, NoPath},
     reply::{ApiError, Reply},
     wire::NetworkModeStatus,
 };
 
-pub(crate) async fn get_group_image(context: Ctx) -> Result<Reply, ApiError> {
-    let image = net(&context, |net| net.group_image()).await?;
-    Reply::ok("Group image").with("group_images", &image)
+pub(crate) async fn get_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let image = net(&context, &path.net_name, |net| net.group_image()).await?;
+    Reply::ok("Group image").with(&image)
 }
 
-pub(crate) async fn update_group_image(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn update_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: GroupImagePatchBody = context.body()?;
-    let image = net(&context, move |net| net.patch_group_image(body)).await?;
-    Reply::ok("Group image updated").with("group_images", &image)
+    let image = net(&context, &path.net_name, move |net| {
+        net.patch_group_image(body)
+    })
+    .await?;
+    Reply::ok("Group image updated").with(&image)
 }
 
-pub(crate) async fn set_magnetometer_calibration(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
-    let key = device_key(&context)?;
+pub(crate) async fn set_magnetometer_calibration(
+    context: Ctx,
+    path: DevicePath,
+) -> Result<Reply, ApiError> {
+    let DevicePath {
+        net_name: name,
+        device_key: key,
+    } = path;
     let body: MagnetometerCalibrationBody = context.body()?;
-    let calibration: MagnetometerCalibration = net(&context, move |net| {
+    let calibration: MagnetometerCalibration = net(&context, &name, move |net| {
         net.set_magnetometer_calibration(key, body)
     })
     .await?;
@@ -46,35 +56,35 @@ pub(crate) async fn set_magnetometer_calibration(context: Ctx) -> Result<Reply, 
             .await?;
         message.push_str(" and sent to the device");
     }
-    Reply::created(message).with("magnetometer_calibration", &calibration)
+    Reply::created(message).with(&calibration)
 }
 
-pub(crate) async fn network_modes(_context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn network_modes(_context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let modes: Vec<_> = NetworkMode::ALL
         .into_iter()
         .map(NetworkMode::info)
         .collect();
-    Reply::ok(format!("{} network modes", modes.len())).with("network_modes", &modes)
+    Reply::ok(format!("{} network modes", modes.len())).with(&modes)
 }
 
-pub(crate) async fn update_network_mode(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let OperatingModePatchBody { network_mode } = context.body()?;
-    let mode =
-        network_mode.ok_or_else(|| ApiError::bad_request("invalid request: give network_mode"))?;
+    let mode = network_mode.ok_or_else(|| {
+        ApiError::problem(ErrorCode::InvalidBody, "network_mode", "give network_mode")
+    })?;
     require_stopped(&context, &name, "network mode")?;
-    let mode = net(&context, move |net| net.set_network_mode(mode)).await?;
+    let mode = net(&context, &name, move |net| net.set_network_mode(mode)).await?;
     Reply::ok(format!("Network mode of {name} is {mode}"))
-        .with("network_mode", &NetworkModeStatus { network_mode: mode })
+        .with(&NetworkModeStatus { network_mode: mode })
 }
 
-pub(crate) async fn network_info(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn network_info(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let interfaces = context.state().engine().host_network_interfaces()?;
-    Reply::ok(format!("{} network interfaces", interfaces.len()))
-        .with("network_interfaces", &interfaces)
+    Reply::ok(format!("{} network interfaces", interfaces.len())).with(&interfaces)
 }
 
-pub(crate) async fn packages(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn packages(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let packages = context.state().engine().package_status();
     let missing: Vec<&str> = packages
         .iter()
@@ -82,12 +92,12 @@ pub(crate) async fn packages(context: Ctx) -> Result<Reply, ApiError> {
         .map(|package| package.name.as_str())
         .collect();
     if missing.is_empty() {
-        Reply::ok(format!("{} packages installed", packages.len())).with("packages", &packages)
+        Reply::ok(format!("{} packages installed", packages.len())).with(&packages)
     } else {
         Reply::new(
             StatusCode::NOT_FOUND,
             format!("missing: {}", missing.join(", ")),
         )
-        .with("packages", &packages)
+        .with(&packages)
     }
 }

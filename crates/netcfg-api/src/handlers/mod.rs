@@ -20,10 +20,10 @@ pub(crate) mod streams;
 
 use actix_web::web;
 use netcfg_engine::NetworkPlan;
-use netcfg_model::{ConfigName, Configuration, DeviceKey, RunState};
+use netcfg_model::{ConfigName, Configuration, RunState};
 use netcfg_store::{Net, Store, StoreError};
 
-use crate::{context::Ctx, reply::ApiError};
+use crate::{context::Ctx, error_code::ErrorCode, reply::ApiError};
 
 /// Runs `work` on the store, on the blocking pool.
 pub(crate) async fn store<T, F>(context: &Ctx, work: F) -> Result<T, ApiError>
@@ -34,28 +34,25 @@ where
     let state = context.state_handle();
     web::block(move || work(state.store()))
         .await
-        .map_err(|error| ApiError::internal(format!("the store's worker failed: {error}")))?
+        .map_err(|error| ApiError::internal(format_args!("the store's worker failed: {error}")))?
         .map_err(ApiError::from)
 }
 
-/// The configuration named by the path.
-pub(crate) fn net_name(context: &Ctx) -> Result<ConfigName, ApiError> {
-    context.param("net_name")
-}
-
-/// The device named by the path.
-pub(crate) fn device_key(context: &Ctx) -> Result<DeviceKey, ApiError> {
-    context.param("device_key")
-}
-
-/// Runs `work` on the configuration named by the path.
-pub(crate) async fn net<T, F>(context: &Ctx, work: F) -> Result<T, ApiError>
+/// Runs `work` on the configuration `name`.
+pub(crate) async fn net<T, F>(context: &Ctx, name: &ConfigName, work: F) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
 {
-    let name = net_name(context)?;
+    let name = name.clone();
     store(context, move |store| work(&store.net(&name)?)).await
+}
+
+/// A 404 unless the configuration `name` exists (for what the engine keeps
+/// about it, which outlives no configuration).
+pub(crate) async fn require_net(context: &Ctx, name: &ConfigName) -> Result<(), ApiError> {
+    let name = name.clone();
+    store(context, move |store| store.get(&name).map(drop)).await
 }
 
 /// True when the configuration's network runs.
@@ -71,9 +68,10 @@ pub(crate) fn require_stopped(
     change: &str,
 ) -> Result<(), ApiError> {
     if is_running(context, name) {
-        return Err(ApiError::conflict(format!(
-            "configuration {name} is running; stop it before changing its {change}"
-        )));
+        return Err(ApiError::new(
+            ErrorCode::ConfigurationRunning,
+            format!("configuration {name} is running; stop it before changing its {change}"),
+        ));
     }
     Ok(())
 }

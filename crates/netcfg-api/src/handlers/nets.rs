@@ -7,15 +7,17 @@ use netcfg_model::{
     body::{ActionBody, EngineCommand, EngineCommandBody, NetworkBody},
 };
 
-use super::{is_running, net_name, plan, store, with_state};
+use super::{is_running, plan, require_net, store, with_state};
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
     multipart,
+    path::{NetPath, NoPath},
     reply::{ApiError, Reply},
     wire::{ConfigurationStatus, EngineCommandStatus},
 };
 
-pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let body: NetworkBody = context.body()?;
     let name = body.name.clone();
     let configuration = store(&context, move |store| {
@@ -23,13 +25,17 @@ pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
     })
     .await?;
     Reply::created(format!("Configuration {name} created"))
-        .with("configuration", &with_state(&context, configuration))
+        .with(&with_state(&context, configuration))
 }
 
-pub(crate) async fn upload(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn upload(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let form = multipart::parse(&context)?;
     let file = form.file("net_file").ok_or_else(|| {
-        ApiError::bad_request("invalid request: the form has no file field `net_file`")
+        ApiError::problem(
+            ErrorCode::InvalidUpload,
+            "net_file",
+            "the form has no file field net_file",
+        )
     })?;
     let name_text = match form.text("name") {
         Some(name) if !name.is_empty() => name.to_owned(),
@@ -44,43 +50,49 @@ pub(crate) async fn upload(context: Ctx) -> Result<Reply, ApiError> {
                     .to_owned()
             })
             .ok_or_else(|| {
-                ApiError::bad_request("invalid request: give the form field `name`, or a file name")
+                ApiError::problem(
+                    ErrorCode::InvalidUpload,
+                    "name",
+                    "give the form field name, or a file name",
+                )
             })?,
     };
     let name: ConfigName = name_text
         .parse()
-        .map_err(|error| ApiError::bad_request(format!("invalid request: name: {error}")))?;
+        .map_err(|error: netcfg_model::ConfigNameError| {
+            ApiError::problem(ErrorCode::InvalidUpload, "name", error.to_string())
+        })?;
     let bytes = file.bytes.to_vec();
     let uploaded = name.clone();
     let configuration = store(&context, move |store| store.upload(&uploaded, &bytes)).await?;
     Reply::created(format!("Configuration {name} uploaded"))
-        .with("configuration", &with_state(&context, configuration))
+        .with(&with_state(&context, configuration))
 }
 
-pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn list(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let configurations = store(&context, |store| store.list()).await?;
     let configurations: Vec<_> = configurations
         .into_iter()
         .map(|configuration| with_state(&context, configuration))
         .collect();
-    Reply::ok(super::count(configurations.len(), "configuration"))
-        .with("configurations", &configurations)
+    Reply::ok(super::count(configurations.len(), "configuration")).with(&configurations)
 }
 
-pub(crate) async fn get(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn get(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let configuration = store(&context, move |store| store.get(&name)).await?;
     Reply::ok(format!("Configuration {}", configuration.name))
-        .with("configuration", &with_state(&context, configuration))
+        .with(&with_state(&context, configuration))
 }
 
-pub(crate) async fn update(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let body: NetworkBody = context.body()?;
     if body.name != name && is_running(&context, &name) {
-        return Err(ApiError::conflict(format!(
-            "configuration {name} is running; stop it before renaming it"
-        )));
+        return Err(ApiError::new(
+            ErrorCode::ConfigurationRunning,
+            format!("configuration {name} is running; stop it before renaming it"),
+        ));
     }
     let renamed = name.clone();
     let configuration = store(&context, move |store| {
@@ -89,18 +101,18 @@ pub(crate) async fn update(context: Ctx) -> Result<Reply, ApiError> {
     .await?;
     forget(&context, &name);
     Reply::ok(format!("Configuration {} updated", configuration.name))
-        .with("configuration", &with_state(&context, configuration))
+        .with(&with_state(&context, configuration))
 }
 
-pub(crate) async fn download(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn download(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let file_name = format!("{name}.sqlite");
     let bytes = store(&context, move |store| store.download(&name)).await?;
     Ok(Reply::file(bytes, "application/vnd.sqlite3", file_name))
 }
 
-pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     stop_if_running(&context, &name).await?;
     let deleted = name.clone();
     store(&context, move |store| store.delete(&deleted)).await?;
@@ -111,8 +123,8 @@ pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
     ))
 }
 
-pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let ActionBody(action) = context.body()?;
     let word = match &action {
         ConfigurationAction::Copy { .. } => "copy",
@@ -126,14 +138,8 @@ pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
             let (from, to) = (name.clone(), copy.clone());
             store(&context, move |store| store.copy(&from, &to))
                 .await
-                .map_err(|error| {
-                    // A copy onto a name that is taken is a 400 (the seed lists no 409 here).
-                    if error.status == actix_web::http::StatusCode::CONFLICT {
-                        ApiError::bad_request(format!("invalid request: name: {}", error.message))
-                    } else {
-                        error
-                    }
-                })?;
+                // A copy onto a name that is taken is a 400 (the seed lists no 409 here).
+                .map_err(|error| error.conflict_as_invalid("name"))?;
             (
                 format!("Configuration {name} copied to {copy}"),
                 engine.status(&name).state,
@@ -168,8 +174,7 @@ pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
         }
         ConfigurationAction::Stop => {
             // A configuration that does not exist is a 404, running or not.
-            let checked = name.clone();
-            store(&context, move |store| store.get(&checked)).await?;
+            require_net(&context, &name).await?;
             let message = match engine.stop(&name).await? {
                 StopOutcome::Stopped => format!("Configuration {name} stopped"),
                 StopOutcome::WasNotRunning => format!("Configuration {name} was not running"),
@@ -183,11 +188,11 @@ pub(crate) async fn action(context: Ctx) -> Result<Reply, ApiError> {
         state,
         copy,
     };
-    Reply::ok(message).with("status", &status)
+    Reply::ok(message).with(&status)
 }
 
-pub(crate) async fn engine_command(context: Ctx) -> Result<Reply, ApiError> {
-    let name = net_name(&context)?;
+pub(crate) async fn engine_command(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let name = path.net_name;
     let EngineCommandBody { action } = context.body()?;
     let planned = name.clone();
     let plan = store(&context, move |store| plan(store, &planned)).await?;
@@ -202,14 +207,11 @@ pub(crate) async fn engine_command(context: Ctx) -> Result<Reply, ApiError> {
         EngineCommand::Restart => "restarted",
         EngineCommand::Resync => "resynchronised",
     };
-    Reply::ok(format!("Configuration {name} {verb}")).with(
-        "status",
-        &EngineCommandStatus {
-            name,
-            action,
-            state: status.state,
-        },
-    )
+    Reply::ok(format!("Configuration {name} {verb}")).with(&EngineCommandStatus {
+        name,
+        action,
+        state: status.state,
+    })
 }
 /// Stops the configuration's network if it runs (before deleting it).
 async fn stop_if_running(context: &Ctx, name: &ConfigName) -> Result<(), ApiError> {

@@ -3,14 +3,16 @@
 
 use actix_web::http::StatusCode;
 use netcfg_model::{
-    DevicePair, PairType, SerialNumber,
+    DevicePair,
     body::{DevicePairsBody, InterfaceRef, PairedInterfaceBody},
 };
 use netcfg_store::PairOutcome;
 
-use super::{device_key, net};
+use super::net;
 use crate::{
     context::Ctx,
+    error_code::ErrorCode,
+    path::{DevicePairsPath, NetPath, PairedInterfacePath, PairedInterfacesPath},
     reply::{ApiError, Reply},
     wire::PairedInterface,
 };
@@ -57,12 +59,12 @@ fn batch_reply(
     let all_existed = outcomes
         .iter()
         .all(|(_, outcome)| matches!(outcome, PairOutcome::AlreadyPaired { .. }));
-    let status = if all_existed {
-        StatusCode::CONFLICT
+    let code = if all_existed {
+        ErrorCode::AlreadyPaired
     } else {
-        StatusCode::EXPECTATION_FAILED
+        ErrorCode::PairingFailed
     };
-    Err(ApiError::new(status, format!("no pair {verb}: {detail}")))
+    Err(ApiError::new(code, format!("no pair {verb}: {detail}")))
 }
 
 /// What happened to one pair, in words.
@@ -89,56 +91,42 @@ fn pairs_of_body(body: &DevicePairsBody) -> Vec<DevicePair> {
     body.pairs.iter().map(|pair| pair.to_pair()).collect()
 }
 
-/// The interface the 5.0 paths name, and the pair type of their `{_type}`.
-fn interface_and_type(context: &Ctx) -> Result<(netcfg_model::DeviceKey, u8, PairType), ApiError> {
-    let key = device_key(context)?;
-    let identifier: u8 = context.param("interface_identifier")?;
-    let pair_type = match context.request().match_info().get("_type") {
-        Some("twr") => PairType::Twr,
-        Some("blacklist") => PairType::Blacklist,
-        other => {
-            return Err(ApiError::bad_request(format!(
-                "invalid request: path parameter _type: `{}` is not a pair type; use twr or blacklist",
-                other.unwrap_or("")
-            )));
-        }
-    };
-    Ok((key, identifier, pair_type))
-}
-
-pub(crate) async fn create(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = net(&context, move |net| net.create_pairs(pairs)).await?;
+    let outcomes = net(&context, &path.net_name, move |net| net.create_pairs(pairs)).await?;
     batch_reply(outcomes, StatusCode::CREATED, "created")
 }
 
-pub(crate) async fn delete(context: Ctx) -> Result<Reply, ApiError> {
+pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = net(&context, move |net| net.delete_pairs(pairs)).await?;
+    let outcomes = net(&context, &path.net_name, move |net| net.delete_pairs(pairs)).await?;
     batch_reply(outcomes, StatusCode::OK, "deleted")
 }
 
-pub(crate) async fn list(context: Ctx) -> Result<Reply, ApiError> {
-    let pairs = net(&context, |net| net.pairs()).await?;
-    Reply::ok(format!("{} pairs", pairs.len())).with("pairs", &pairs)
+pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let pairs = net(&context, &path.net_name, |net| net.pairs()).await?;
+    Reply::ok(format!("{} pairs", pairs.len())).with(&pairs)
 }
 
-pub(crate) async fn of_device(context: Ctx) -> Result<Reply, ApiError> {
-    let serial: SerialNumber = context.param("serial_number")?;
-    let pairs = net(&context, move |net| {
+pub(crate) async fn of_device(context: Ctx, path: DevicePairsPath) -> Result<Reply, ApiError> {
+    let serial = path.serial_number;
+    let pairs = net(&context, &path.net_name, move |net| {
         net.device(netcfg_model::DeviceKey::Serial(serial))?;
         net.pairs_of(serial)
     })
     .await?;
-    Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with("pairs", &pairs)
+    Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with(&pairs)
 }
 
-pub(crate) async fn add_paired_interface(context: Ctx) -> Result<Reply, ApiError> {
-    let (key, identifier, pair_type) = interface_and_type(&context)?;
+pub(crate) async fn add_paired_interface(
+    context: Ctx,
+    path: PairedInterfacesPath,
+) -> Result<Reply, ApiError> {
+    let (key, identifier, pair_type) = (path.device_key, path.interface_identifier, path._type);
     let PairedInterfaceBody { interface: other } = context.body()?;
-    let serial = net(&context, move |net| {
+    let serial = net(&context, &path.net_name, move |net| {
         let device = net.device(key)?;
         net.pair_interface(key, identifier, pair_type, other)?;
         Ok(device.serial_number)
@@ -151,20 +139,24 @@ pub(crate) async fn add_paired_interface(context: Ctx) -> Result<Reply, ApiError
     Reply::created(format!(
         "Interface {this} paired with {other} ({pair_type})"
     ))
-    .with(
-        "paired_interface",
-        &PairedInterface {
-            interface: this.to_string(),
-            paired_with: other.to_string(),
-            pair_type,
-        },
-    )
+    .with(&PairedInterface {
+        interface: this.to_string(),
+        paired_with: other.to_string(),
+        pair_type,
+    })
 }
 
-pub(crate) async fn delete_paired_interface(context: Ctx) -> Result<Reply, ApiError> {
-    let (key, identifier, pair_type) = interface_and_type(&context)?;
-    let other: InterfaceRef = context.param("interface")?;
-    net(&context, move |net| {
+pub(crate) async fn delete_paired_interface(
+    context: Ctx,
+    path: PairedInterfacePath,
+) -> Result<Reply, ApiError> {
+    let (key, identifier, pair_type, other) = (
+        path.device_key,
+        path.interface_identifier,
+        path._type,
+        path.interface,
+    );
+    net(&context, &path.net_name, move |net| {
         net.unpair_interface(key, identifier, pair_type, other)
     })
     .await?;

@@ -2,46 +2,47 @@
 //! applied, one change per item of that list. Handlers are shared: a 5.0
 //! row that differs only in its statuses names the same handler.
 
-use actix_web::http::Method;
+use actix_web::http::{Method, StatusCode};
 use netcfg_model::{Level::*, Notification, Role, body::*};
 
 use crate::{
     handlers::*,
+    operation::Operation,
+    path::NamePath,
     table::{Change, Declared, Payload, Route},
     wire::{DeviceStatuses, EngineCommandStatus, PairedInterface},
 };
 
 /// A status the 5.0 row answers instead of the one the handler gives.
-fn remap(operation_id: &'static str, from: u16, to: u16) -> Change {
+fn remap(operation: Operation, from: StatusCode, to: StatusCode) -> Change {
     Change::Remap {
-        operation_id,
+        operation,
         from,
         to: Declared {
             status: to,
             payload: Payload::Message,
             level: Information,
+            partial_level: None,
         },
     }
 }
 
-fn undeclare(operation_id: &'static str, status: u16) -> Change {
-    Change::Undeclare {
-        operation_id,
-        status,
-    }
+fn undeclare(operation: Operation, status: StatusCode) -> Change {
+    Change::Undeclare { operation, status }
 }
 
 /// A 5.0 row that lists no 409: a conflict (a name taken, a built-in item,
 /// a change a running network cannot take) answers 400, an invalid request,
-/// as `copy` onto a taken name does.
-fn conflict_as_bad_request(operation_id: &'static str) -> Change {
+/// as `copy` onto a taken name does (`ApiError::conflict_as_invalid`).
+fn conflict_as_bad_request(operation: Operation) -> Change {
     Change::Remap {
-        operation_id,
-        from: 409,
+        operation,
+        from: StatusCode::CONFLICT,
         to: Declared {
-            status: 400,
+            status: StatusCode::BAD_REQUEST,
             payload: Payload::Message,
             level: Error,
+            partial_level: None,
         },
     }
 }
@@ -61,38 +62,38 @@ const INTERFACE_ROLE: [&str; 2] = [
 pub(crate) fn changes() -> Vec<Change> {
     let mut changes = Vec::new();
     // 2. Absent in 5.0.
-    for operation_id in [
-        "list_cached_devices",
-        "delete_cached_device",
-        "clear_cached_devices",
-        "list_default_data_streams",
-        "multi_device_action",
-        "create_device_pairs",
-        "list_device_pairs_of_device",
-        "list_device_pairs",
-        "delete_device_pairs",
-        "list_log_files",
-        "get_log_file",
-        "get_network_info",
-        "get_notification",
-        "count_notifications",
-        "update_notification",
+    for operation in [
+        Operation::ListCachedDevices,
+        Operation::DeleteCachedDevice,
+        Operation::ClearCachedDevices,
+        Operation::ListDefaultDataStreams,
+        Operation::MultiDeviceAction,
+        Operation::CreateDevicePairs,
+        Operation::ListDevicePairsOfDevice,
+        Operation::ListDevicePairs,
+        Operation::DeleteDevicePairs,
+        Operation::ListLogFiles,
+        Operation::GetLogFile,
+        Operation::GetNetworkInfo,
+        Operation::GetNotification,
+        Operation::CountNotifications,
+        Operation::UpdateNotification,
         // 3. Notifications: only GET .../notification remains.
-        "list_notifications",
-        "update_notifications",
+        Operation::ListNotifications,
+        Operation::UpdateNotifications,
     ] {
-        changes.push(Change::Remove(operation_id));
+        changes.push(Change::Remove(operation));
     }
     changes.push(Change::Add(
         Route::new(
             Method::GET,
             &["/nets/{net_name}/notification"],
-            "list_notifications_5_0",
+            Operation::ListNotifications5_0,
             "Every notification of a configuration",
             notifications::list,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<Notification>>("notification"),
             Debug,
         ),
@@ -100,39 +101,59 @@ pub(crate) fn changes() -> Vec<Change> {
     // 4. Data streams: DELETE answers "Item Deleted" and removes any stream
     //    but Config, Anchor and User (no reset); the handler reads the version.
     // 5. Devices.
-    changes.push(remap("delete_device", 200, 204));
-    changes.push(remap("delete_devices", 200, 204));
-    changes.push(undeclare("update_device", 404));
+    changes.push(remap(
+        Operation::DeleteDevice,
+        StatusCode::OK,
+        StatusCode::NO_CONTENT,
+    ));
+    changes.push(remap(
+        Operation::DeleteDevices,
+        StatusCode::OK,
+        StatusCode::NO_CONTENT,
+    ));
+    changes.push(undeclare(Operation::UpdateDevice, StatusCode::NOT_FOUND));
     changes.push(Change::Replace(
         Route::new(
             Method::PATCH,
             &["/nets/{net_name}/devices"],
-            "update_devices",
+            Operation::UpdateDevices,
             "Replace the settings of several devices; the result of each by serial number",
             devices::update_many,
         )
         .json_body::<DevicesPatchBody>()
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<DeviceStatuses>("device_statuses"),
             Information,
         )
-        .errors(&[400, 404, 500]),
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ));
-    changes.push(conflict_as_bad_request("update_devices"));
+    changes.push(conflict_as_bad_request(Operation::UpdateDevices));
     // 6. Interfaces.
-    changes.push(remap("delete_interface", 200, 204));
+    changes.push(remap(
+        Operation::DeleteInterface,
+        StatusCode::OK,
+        StatusCode::NO_CONTENT,
+    ));
     // 7. Maximum tags: a 500 carries the payload key (null: nothing was calculated).
-    for operation_id in ["calculate_maximum_tags", "calculate_maximum_tags_for_role"] {
+    for operation in [
+        Operation::CalculateMaximumTags,
+        Operation::CalculateMaximumTagsForRole,
+    ] {
         changes.push(Change::Remap {
-            operation_id,
-            from: 500,
+            operation,
+            from: StatusCode::INTERNAL_SERVER_ERROR,
             to: Declared {
-                status: 500,
+                status: StatusCode::INTERNAL_SERVER_ERROR,
                 payload: Payload::json::<Option<netcfg_model::max_tags::MaxTagsResult>>(
                     "maximum_tags_calculation",
                 ),
                 level: Error,
+                partial_level: None,
             },
         });
     }
@@ -142,128 +163,141 @@ pub(crate) fn changes() -> Vec<Change> {
         Route::new(
             Method::GET,
             &[by_name],
-            "get_position_limit",
+            Operation::GetPositionLimit,
             "One bounding box, by name",
-            limits::get,
+            limits::get::<NamePath>,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<netcfg_model::PositionLimit>("position_limit"),
             Debug,
         )
-        .errors(&[404]),
+        .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Replace(
         Route::new(
             Method::PATCH,
             &[by_name],
-            "update_position_limit",
+            Operation::UpdatePositionLimit,
             "Change a bounding box, by name",
-            limits::update,
+            limits::update::<NamePath>,
         )
         .json_body::<PositionLimitsPatchBody>()
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<netcfg_model::PositionLimit>("position_limit"),
             Information,
         )
-        .errors(&[404, 500]),
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
     ));
-    changes.push(conflict_as_bad_request("update_position_limit"));
+    changes.push(conflict_as_bad_request(Operation::UpdatePositionLimit));
     changes.push(Change::Replace(
         Route::new(
             Method::DELETE,
             &[by_name],
-            "delete_position_limit",
+            Operation::DeletePositionLimit,
             "Delete a bounding box, by name",
-            limits::delete,
+            limits::delete::<NamePath>,
         )
-        .responds(200, Payload::Message, Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, Payload::Message, Information)
+        .errors(&[StatusCode::NOT_FOUND]),
     ));
-    changes.push(remap("delete_position_limit", 200, 204));
+    changes.push(remap(
+        Operation::DeletePositionLimit,
+        StatusCode::OK,
+        StatusCode::NO_CONTENT,
+    ));
     // 9. RF settings.
-    changes.push(conflict_as_bad_request("update_rf_setting"));
-    changes.push(conflict_as_bad_request("delete_rf_setting"));
+    changes.push(conflict_as_bad_request(Operation::UpdateRfSetting));
+    changes.push(conflict_as_bad_request(Operation::DeleteRfSetting));
     // 10. Roles: the list also has 404 (declared for every configuration path); PATCH without 409.
-    changes.push(conflict_as_bad_request("update_role"));
+    changes.push(conflict_as_bad_request(Operation::UpdateRole));
     // 11. Settings.
-    changes.push(remap("delete_setting", 200, 204));
-    changes.push(conflict_as_bad_request("replace_settings"));
-    changes.push(conflict_as_bad_request("update_settings"));
+    changes.push(remap(
+        Operation::DeleteSetting,
+        StatusCode::OK,
+        StatusCode::NO_CONTENT,
+    ));
+    changes.push(conflict_as_bad_request(Operation::ReplaceSettings));
+    changes.push(conflict_as_bad_request(Operation::UpdateSettings));
     // 12. The engine command.
     changes.push(Change::Add(
         Route::new(
             Method::POST,
             &["/nets/{net_name}/action"],
-            "engine_command",
+            Operation::EngineCommand,
             "Reload, restart or resynchronise a running configuration",
             nets::engine_command,
         )
         .json_body::<EngineCommandBody>()
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<EngineCommandStatus>("status"),
             Information,
         )
-        .errors(&[400, 404]),
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]),
     ));
-    changes.push(conflict_as_bad_request("engine_command"));
+    changes.push(conflict_as_bad_request(Operation::EngineCommand));
     // 13. Interface roles.
     changes.push(Change::Add(
         Route::new(
             Method::GET,
             &INTERFACE_ROLES,
-            "list_interface_roles",
+            Operation::ListInterfaceRoles,
             "The role of an interface (as a list)",
             interfaces::roles,
         )
-        .responds(200, Payload::json::<Vec<Role>>("roles"), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Add(
         Route::new(
             Method::GET,
             &INTERFACE_ROLE,
-            "get_interface_role",
+            Operation::GetInterfaceRole,
             "The role of an interface, if it is this one (as a list)",
             interfaces::role,
         )
-        .responds(200, Payload::json::<Vec<Role>>("roles"), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Add(
         Route::new(
             Method::DELETE,
             &INTERFACE_ROLE,
-            "delete_interface_role",
+            Operation::DeleteInterfaceRole,
             "Take a role off an interface (it becomes UNCONFIGURED)",
             interfaces::delete_role,
         )
-        .responds(204, Payload::Message, Information)
-        .errors(&[404]),
+        .responds(StatusCode::NO_CONTENT, Payload::Message, Information)
+        .errors(&[StatusCode::NOT_FOUND]),
     ));
     // 14. Paired interfaces.
     changes.push(Change::Add(
         Route::new(
             Method::PUT,
             &["/nets/{net_name}/devices/{device_key}/{interface_identifier}/{_type}_interfaces"],
-            "add_paired_interface",
+            Operation::AddPairedInterface,
             "Pair an interface with another (twr or blacklist)",
             pairs::add_paired_interface,
         )
         .json_body::<PairedInterfaceBody>()
         .responds(
-            201,
+            StatusCode::CREATED,
             Payload::json::<PairedInterface>("paired_interface"),
             Information,
         )
-        .errors(&[400, 404, 409, 500]),
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ));
     changes.push(Change::Add(
-        Route::new(Method::DELETE, &["/nets/{net_name}/devices/{device_key}/{interface_identifier}/{_type}_interfaces/{interface}"], "delete_paired_interface", "Unpair two interfaces", pairs::delete_paired_interface)
-            .responds(204, Payload::Message, Information)
-            .errors(&[404, 409]),
+        Route::new(Method::DELETE, &["/nets/{net_name}/devices/{device_key}/{interface_identifier}/{_type}_interfaces/{interface}"], Operation::DeletePairedInterface, "Unpair two interfaces", pairs::delete_paired_interface)
+            .responds(StatusCode::NO_CONTENT, Payload::Message, Information)
+            .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ));
     // 15. Logs: only log_messages (its removals are under 2).
     changes

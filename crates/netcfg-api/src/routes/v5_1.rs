@@ -1,7 +1,7 @@
 //! The 5.1 route table: every row of the seed's endpoint tables, with its
 //! path aliases, body type and declared responses (status, payload, level).
 
-use actix_web::http::Method;
+use actix_web::http::{Method, StatusCode};
 use netcfg_model::{
     CachedDevice, Configuration, DataStream, DefaultSetting, Device, DevicePair, GroupImage,
     HostNetworkInterface, Interface, Level::*, MagnetometerCalibration, NetworkModeInfo,
@@ -11,6 +11,8 @@ use netcfg_model::{
 
 use crate::{
     handlers::*,
+    operation::Operation,
+    path::IdPath,
     table::{Payload, Route},
     wire::{ConfigurationStatus, DeviceCommandStatus, NetworkModeStatus, OneOrMany, UploadForm},
 };
@@ -55,33 +57,33 @@ fn cache_manager() -> Vec<Route> {
         Route::new(
             GET,
             &["/cache-manager/{net_name}"],
-            "list_cached_devices",
+            Operation::ListCachedDevices,
             "What the network last reported about each device",
             cache::list,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<CachedDevice>>("cached_devices"),
             Debug,
         ),
         Route::new(
             DELETE,
             &["/cache-manager/{net_name}/{device_key}"],
-            "delete_cached_device",
+            Operation::DeleteCachedDevice,
             "Forget what the network reported about one device",
             cache::delete_one,
         )
-        .responds(200, message(), Information)
-        .errors(&[500]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::INTERNAL_SERVER_ERROR]),
         Route::new(
             DELETE,
             &["/cache-manager/{net_name}"],
-            "clear_cached_devices",
+            Operation::ClearCachedDevices,
             "Forget what the network reported about every device",
             cache::clear,
         )
-        .responds(200, message(), Information)
-        .errors(&[500]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::INTERNAL_SERVER_ERROR]),
     ]
 }
 
@@ -92,23 +94,33 @@ fn maximum_tags() -> Vec<Route> {
         Route::new(
             POST,
             &["/calculate_maximum_tags"],
-            "calculate_maximum_tags",
+            Operation::CalculateMaximumTags,
             "How many tags a network can carry, from parameters",
             max_tags::parameterized,
         )
         .json_body::<CalculateMaximumTagsParameterizedBody>()
-        .responds(200, result(), Information)
-        .errors(&[400, 404, 409, 500]),
+        .responds(StatusCode::OK, result(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             POST,
             &["/nets/{net_name}/calculate_maximum_tags"],
-            "calculate_maximum_tags_for_role",
+            Operation::CalculateMaximumTagsForRole,
             "How many tags a configuration can carry in one of its tag roles",
             max_tags::for_role,
         )
         .json_body::<CalculateMaximumTagsBody>()
-        .responds(200, result(), Information)
-        .errors(&[400, 404, 409, 500]),
+        .responds(StatusCode::OK, result(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ]
 }
 
@@ -122,101 +134,114 @@ fn data_streams() -> Vec<Route> {
                 "/nets/{net_name}/data-streams",
                 "/nets/{net_name}/data_streams",
             ],
-            "create_data_stream",
+            Operation::CreateDataStream,
             "Add a data stream",
             streams::create,
         )
         .json_body::<DataStreamBody>()
-        .responds(201, one(), Information)
-        .errors(&[400, 409, 500]),
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             GET,
             &[
                 "/nets/{net_name}/data-streams/{id}",
                 "/nets/{net_name}/data_streams/{id}",
             ],
-            "get_data_stream",
+            Operation::GetDataStream,
             "One data stream",
             streams::get,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &[
                 "/nets/{net_name}/data-streams",
                 "/nets/{net_name}/data_streams",
             ],
-            "list_data_streams",
+            Operation::ListDataStreams,
             "The data streams of a configuration",
             streams::list,
         )
-        .responds(200, many(), Debug),
+        .responds(StatusCode::OK, many(), Debug),
         Route::new(
             GET,
             &["/default-data-streams", "/default_data_streams"],
-            "list_default_data_streams",
+            Operation::ListDefaultDataStreams,
             "The default data streams with their default values",
             streams::defaults,
         )
-        .responds(200, many(), Debug),
+        .responds(StatusCode::OK, many(), Debug),
         Route::new(
             PATCH,
             &[
                 "/nets/{net_name}/data-streams/{id}",
                 "/nets/{net_name}/data_streams/{id}",
             ],
-            "update_data_stream",
+            Operation::UpdateDataStream,
             "Replace a data stream's settings",
             streams::update,
         )
         .json_body::<DataStreamBody>()
-        .responds(200, one(), Information)
-        .errors(&[400, 404, 409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             DELETE,
             &[
                 "/nets/{net_name}/data-streams/{id}",
                 "/nets/{net_name}/data_streams/{id}",
             ],
-            "delete_data_stream",
+            Operation::DeleteDataStream,
             "Delete a data stream, or reset a default one (Config, Anchor and User cannot go)",
             streams::delete,
         )
-        .responds(200, message(), Information)
-        .errors(&[400, 404, 409]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+        ]),
     ]
 }
 
 fn configurations() -> Vec<Route> {
     let one = || Payload::json::<Configuration>("configuration");
     vec![
-        Route::new(POST, &["/nets"], "create_configuration", "Create a configuration", nets::create)
+        Route::new(POST, &["/nets"], Operation::CreateConfiguration, "Create a configuration", nets::create)
             .json_body::<NetworkBody>()
-            .responds(201, one(), Information)
-            .errors(&[400, 409]),
-        Route::new(POST, &["/nets/upload"], "upload_configuration", "Upload a saved-state file as a new configuration (form field net_file; optional field name)", nets::upload)
+            .responds(StatusCode::CREATED, one(), Information)
+            .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
+        Route::new(POST, &["/nets/upload"], Operation::UploadConfiguration, "Upload a saved-state file as a new configuration (form field net_file; optional field name)", nets::upload)
             .multipart_body::<UploadForm>()
-            .responds(201, one(), Information)
-            .errors(&[400, 409]),
-        Route::new(POST, &["/nets/{net_name}"], "configuration_action", "Copy, delete, start or stop a configuration", nets::action)
+            .responds(StatusCode::CREATED, one(), Information)
+            .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
+        Route::new(POST, &["/nets/{net_name}"], Operation::ConfigurationAction, "Copy, delete, start or stop a configuration", nets::action)
             .json_body::<ActionBody>()
-            .responds(200, Payload::json::<ConfigurationStatus>("status"), Information)
-            .errors(&[400, 404, 409]),
-        Route::new(GET, &["/nets/{net_name}"], "get_configuration", "One configuration", nets::get)
-            .responds(200, one(), Debug)
-            .errors(&[404]),
-        Route::new(GET, &["/nets"], "list_configurations", "Every configuration", nets::list)
-            .responds(200, Payload::json::<Vec<Configuration>>("configurations"), Debug),
-        Route::new(GET, &["/nets/{net_name}/download"], "download_configuration", "The configuration's saved-state file (SQLite)", nets::download)
-            .responds(200, Payload::File { content_type: "application/vnd.sqlite3" }, Information)
-            .errors(&[404]),
-        Route::new(PATCH, &["/nets/{net_name}"], "update_configuration", "Rename a configuration or change its instance", nets::update)
+            .responds(StatusCode::OK, Payload::json::<ConfigurationStatus>("status"), Information)
+            .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(GET, &["/nets/{net_name}"], Operation::GetConfiguration, "One configuration", nets::get)
+            .responds(StatusCode::OK, one(), Debug)
+            .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(GET, &["/nets"], Operation::ListConfigurations, "Every configuration", nets::list)
+            .responds(StatusCode::OK, Payload::json::<Vec<Configuration>>("configurations"), Debug),
+        Route::new(GET, &["/nets/{net_name}/download"], Operation::DownloadConfiguration, "The configuration's saved-state file (SQLite)", nets::download)
+            .responds(StatusCode::OK, Payload::File { content_type: "application/vnd.sqlite3" }, Information)
+            .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(PATCH, &["/nets/{net_name}"], Operation::UpdateConfiguration, "Rename a configuration or change its instance", nets::update)
             .json_body::<NetworkBody>()
-            .responds(200, one(), Information)
-            .errors(&[400, 404, 409]),
-        Route::new(DELETE, &["/nets/{net_name}"], "delete_configuration", "Delete a configuration (stopping it first)", nets::delete)
-            .responds(204, message(), Information),
+            .responds(StatusCode::OK, one(), Information)
+            .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(DELETE, &["/nets/{net_name}"], Operation::DeleteConfiguration, "Delete a configuration (stopping it first)", nets::delete)
+            .responds(StatusCode::NO_CONTENT, message(), Information),
     ]
 }
 
@@ -226,23 +251,31 @@ fn device_commands() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/devices/{device_key}/action"],
-            "device_action",
+            Operation::DeviceAction,
             "Send an action to a device of a running configuration",
             commands::one,
         )
         .json_body::<netcfg_model::DeviceAction>()
-        .responds(200, status(), Information)
-        .errors(&[400, 404, 504]),
+        .responds(StatusCode::OK, status(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::GATEWAY_TIMEOUT,
+        ]),
         Route::new(
             POST,
             &["/nets/{net_name}/devices/action"],
-            "multi_device_action",
+            Operation::MultiDeviceAction,
             "Send an action to several devices of a running configuration",
             commands::many,
         )
         .json_body::<MultiDeviceCommandBody>()
-        .responds(200, status(), Information)
-        .errors(&[400, 404, 504]),
+        .responds(StatusCode::OK, status(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::GATEWAY_TIMEOUT,
+        ]),
     ]
 }
 
@@ -253,89 +286,107 @@ fn devices() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/devices"],
-            "create_device",
+            Operation::CreateDevice,
             "Add a device",
             devices::create,
         )
         .json_body::<DeviceBody>()
-        .responds(201, one(), Information)
-        .errors(&[400, 409, 500]),
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             GET,
             &["/nets/{net_name}/devices/{device_key}"],
-            "get_device",
+            Operation::GetDevice,
             "One device, by serial number or id",
             devices::get,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/devices"],
-            "list_devices",
+            Operation::ListDevices,
             "The devices of a configuration",
             devices::list,
         )
-        .responds(200, Payload::json::<Vec<Device>>("devices"), Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<Device>>("devices"),
+            Debug,
+        ),
         Route::new(
             GET,
             &["/nets/{net_name}/unconfigured_devices"],
-            "list_unconfigured_devices_of_configuration",
+            Operation::ListUnconfiguredDevicesOfConfiguration,
             "Devices the configuration's network hears that it does not hold",
             devices::unconfigured_of_net,
         )
-        .responds(200, unconfigured(), Debug),
+        .responds(StatusCode::OK, unconfigured(), Debug),
         Route::new(
             GET,
             &["/unconfigured_devices"],
-            "list_unconfigured_devices",
+            Operation::ListUnconfiguredDevices,
             "Devices any running network hears that its configuration does not hold",
             devices::unconfigured,
         )
-        .responds(200, unconfigured(), Debug),
+        .responds(StatusCode::OK, unconfigured(), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/devices/{device_key}"],
-            "update_device",
+            Operation::UpdateDevice,
             "Replace a device's settings",
             devices::update,
         )
         .json_body::<DeviceBody>()
-        .responds(200, one(), Information)
-        .errors(&[400, 404, 409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             PATCH,
             &["/nets/{net_name}/devices"],
-            "update_devices",
+            Operation::UpdateDevices,
             "Replace the settings of one device (device_body) or several (an array)",
             devices::update_many,
         )
         .json_body::<DevicesPatchBody>()
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<OneOrMany<Device>>("device"),
             Information,
         )
-        .errors(&[400, 404, 409, 500]),
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             DELETE,
             &["/nets/{net_name}/devices/{device_key}"],
-            "delete_device",
+            Operation::DeleteDevice,
             "Delete a device",
             devices::delete,
         )
-        .responds(200, message(), Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             DELETE,
             &["/nets/{net_name}/devices"],
-            "delete_devices",
+            Operation::DeleteDevices,
             "Delete several devices, or all",
             devices::delete_many,
         )
         .json_body::<MultipleDeviceDeleteBody>()
-        .responds(200, message(), Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 
@@ -345,41 +396,51 @@ fn device_pairs() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/device_pairs"],
-            "create_device_pairs",
+            Operation::CreateDevicePairs,
             "Pair devices (201 all created, 206 some, 409 all existed, 417 none could be)",
             pairs::create,
         )
         .json_body::<DevicePairsBody>()
-        .responds(201, message(), Information)
-        .responds(206, message(), Warning)
-        .errors(&[400, 409, 417, 500]),
+        .responds(StatusCode::CREATED, message(), Information)
+        .responds(StatusCode::PARTIAL_CONTENT, message(), Warning)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::EXPECTATION_FAILED,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             GET,
             &["/nets/{net_name}/device_pairs/{serial_number}"],
-            "list_device_pairs_of_device",
+            Operation::ListDevicePairsOfDevice,
             "The pairs of one device",
             pairs::of_device,
         )
-        .responds(200, pairs(), Debug),
+        .responds(StatusCode::OK, pairs(), Debug),
         Route::new(
             GET,
             &["/nets/{net_name}/device_pairs"],
-            "list_device_pairs",
+            Operation::ListDevicePairs,
             "Every pair of a configuration",
             pairs::list,
         )
-        .responds(200, pairs(), Debug),
+        .responds(StatusCode::OK, pairs(), Debug),
         Route::new(
             DELETE,
             &["/nets/{net_name}/device_pairs"],
-            "delete_device_pairs",
+            Operation::DeleteDevicePairs,
             "Unpair devices (200 all deleted, 206 some, 417 none existed)",
             pairs::delete,
         )
         .json_body::<DevicePairsBody>()
-        .responds(200, message(), Information)
-        .responds(206, message(), Warning)
-        .errors(&[400, 409, 417, 500]),
+        .responds(StatusCode::OK, message(), Information)
+        .responds(StatusCode::PARTIAL_CONTENT, message(), Warning)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::EXPECTATION_FAILED,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ]
 }
 
@@ -389,22 +450,22 @@ fn group_image() -> Vec<Route> {
         Route::new(
             GET,
             &["/nets/{net_name}/group_image"],
-            "get_group_image",
+            Operation::GetGroupImage,
             "The firmware bundle devices are updated to",
             misc::get_group_image,
         )
-        .responds(200, image(), Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, image(), Information)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             PATCH,
             &["/nets/{net_name}/group_image"],
-            "update_group_image",
+            Operation::UpdateGroupImage,
             "Set the firmware bundle devices are updated to",
             misc::update_group_image,
         )
         .json_body::<GroupImagePatchBody>()
-        .responds(200, image(), Information)
-        .errors(&[404, 500]),
+        .responds(StatusCode::OK, image(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
     ]
 }
 
@@ -419,34 +480,38 @@ fn interfaces() -> Vec<Route> {
         Route::new(
             GET,
             &INTERFACE_PATHS,
-            "get_interface",
+            Operation::GetInterface,
             "One interface of a device",
             interfaces::get,
         )
-        .responds(200, Payload::json::<Interface>("interface"), Debug)
-        .errors(&[404]),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Interface>("interface"),
+            Debug,
+        )
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/devices/{device_key}/interfaces"],
-            "list_interfaces",
+            Operation::ListInterfaces,
             "The interfaces of a device",
             interfaces::list,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<Interface>>("interfaces"),
             Information,
         )
-        .errors(&[404]),
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             DELETE,
             &INTERFACE_PATHS,
-            "delete_interface",
+            Operation::DeleteInterface,
             "Delete an interface of a device (not its last)",
             interfaces::delete,
         )
-        .responds(200, message(), Information)
-        .errors(&[404, 409]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ]
 }
 
@@ -455,34 +520,42 @@ fn logs() -> Vec<Route> {
         Route::new(
             GET,
             &["/nets/{net_name}/log_messages"],
-            "get_log_messages",
+            Operation::GetLogMessages,
             "The latest log lines of a configuration",
             logs::messages,
         )
-        .responds(200, Payload::json::<Vec<String>>("log_messages"), Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<String>>("log_messages"),
+            Debug,
+        ),
         Route::new(
             GET,
             &["/nets/{net_name}/logs"],
-            "list_log_files",
+            Operation::ListLogFiles,
             "The log files of a configuration",
             logs::list,
         )
-        .responds(200, Payload::json::<Vec<String>>("logs"), Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<netcfg_model::LogFileName>>("logs"),
+            Debug,
+        ),
         Route::new(
             GET,
             &["/nets/{net_name}/logs/{log_file_name}"],
-            "get_log_file",
+            Operation::GetLogFile,
             "One log file",
             logs::file,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::File {
                 content_type: "text/plain; charset=utf-8",
             },
             Debug,
         )
-        .errors(&[404]),
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 
@@ -491,17 +564,22 @@ fn magnetometer() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/devices/{device_key}/set_magnetometer_calibration"],
-            "set_magnetometer_calibration",
+            Operation::SetMagnetometerCalibration,
             "Set a device's magnetometer calibration",
             misc::set_magnetometer_calibration,
         )
         .json_body::<MagnetometerCalibrationBody>()
         .responds(
-            201,
+            StatusCode::CREATED,
             Payload::json::<MagnetometerCalibration>("magnetometer_calibration"),
             Information,
         )
-        .errors(&[400, 404, 409, 500]),
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ]
 }
 
@@ -510,24 +588,32 @@ fn host() -> Vec<Route> {
         Route::new(
             GET,
             &["/network-info"],
-            "get_network_info",
+            Operation::GetNetworkInfo,
             "The host's network interfaces",
             misc::network_info,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<HostNetworkInterface>>("network_interfaces"),
             Information,
         ),
         Route::new(
             GET,
             &["/packages"],
-            "get_packages",
+            Operation::GetPackages,
             "The installed components and their versions (404 when one is missing)",
             misc::packages,
         )
-        .responds(200, Payload::json::<Vec<PackageStatus>>("packages"), Debug)
-        .responds(404, Payload::json::<Vec<PackageStatus>>("packages"), Error),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<PackageStatus>>("packages"),
+            Debug,
+        )
+        .responds(
+            StatusCode::NOT_FOUND,
+            Payload::json::<Vec<PackageStatus>>("packages"),
+            Error,
+        ),
     ]
 }
 
@@ -538,47 +624,47 @@ fn notifications() -> Vec<Route> {
         Route::new(
             GET,
             &["/nets/{net_name}/notifications/{identifier}"],
-            "get_notification",
+            Operation::GetNotification,
             "One notification",
             notifications::get,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/notifications"],
-            "list_notifications",
+            Operation::ListNotifications,
             "Every notification of a configuration",
             notifications::list,
         )
-        .responds(200, many(), Debug),
+        .responds(StatusCode::OK, many(), Debug),
         Route::new(
             GET,
             &["/nets/{net_name}/notifications_count"],
-            "count_notifications",
+            Operation::CountNotifications,
             "The number of unread notifications",
             notifications::unread,
         )
-        .responds(200, Payload::json::<u64>("count"), Debug),
+        .responds(StatusCode::OK, Payload::json::<u64>("count"), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/notifications/{identifier}"],
-            "update_notification",
+            Operation::UpdateNotification,
             "Mark a notification read or unread",
             notifications::update,
         )
         .json_body::<NotificationPatchBody>()
-        .responds(200, one(), Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             PATCH,
             &["/nets/{net_name}/notifications"],
-            "update_notifications",
+            Operation::UpdateNotifications,
             "Mark every notification read or unread",
             notifications::update_all,
         )
         .json_body::<NotificationPatchBody>()
-        .responds(200, many(), Information),
+        .responds(StatusCode::OK, many(), Information),
     ]
 }
 
@@ -587,29 +673,33 @@ fn operating_modes() -> Vec<Route> {
         Route::new(
             GET,
             &["/network_modes"],
-            "list_network_modes",
+            Operation::ListNetworkModes,
             "The operating modes",
             misc::network_modes,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<NetworkModeInfo>>("network_modes"),
             Debug,
         ),
         Route::new(
             PATCH,
             &["/nets/{net_name}/network_mode"],
-            "update_network_mode",
+            Operation::UpdateNetworkMode,
             "Change a configuration's operating mode (not while it runs)",
             misc::update_network_mode,
         )
         .json_body::<OperatingModePatchBody>()
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<NetworkModeStatus>("network_mode"),
             Information,
         )
-        .errors(&[404, 409, 500]),
+        .errors(&[
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ]
 }
 
@@ -619,53 +709,57 @@ fn position_limits() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/position_limits"],
-            "create_position_limit",
+            Operation::CreatePositionLimit,
             "Add a bounding box",
             limits::create,
         )
         .json_body::<PositionLimitsPostBody>()
-        .responds(200, one(), Information)
-        .errors(&[400, 409]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
         Route::new(
             GET,
             &["/nets/{net_name}/position_limits/{id}"],
-            "get_position_limit",
+            Operation::GetPositionLimit,
             "One bounding box",
-            limits::get,
+            limits::get::<IdPath>,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/position_limits"],
-            "list_position_limits",
+            Operation::ListPositionLimits,
             "The bounding boxes of a configuration",
             limits::list,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<PositionLimit>>("position_limits"),
             Debug,
         ),
         Route::new(
             PATCH,
             &["/nets/{net_name}/position_limits/{id}"],
-            "update_position_limit",
+            Operation::UpdatePositionLimit,
             "Change a bounding box",
-            limits::update,
+            limits::update::<IdPath>,
         )
         .json_body::<PositionLimitsPatchBody>()
-        .responds(200, one(), Information)
-        .errors(&[404, 409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             DELETE,
             &["/nets/{net_name}/position_limits/{id}"],
-            "delete_position_limit",
+            Operation::DeletePositionLimit,
             "Delete a bounding box",
-            limits::delete,
+            limits::delete::<IdPath>,
         )
-        .responds(200, message(), Information)
-        .errors(&[404]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 
@@ -675,49 +769,57 @@ fn rf_settings() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/rf_settings"],
-            "create_rf_setting",
+            Operation::CreateRfSetting,
             "Add a named RF setting",
             rf::create,
         )
         .json_body::<RfSettingsPostBody>()
-        .responds(200, one(), Information)
-        .errors(&[400, 409]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
         Route::new(
             PATCH,
             &["/nets/{net_name}/rf_settings/{name}"],
-            "update_rf_setting",
+            Operation::UpdateRfSetting,
             "Change an RF setting (not while the configuration runs)",
             rf::update,
         )
         .json_body::<RfSettingsPatchBody>()
-        .responds(200, one(), Information)
-        .errors(&[404, 409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             GET,
             &["/nets/{net_name}/rf_settings/{name}"],
-            "get_rf_setting",
+            Operation::GetRfSetting,
             "One RF setting",
             rf::get,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/rf_settings"],
-            "list_rf_settings",
+            Operation::ListRfSettings,
             "The RF settings of a configuration",
             rf::list,
         )
-        .responds(200, Payload::json::<Vec<RfSetting>>("rf_settings"), Debug),
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<RfSetting>>("rf_settings"),
+            Debug,
+        ),
         Route::new(
             DELETE,
             &["/nets/{net_name}/rf_settings/{name}"],
-            "delete_rf_setting",
+            Operation::DeleteRfSetting,
             "Delete an RF setting (not `default`, not one in use)",
             rf::delete,
         )
-        .responds(204, message(), Information)
-        .errors(&[404, 409]),
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ]
 }
 
@@ -727,49 +829,58 @@ fn roles() -> Vec<Route> {
         Route::new(
             POST,
             &["/nets/{net_name}/roles"],
-            "create_role",
+            Operation::CreateRole,
             "Add a custom tag role",
             roles::create,
         )
         .json_body::<RolePostBody>()
-        .responds(201, one(), Information)
-        .errors(&[400, 409, 500]),
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             GET,
             &["/nets/{net_name}/roles/{role_id}"],
-            "get_role",
+            Operation::GetRole,
             "One role",
             roles::get,
         )
-        .responds(200, one(), Debug)
-        .errors(&[404]),
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/nets/{net_name}/roles"],
-            "list_roles",
+            Operation::ListRoles,
             "The roles of a configuration",
             roles::list,
         )
-        .responds(200, Payload::json::<Vec<Role>>("roles"), Debug),
+        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/roles/{role_id}"],
-            "update_role",
+            Operation::UpdateRole,
             "Change a role",
             roles::update,
         )
         .json_body::<RolePatchBody>()
-        .responds(200, one(), Information)
-        .errors(&[400, 404, 409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
         Route::new(
             DELETE,
             &["/nets/{net_name}/roles/{role_id}"],
-            "delete_role",
+            Operation::DeleteRole,
             "Delete a custom role that no interface uses",
             roles::delete,
         )
-        .responds(204, message(), Information)
-        .errors(&[404, 409]),
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ]
 }
 
@@ -783,76 +894,76 @@ fn settings() -> Vec<Route> {
                 "/nets/{net_name}/settings",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}",
             ],
-            "create_setting",
+            Operation::CreateSetting,
             "Add settings (a key that exists is a conflict)",
             settings::create,
         )
         .json_body::<SettingsBody>()
-        .responds(200, one(), Information)
-        .errors(&[409, 500]),
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[StatusCode::CONFLICT, StatusCode::INTERNAL_SERVER_ERROR]),
         Route::new(
             GET,
             &[
                 "/nets/{net_name}/settings/{key}",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}/{key}",
             ],
-            "get_setting",
+            Operation::GetSetting,
             "One setting",
             settings::get,
         )
-        .responds(200, Payload::json::<SystemSetting>("setting"), Debug)
-        .responds(404, message(), Debug)
-        .responds(409, message(), Debug),
+        .responds(StatusCode::OK, Payload::json::<SystemSetting>("setting"), Debug)
+        .responds(StatusCode::NOT_FOUND, message(), Debug)
+        .responds(StatusCode::CONFLICT, message(), Debug),
         Route::new(
             GET,
             &[
                 "/nets/{net_name}/settings",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}",
             ],
-            "list_settings",
+            Operation::ListSettings,
             "The settings of a configuration",
             settings::list,
         )
-        .responds(200, many(), Debug)
-        .errors(&[409]),
+        .responds(StatusCode::OK, many(), Debug)
+        .errors(&[StatusCode::CONFLICT]),
         Route::new(
             PUT,
             &[
                 "/nets/{net_name}/settings",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}",
             ],
-            "replace_settings",
+            Operation::ReplaceSettings,
             "Replace the settings of the scope with the body's (known keys left out return to their defaults)",
             settings::put,
         )
         .json_body::<SettingsBody>()
-        .responds(200, many(), Information)
-        .errors(&[409, 500]),
+        .responds(StatusCode::OK, many(), Information)
+        .errors(&[StatusCode::CONFLICT, StatusCode::INTERNAL_SERVER_ERROR]),
         Route::new(
             PATCH,
             &[
                 "/nets/{net_name}/settings",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}",
             ],
-            "update_settings",
+            Operation::UpdateSettings,
             "Change settings that exist (404 for a key that does not)",
             settings::patch,
         )
         .json_body::<SettingsBody>()
-        .responds(200, many(), Information)
-        .errors(&[404, 409, 500]),
+        .responds(StatusCode::OK, many(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT, StatusCode::INTERNAL_SERVER_ERROR]),
         Route::new(
             DELETE,
             &[
                 "/nets/{net_name}/settings/{key}",
                 "/nets/{net_name}/settings/{setting_class}/{setting_id}/{key}",
             ],
-            "delete_setting",
+            Operation::DeleteSetting,
             "Delete a setting (a catalogue key returns to its default)",
             settings::delete,
         )
-        .responds(200, message(), Information)
-        .errors(&[404, 409]),
+        .responds(StatusCode::OK, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ]
 }
 
@@ -861,25 +972,25 @@ fn default_settings() -> Vec<Route> {
         Route::new(
             GET,
             &["/default-settings/{key}", "/default_settings/{key}"],
-            "get_default_setting",
+            Operation::GetDefaultSetting,
             "One known setting with its default, type and description",
             settings::get_default,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<DefaultSetting>("default_setting"),
             Debug,
         )
-        .errors(&[404]),
+        .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
             &["/default-settings", "/default_settings"],
-            "list_default_settings",
+            Operation::ListDefaultSettings,
             "The known settings with their defaults, types and descriptions",
             settings::list_defaults,
         )
         .responds(
-            200,
+            StatusCode::OK,
             Payload::json::<Vec<DefaultSetting>>("default_settings"),
             Debug,
         ),

@@ -106,6 +106,12 @@ pub(crate) struct Expect {
     /// Text the message must contain.
     #[serde(default)]
     pub(crate) message: Option<String>,
+    /// The error's `code` (errors always carry one; this checks which).
+    #[serde(default)]
+    pub(crate) code: Option<String>,
+    /// For a 400: the fields `problems` must name, in order.
+    #[serde(default)]
+    pub(crate) problems: Option<Vec<String>>,
     /// The payload must contain this (objects: these keys; arrays: these
     /// items, in order, each matched the same way).
     #[serde(default)]

@@ -196,7 +196,7 @@ where
     let operation = match route {
         Some((route, pattern)) => {
             walk.aliases.insert((step.v.clone(), pattern));
-            route.operation_id.to_owned()
+            route.operation.as_str().to_owned()
         }
         None => "(none)".to_owned(),
     };
@@ -315,20 +315,23 @@ fn check(
         ));
     }
     // The level the table gives this status; a response no row names is level 1.
-    let declared = route.and_then(|route| route.declared(status));
+    let declared = route.and_then(|route| route.declared(answer.status));
     if let Some(route) = route
         && declared.is_none()
     {
         return Err(format!(
             "{} does not declare status {status}",
-            route.operation_id
+            route.operation
         ));
     }
     let table_level = declared.map_or(1, |declared| declared.level.value());
+    // A partial success is sent at the row's partial level.
+    let partial_level =
+        declared.and_then(|declared| declared.partial_level.map(|level| level.value()));
     let level = match (version, expect.level) {
         (ApiVersion::V5_1, Some(_)) if alternative => Some(table_level),
         (ApiVersion::V5_1, Some(level)) => {
-            if level != table_level {
+            if level != table_level && Some(level) != partial_level {
                 return Err(format!(
                     "the fixture says level {level}, the table declares {table_level}"
                 ));
@@ -369,6 +372,7 @@ fn check(
         }
     }
     keys.remove("Classification");
+    check_error_fields(object, &mut keys, expect, answer.status)?;
     let expected_keys: BTreeSet<&str> = expect.key.iter().map(String::as_str).collect();
     if keys != expected_keys {
         return Err(format!(
@@ -393,6 +397,68 @@ fn check(
             return Err(format!(
                 "{items} items where at least {minimum} were expected"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// The fields every error carries (decisions.md §2): `code`; for a 400,
+/// `problems` with each problem's field; for a fault of the server, the
+/// incident id, which the message repeats.
+fn check_error_fields(
+    object: &serde_json::Map<String, Value>,
+    keys: &mut BTreeSet<&str>,
+    expect: &Expect,
+    status: StatusCode,
+) -> Result<(), String> {
+    if !(status.is_client_error() || status.is_server_error()) {
+        if keys.contains("code") {
+            return Err("a success with an error code".to_owned());
+        }
+        return Ok(());
+    }
+    keys.remove("code");
+    let code = object
+        .get("code")
+        .and_then(Value::as_str)
+        .ok_or_else(|| "an error without a code".to_owned())?;
+    if !netcfg_api::ErrorCode::ALL
+        .iter()
+        .any(|known| known.as_str() == code)
+    {
+        return Err(format!("code {code} is not in the table of codes"));
+    }
+    if let Some(expected) = &expect.code
+        && expected != code
+    {
+        return Err(format!("code {code}, not {expected}"));
+    }
+    if status == StatusCode::BAD_REQUEST {
+        keys.remove("problems");
+        let problems = object
+            .get("problems")
+            .and_then(Value::as_array)
+            .filter(|problems| !problems.is_empty())
+            .ok_or_else(|| "a 400 without problems".to_owned())?;
+        let fields: Vec<&str> = problems
+            .iter()
+            .map(|problem| problem["field"].as_str().unwrap_or("<no field>"))
+            .collect();
+        if let Some(expected) = &expect.problems
+            && fields != *expected
+        {
+            return Err(format!("problems of {fields:?}, not of {expected:?}"));
+        }
+    }
+    if status.is_server_error() {
+        keys.remove("incident");
+        let incident = object
+            .get("incident")
+            .and_then(Value::as_str)
+            .ok_or_else(|| "a 5xx without an incident id".to_owned())?;
+        let message = object["message"].as_str().unwrap_or("");
+        if !message.contains(incident) {
+            return Err("the message does not give the incident id".to_owned());
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::Net;
 use crate::{
-    error::StoreError,
+    error::{Missing, StoreError},
     sql::{self, get_json},
 };
 
@@ -27,7 +27,7 @@ fn serial_of(conn: &Connection, key: DeviceKey) -> Result<SerialNumber, StoreErr
             .prepare_cached("SELECT serial_number FROM devices WHERE id = ?1")?
             .query_row([id.get()], |row| sql::get_serial(row, 0))
             .optional()?
-            .ok_or_else(|| StoreError::not_found(format!("device {key}"))),
+            .ok_or_else(|| StoreError::not_found(Missing::Device, format!("device {key}"))),
     }
 }
 
@@ -53,18 +53,14 @@ impl Net {
         self.db.read(list)
     }
 
-    /// Forgets one device's cached data; `NotFound` when there is none.
+    /// Forgets one device's cached data, if any (forgetting is idempotent).
     pub fn delete_cached_device(&self, key: DeviceKey) -> Result<(), StoreError> {
         self.db.write(move |conn| {
             let serial = serial_of(conn, key)?;
-            let removed = conn
-                .prepare_cached("DELETE FROM cached_devices WHERE serial_number = ?1")?
+            // Forgetting is idempotent: nothing cached is not an error
+            // (decisions.md §4).
+            conn.prepare_cached("DELETE FROM cached_devices WHERE serial_number = ?1")?
                 .execute([sql::serial(serial)])?;
-            if removed == 0 {
-                return Err(StoreError::not_found(format!(
-                    "cached data of device {key}"
-                )));
-            }
             Ok(())
         })
     }

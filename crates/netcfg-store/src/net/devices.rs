@@ -14,7 +14,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Net, pairs, roles};
 use crate::{
-    error::StoreError,
+    error::{ConflictKind, Missing, StoreError},
     sql::{self, get, get_optional, get_serial},
 };
 
@@ -74,7 +74,7 @@ pub(super) fn find(conn: &Connection, key: DeviceKey) -> Result<Option<i64>, Sto
 
 /// The row id of the device `key` names, or `NotFound`.
 pub(super) fn require(conn: &Connection, key: DeviceKey) -> Result<i64, StoreError> {
-    find(conn, key)?.ok_or_else(|| StoreError::not_found(what(key)))
+    find(conn, key)?.ok_or_else(|| StoreError::not_found(Missing::Device, what(key)))
 }
 
 fn read_interface(row: &rusqlite::Row<'_>) -> rusqlite::Result<Interface> {
@@ -112,7 +112,7 @@ pub(super) fn load(conn: &Connection, id: i64) -> Result<Device, StoreError> {
     let mut device = statement
         .query_row([id], read_device)
         .optional()?
-        .ok_or_else(|| StoreError::not_found(format!("device {id}")))?;
+        .ok_or_else(|| StoreError::not_found(Missing::Device, format!("device {id}")))?;
     device.interfaces = interfaces_of(conn, id)?;
     Ok(device)
 }
@@ -201,6 +201,7 @@ fn write_interfaces(
 
 fn serial_taken(serial: SerialNumber) -> StoreError {
     StoreError::conflict(
+        ConflictKind::Taken,
         what(DeviceKey::Serial(serial)),
         "a device with this serial number is already in the configuration",
     )
@@ -216,6 +217,7 @@ pub(super) fn insert(conn: &Connection, body: DeviceBody) -> Result<Device, Stor
         && find(conn, DeviceKey::Id(id))?.is_some()
     {
         return Err(StoreError::conflict(
+            ConflictKind::Taken,
             format!("device id {id}"),
             "another device has this id",
         ));
@@ -246,6 +248,7 @@ fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, S
     let new_device_id = fields.id.unwrap_or(current.id);
     if new_device_id != current.id && find(conn, DeviceKey::Id(new_device_id))?.is_some() {
         return Err(StoreError::conflict(
+            ConflictKind::Taken,
             format!("device id {new_device_id}"),
             "another device has this id",
         ));
@@ -289,7 +292,12 @@ fn interface_row(
     let interface = statement
         .query_row(params![id, identifier], read_interface)
         .optional()?
-        .ok_or_else(|| StoreError::not_found(format!("interface {identifier} of device {key}")))?;
+        .ok_or_else(|| {
+            StoreError::not_found(
+                Missing::Interface,
+                format!("interface {identifier} of device {key}"),
+            )
+        })?;
     Ok((id, interface))
 }
 
@@ -331,6 +339,23 @@ impl Net {
     /// The device `key` names.
     pub fn device(&self, key: DeviceKey) -> Result<Device, StoreError> {
         self.db.read(move |conn| load(conn, require(conn, key)?))
+    }
+
+    /// The serial numbers of `serials` that name no device of the
+    /// configuration, in the order given (one indexed lookup each).
+    pub fn unknown_serials(
+        &self,
+        serials: Vec<SerialNumber>,
+    ) -> Result<Vec<SerialNumber>, StoreError> {
+        self.db.read(move |conn| {
+            let mut unknown = Vec::new();
+            for serial in serials {
+                if find(conn, DeviceKey::Serial(serial))?.is_none() && !unknown.contains(&serial) {
+                    unknown.push(serial);
+                }
+            }
+            Ok(unknown)
+        })
     }
 
     /// Every device, by id.
@@ -392,10 +417,10 @@ impl Net {
                     }
                 }
                 if !missing.is_empty() {
-                    return Err(StoreError::not_found(format!(
-                        "device {}",
-                        missing.join(", ")
-                    )));
+                    return Err(StoreError::not_found(
+                        Missing::Device,
+                        format!("device {}", missing.join(", ")),
+                    ));
                 }
                 let mut statement = conn.prepare_cached("DELETE FROM devices WHERE id = ?1")?;
                 let mut removed = 0;
@@ -431,6 +456,7 @@ impl Net {
             )?;
             if count <= 1 {
                 return Err(StoreError::conflict(
+                    ConflictKind::InUse,
                     format!("interface {identifier} of device {key}"),
                     "it is the device's last interface; delete the device instead",
                 ));
@@ -465,9 +491,10 @@ impl Net {
         self.db.write(move |conn| {
             let (id, mut interface) = interface_row(conn, key, identifier)?;
             if interface.role_id != role_id {
-                return Err(StoreError::not_found(format!(
-                    "role {role_id} of interface {identifier} of device {key}"
-                )));
+                return Err(StoreError::not_found(
+                    Missing::Role,
+                    format!("role {role_id} of interface {identifier} of device {key}"),
+                ));
             }
             conn.execute(
                 "UPDATE interfaces SET role_id = ?1 WHERE device_id = ?2 AND identifier = ?3",
@@ -505,7 +532,10 @@ impl Net {
     ) -> Result<MagnetometerCalibration, StoreError> {
         self.db.read(move |conn| {
             calibration_of(conn, require(conn, key)?)?.ok_or_else(|| {
-                StoreError::not_found(format!("magnetometer calibration of device {key}"))
+                StoreError::not_found(
+                    Missing::MagnetometerCalibration,
+                    format!("magnetometer calibration of device {key}"),
+                )
             })
         })
     }

@@ -9,7 +9,10 @@ use netcfg_model::{
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Net;
-use crate::{error::StoreError, sql::get};
+use crate::{
+    error::{ConflictKind, Missing, StoreError},
+    sql::get,
+};
 
 /// How a request names a position limit.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -63,7 +66,7 @@ fn find(conn: &Connection, key: &PositionLimitKey) -> Result<Option<PositionLimi
 }
 
 fn require(conn: &Connection, key: &PositionLimitKey) -> Result<PositionLimit, StoreError> {
-    find(conn, key)?.ok_or_else(|| StoreError::not_found(key.to_string()))
+    find(conn, key)?.ok_or_else(|| StoreError::not_found(Missing::PositionLimit, key.to_string()))
 }
 
 /// Every limit, by id.
@@ -102,8 +105,13 @@ fn next_id(conn: &Connection) -> Result<u32, StoreError> {
         [],
         |row| row.get(0),
     )?;
-    u32::try_from(highest.unwrap_or(0) + 1)
-        .map_err(|_| StoreError::conflict("position limits", "every id has been used"))
+    u32::try_from(highest.unwrap_or(0) + 1).map_err(|_| {
+        StoreError::conflict(
+            ConflictKind::Exhausted,
+            "position limits",
+            "every id has been used",
+        )
+    })
 }
 
 impl Net {
@@ -116,6 +124,7 @@ impl Net {
         self.db.write(move |conn| {
             if find(conn, &PositionLimitKey::Name(body.name.clone()))?.is_some() {
                 return Err(StoreError::conflict(
+                    ConflictKind::Taken,
                     format!("position limit {}", body.name),
                     "a position limit with this name exists",
                 ));

@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Net;
 use crate::{
-    error::StoreError,
+    error::{Missing, StoreError},
     sql::{self, get},
 };
 
@@ -43,7 +43,8 @@ pub(super) fn list(conn: &Connection) -> Result<Vec<Notification>, StoreError> {
 }
 
 fn require(conn: &Connection, identifier: u64) -> Result<Notification, StoreError> {
-    let not_found = || StoreError::not_found(format!("notification {identifier}"));
+    let not_found =
+        || StoreError::not_found(Missing::Notification, format!("notification {identifier}"));
     let row_id = i64::try_from(identifier).map_err(|_| not_found())?;
     let mut statement = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM notifications WHERE identifier = ?1"

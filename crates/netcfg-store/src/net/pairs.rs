@@ -7,7 +7,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Net, devices};
 use crate::{
-    error::StoreError,
+    error::{ConflictKind, Missing, StoreError},
     sql::{self, get, get_serial, get_word, word},
 };
 
@@ -258,17 +258,21 @@ fn refusal_error(outcome: PairOutcome, pair: &DevicePair) -> StoreError {
     );
     match outcome {
         PairOutcome::UnknownDevice { serial_number } => {
-            StoreError::not_found(format!("device {serial_number}"))
+            StoreError::not_found(Missing::Device, format!("device {serial_number}"))
         }
         PairOutcome::UnknownInterface {
             serial_number,
             identifier,
-        } => StoreError::not_found(format!("interface {identifier} of device {serial_number}")),
+        } => StoreError::not_found(
+            Missing::Interface,
+            format!("interface {identifier} of device {serial_number}"),
+        ),
         PairOutcome::AlreadyPaired { pair_type } => StoreError::conflict(
+            ConflictKind::AlreadyPaired,
             what,
             format!("the interfaces are already paired ({pair_type})"),
         ),
-        PairOutcome::NotPaired => StoreError::not_found(what),
+        PairOutcome::NotPaired => StoreError::not_found(Missing::DevicePair, what),
         PairOutcome::SelfPair => {
             StoreError::invalid("interface", "an interface cannot pair with itself")
         }
@@ -366,9 +370,10 @@ impl Net {
         self.db.read(move |conn| {
             let device = devices::load(conn, devices::require(conn, key)?)?;
             if device.interface(identifier).is_none() {
-                return Err(StoreError::not_found(format!(
-                    "interface {identifier} of device {key}"
-                )));
+                return Err(StoreError::not_found(
+                    Missing::Interface,
+                    format!("interface {identifier} of device {key}"),
+                ));
             }
             let serial = device.serial_number;
             Ok(of_serial(conn, serial)?

@@ -10,7 +10,10 @@ use netcfg_model::{
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Net, settings};
-use crate::{error::StoreError, sql::get};
+use crate::{
+    error::{ConflictKind, Missing, StoreError},
+    sql::get,
+};
 
 const COLUMNS: &str = "name, bit_rate, channel, preamble_code, preamble_length, prf";
 
@@ -34,7 +37,8 @@ pub(super) fn find(conn: &Connection, name: &str) -> Result<Option<RfSetting>, S
 }
 
 fn require(conn: &Connection, name: &str) -> Result<RfSetting, StoreError> {
-    find(conn, name)?.ok_or_else(|| StoreError::not_found(format!("RF setting {name}")))
+    find(conn, name)?
+        .ok_or_else(|| StoreError::not_found(Missing::RfSetting, format!("RF setting {name}")))
 }
 
 /// Every RF setting, by name.
@@ -72,6 +76,7 @@ impl Net {
             setting.validate().map_err(StoreError::Invalid)?;
             if find(conn, &setting.name)?.is_some() {
                 return Err(StoreError::conflict(
+                    ConflictKind::Taken,
                     format!("RF setting {}", setting.name),
                     "an RF setting with this name exists",
                 ));
@@ -124,12 +129,14 @@ impl Net {
             require(conn, &name)?;
             if name == RfSetting::DEFAULT_NAME {
                 return Err(StoreError::conflict(
+                    ConflictKind::BuiltIn,
                     format!("RF setting {name}"),
                     "the default RF setting cannot be deleted",
                 ));
             }
             if settings::active_rf_setting_name(conn)? == name {
                 return Err(StoreError::conflict(
+                    ConflictKind::InUse,
                     format!("RF setting {name}"),
                     "it is in use: the system setting rf_setting names it",
                 ));

@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::Net;
 use crate::{
-    error::StoreError,
+    error::{ConflictKind, Missing, StoreError},
     sql::{self, get, get_word, word},
 };
 
@@ -46,7 +46,7 @@ pub(super) fn get_role(conn: &Connection, id: RoleId) -> Result<Role, StoreError
     statement
         .query_row([id.0], read_role)
         .optional()?
-        .ok_or_else(|| StoreError::not_found(format!("role {id}")))
+        .ok_or_else(|| StoreError::not_found(Missing::Role, format!("role {id}")))
 }
 
 /// Every role, by id.
@@ -67,6 +67,7 @@ fn check_name(
         .optional()?;
     match holder {
         Some(id) if Some(RoleId(id)) != except => Err(StoreError::conflict(
+            ConflictKind::Taken,
             format!("role {name}"),
             format!("role {id} already has this name"),
         )),
@@ -117,9 +118,13 @@ fn next_id(conn: &Connection) -> Result<RoleId, StoreError> {
     let next = highest
         .map_or(0, |highest| highest + 1)
         .max(i64::from(RoleId::FIRST_CUSTOM.0));
-    u32::try_from(next)
-        .map(RoleId)
-        .map_err(|_| StoreError::conflict("roles", "every role id has been used"))
+    u32::try_from(next).map(RoleId).map_err(|_| {
+        StoreError::conflict(
+            ConflictKind::Exhausted,
+            "roles",
+            "every role id has been used",
+        )
+    })
 }
 
 impl Net {
@@ -163,6 +168,7 @@ impl Net {
             let role = get_role(conn, id)?;
             if id.is_builtin() {
                 return Err(StoreError::conflict(
+                    ConflictKind::BuiltIn,
                     format!("role {id} ({})", role.name),
                     "built-in roles cannot be deleted",
                 ));
@@ -172,6 +178,7 @@ impl Net {
                 .query_row([id.0], |row| row.get(0))?;
             if users > 0 {
                 return Err(StoreError::conflict(
+                    ConflictKind::InUse,
                     format!("role {id} ({})", role.name),
                     format!("{users} interface(s) use it"),
                 ));

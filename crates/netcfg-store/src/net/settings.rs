@@ -15,7 +15,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Net, rf};
 use crate::{
-    error::StoreError,
+    error::{ConflictKind, Missing, StoreError},
     sql::{get, get_json},
 };
 
@@ -223,7 +223,8 @@ impl Net {
         key: SettingKey,
     ) -> Result<SystemSetting, StoreError> {
         self.db.read(move |conn| {
-            find(conn, &scope, &key)?.ok_or_else(|| StoreError::not_found(scope.describe(&key)))
+            find(conn, &scope, &key)?
+                .ok_or_else(|| StoreError::not_found(Missing::Setting, scope.describe(&key)))
         })
     }
 
@@ -259,10 +260,14 @@ impl Net {
                 return Err(StoreError::Invalid(problems));
             }
             if !missing.is_empty() {
-                return Err(StoreError::not_found(scope.describe(&missing.join(", "))));
+                return Err(StoreError::not_found(
+                    Missing::Setting,
+                    scope.describe(&missing.join(", ")),
+                ));
             }
             if !taken.is_empty() {
                 return Err(StoreError::conflict(
+                    ConflictKind::Taken,
                     scope.describe(&taken.join(", ")),
                     "the setting exists already",
                 ));
@@ -313,7 +318,7 @@ impl Net {
     ) -> Result<SettingDeletion, StoreError> {
         self.db.write(move |conn| {
             if find(conn, &scope, &key)?.is_none() {
-                return Err(StoreError::not_found(scope.describe(&key)));
+                return Err(StoreError::not_found(Missing::Setting, scope.describe(&key)));
             }
             if scope.is_system()
                 && let Some(known) = default_setting(&key)

@@ -6,7 +6,10 @@ use netcfg_model::{DataStream, DefaultStream, ItemName, Validate, body::DataStre
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Net;
-use crate::{error::StoreError, sql::get};
+use crate::{
+    error::{ConflictKind, Missing, StoreError},
+    sql::get,
+};
 
 /// What deleting a data stream did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +48,8 @@ fn find(conn: &Connection, id: u32) -> Result<Option<DataStream>, StoreError> {
 }
 
 fn require(conn: &Connection, id: u32) -> Result<DataStream, StoreError> {
-    find(conn, id)?.ok_or_else(|| StoreError::not_found(format!("data stream {id}")))
+    find(conn, id)?
+        .ok_or_else(|| StoreError::not_found(Missing::DataStream, format!("data stream {id}")))
 }
 
 /// Every stream, by id.
@@ -84,6 +88,7 @@ fn check_name(conn: &Connection, name: &ItemName, except: Option<u32>) -> Result
         .optional()?;
     match holder {
         Some(id) if Some(id) != except => Err(StoreError::conflict(
+            ConflictKind::Taken,
             format!("data stream {name}"),
             format!("data stream {id} already has this name"),
         )),
@@ -98,13 +103,19 @@ fn next_id(conn: &Connection) -> Result<u32, StoreError> {
         [],
         |row| row.get(0),
     )?;
-    u32::try_from(highest.unwrap_or(0) + 1)
-        .map_err(|_| StoreError::conflict("data streams", "every stream id has been used"))
+    u32::try_from(highest.unwrap_or(0) + 1).map_err(|_| {
+        StoreError::conflict(
+            ConflictKind::Exhausted,
+            "data streams",
+            "every stream id has been used",
+        )
+    })
 }
 
 fn protected(stream: &DataStream) -> Result<(), StoreError> {
     match DefaultStream::from_name(&stream.name) {
         Some(kind) if kind.is_protected() => Err(StoreError::conflict(
+            ConflictKind::BuiltIn,
             format!("data stream {} ({})", stream.id, stream.name),
             "the Config, Anchor and User streams cannot be deleted",
         )),
@@ -141,6 +152,7 @@ impl Net {
             let current = require(conn, id)?;
             if DefaultStream::from_name(&current.name).is_some() && current.name != body.name {
                 return Err(StoreError::conflict(
+                    ConflictKind::BuiltIn,
                     format!("data stream {id} ({})", current.name),
                     "a default stream keeps its name",
                 ));

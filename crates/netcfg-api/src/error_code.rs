@@ -1,0 +1,169 @@
+//! The one table of error codes: every error response carries one, so that
+//! clients tell errors apart by `code`, never by parsing `message`
+//! (decisions.md §2). `docs/api.md` lists this table; a test keeps the two
+//! equal.
+
+use actix_web::http::StatusCode;
+
+macro_rules! error_codes {
+    ($($(#[$doc:meta])* $variant:ident = ($status:ident, $code:literal, $meaning:literal),)+) => {
+        /// The kind of an error, sent as the response's `code`.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl ErrorCode {
+            /// Every code, in the table's order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant,)+];
+
+            /// The code as sent: a stable snake_case word.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $code,)+
+                }
+            }
+
+            /// The status this kind of error answers (a 5.0 row may send
+            /// another: its remaps keep the code).
+            pub const fn status(self) -> StatusCode {
+                match self {
+                    $(Self::$variant => StatusCode::$status,)+
+                }
+            }
+
+            /// What the code means, for the documentation.
+            pub const fn meaning(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $meaning,)+
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// The JSON body breaks the rules of its type.
+    InvalidBody = (BAD_REQUEST, "invalid_body", "The body breaks the rules of its type; `problems` lists every problem with its field."),
+    /// The body is not JSON.
+    MalformedJson = (BAD_REQUEST, "malformed_json", "The body is not valid JSON."),
+    /// A path or query parameter has the wrong form.
+    InvalidParameter = (BAD_REQUEST, "invalid_parameter", "A path or query parameter has the wrong form; `problems` names it."),
+    /// The `Api-Version` header names no version this server serves.
+    UnsupportedApiVersion = (BAD_REQUEST, "unsupported_api_version", "The `Api-Version` header names a version this server does not serve."),
+    /// The upload's multipart form is malformed or incomplete.
+    InvalidUpload = (BAD_REQUEST, "invalid_upload", "The upload's multipart form is malformed, or lacks the file or a usable name."),
+    /// The uploaded file is not a configuration this server can take.
+    UploadRefused = (BAD_REQUEST, "upload_refused", "The uploaded file is not a configuration this server can take (not SQLite, another application's, damaged, newer, or holding unreadable values); nothing was written."),
+    /// A command to a configuration that is not running.
+    ConfigurationNotRunning = (BAD_REQUEST, "configuration_not_running", "The command needs a running configuration."),
+    /// The device or network refused the command.
+    CommandRefused = (BAD_REQUEST, "command_refused", "The device or the network refused the command, or it cannot be sent as given."),
+    /// No token, or an unknown one.
+    Unauthorized = (UNAUTHORIZED, "unauthorized", "Access control is on and the request has no token, or an unknown one."),
+    /// A read-only token on a change.
+    Forbidden = (FORBIDDEN, "forbidden", "A read-only token was sent with a change."),
+    /// No route has this path.
+    RouteNotFound = (NOT_FOUND, "route_not_found", "No route of either API version has this path."),
+    /// The path exists only in the other version's table.
+    RouteInOtherVersion = (NOT_FOUND, "route_in_other_version", "The path exists only in the other API version; the message says which header selects it."),
+    /// The configuration does not exist.
+    ConfigurationNotFound = (NOT_FOUND, "configuration_not_found", "The configuration named in the path does not exist."),
+    /// The device is not in the configuration.
+    DeviceNotFound = (NOT_FOUND, "device_not_found", "A device the request names is not in the configuration."),
+    /// The interface does not exist.
+    InterfaceNotFound = (NOT_FOUND, "interface_not_found", "The device has no interface with this identifier."),
+    /// The role does not exist (or the interface does not have it).
+    RoleNotFound = (NOT_FOUND, "role_not_found", "The role does not exist, or the interface does not have it."),
+    /// The RF setting does not exist.
+    RfSettingNotFound = (NOT_FOUND, "rf_setting_not_found", "The RF setting does not exist."),
+    /// The data stream does not exist.
+    DataStreamNotFound = (NOT_FOUND, "data_stream_not_found", "The data stream does not exist."),
+    /// The position limit does not exist.
+    PositionLimitNotFound = (NOT_FOUND, "position_limit_not_found", "The position limit does not exist."),
+    /// The setting does not exist.
+    SettingNotFound = (NOT_FOUND, "setting_not_found", "The setting does not exist (in the configuration, or in the catalogue of default settings)."),
+    /// The notification does not exist.
+    NotificationNotFound = (NOT_FOUND, "notification_not_found", "The notification does not exist (or was pruned)."),
+    /// The log file does not exist.
+    LogFileNotFound = (NOT_FOUND, "log_file_not_found", "The configuration has no log file with this name."),
+    /// The two interfaces are not paired.
+    DevicePairNotFound = (NOT_FOUND, "device_pair_not_found", "The interfaces are not paired."),
+    /// The device has no magnetometer calibration.
+    CalibrationNotFound = (NOT_FOUND, "calibration_not_found", "The device has no magnetometer calibration."),
+    /// The method is not served on this path.
+    MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "The path exists but not with this method; the `Allow` header lists the methods it has."),
+    /// A name, serial number, id or key is taken.
+    NameTaken = (CONFLICT, "name_taken", "A name, serial number, id or key the request gives is taken."),
+    /// The item is in use.
+    InUse = (CONFLICT, "in_use", "The item is in use (a role interfaces have, the active RF setting, a device's last interface)."),
+    /// A built-in item.
+    BuiltIn = (CONFLICT, "built_in", "A built-in item (roles 0 to 4, the default RF setting, the Config, Anchor and User streams) cannot be deleted or renamed."),
+    /// Every identifier has been used.
+    IdsExhausted = (CONFLICT, "ids_exhausted", "Every identifier of this kind of item has been used."),
+    /// The interfaces are paired already.
+    AlreadyPaired = (CONFLICT, "already_paired", "The interfaces are paired already."),
+    /// The change needs a stopped configuration.
+    ConfigurationRunning = (CONFLICT, "configuration_running", "The change cannot be made while the configuration runs; stop it first."),
+    /// Another program holds the configuration's file.
+    ConfigurationLocked = (CONFLICT, "configuration_locked", "Another program holds the configuration's file; try again later."),
+    /// The saved-state file is newer than this server.
+    SchemaTooNew = (CONFLICT, "schema_too_new", "The configuration's file was written by a newer version of this server."),
+    /// The configuration's instance cannot run.
+    InstanceUnavailable = (CONFLICT, "instance_unavailable", "The configuration's instance cannot run: no such serial port, the port is busy, an unknown simulator scenario, or no default instance."),
+    /// The calculator's inputs conflict.
+    InputsConflict = (CONFLICT, "inputs_conflict", "The maximum-tag calculation's inputs conflict with each other or with the configuration."),
+    /// The body is larger than its limit.
+    BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "The body is larger than its limit (1 MiB for JSON, 64 MiB for an upload)."),
+    /// The body has the wrong media type.
+    UnsupportedMediaType = (UNSUPPORTED_MEDIA_TYPE, "unsupported_media_type", "The body's `Content-Type` is not the one the route takes."),
+    /// No pair could be made or removed.
+    PairingFailed = (EXPECTATION_FAILED, "pairing_failed", "None of the pairs could be made or removed; the message says why for each."),
+    /// The server failed.
+    Internal = (INTERNAL_SERVER_ERROR, "internal_error", "The server failed; `incident` identifies the cause in the server's log."),
+    /// The data directory is full.
+    DiskFull = (INTERNAL_SERVER_ERROR, "disk_full", "The data directory is full: nothing was changed; free space and try again."),
+    /// The data directory cannot be written.
+    DataDirectoryReadOnly = (INTERNAL_SERVER_ERROR, "data_directory_read_only", "The data directory cannot be written (read-only or not permitted): nothing was changed."),
+    /// The link to the network's interface device is down.
+    LinkDown = (INTERNAL_SERVER_ERROR, "link_down", "The link to the network's interface device is down, or it answered what it should not."),
+    /// A device did not answer in time.
+    DeviceTimeout = (GATEWAY_TIMEOUT, "device_timeout", "A device did not answer in time."),
+    /// The network did not answer in time.
+    NetworkTimeout = (GATEWAY_TIMEOUT, "network_timeout", "The network's interface device did not answer in time."),
+}
+
+impl ErrorCode {
+    /// The table as `docs/api.md` shows it: one row per code.
+    pub fn markdown_table() -> String {
+        let mut table = String::from("| code | status | meaning |\n|---|---|---|\n");
+        for code in Self::ALL {
+            table.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                code.as_str(),
+                code.status().as_u16(),
+                code.meaning()
+            ));
+        }
+        table
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_snake_case_words() {
+        let mut seen = std::collections::BTreeSet::new();
+        for code in ErrorCode::ALL {
+            let text = code.as_str();
+            assert!(seen.insert(text), "{text} twice");
+            assert!(
+                text.bytes()
+                    .all(|byte| byte.is_ascii_lowercase() || byte == b'_'),
+                "{text}"
+            );
+        }
+    }
+}

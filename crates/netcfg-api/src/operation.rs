@@ -1,0 +1,132 @@
+//! Operation ids: one variant per operation of either table, so a table,
+//! a 5.0 change or a test that names an operation is checked by the
+//! compiler. The wire form (`operationId` in the OpenAPI documents) is the
+//! snake_case word beside each variant.
+
+use std::fmt;
+
+macro_rules! operations {
+    ($($variant:ident = $id:literal,)+) => {
+        /// An operation of the API.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[allow(non_camel_case_types)]
+        pub enum Operation {
+            $(#[doc = concat!("`", $id, "`")] $variant,)+
+        }
+
+        impl Operation {
+            /// Every operation.
+            pub const ALL: &'static [Self] = &[$(Self::$variant,)+];
+
+            /// The operation id as the OpenAPI documents give it.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $id,)+
+                }
+            }
+        }
+    };
+}
+
+operations! {
+    GetApiDescription = "get_api_description",
+    ListCachedDevices = "list_cached_devices",
+    DeleteCachedDevice = "delete_cached_device",
+    ClearCachedDevices = "clear_cached_devices",
+    CalculateMaximumTags = "calculate_maximum_tags",
+    CalculateMaximumTagsForRole = "calculate_maximum_tags_for_role",
+    CreateDataStream = "create_data_stream",
+    GetDataStream = "get_data_stream",
+    ListDataStreams = "list_data_streams",
+    ListDefaultDataStreams = "list_default_data_streams",
+    UpdateDataStream = "update_data_stream",
+    DeleteDataStream = "delete_data_stream",
+    CreateConfiguration = "create_configuration",
+    UploadConfiguration = "upload_configuration",
+    ConfigurationAction = "configuration_action",
+    GetConfiguration = "get_configuration",
+    ListConfigurations = "list_configurations",
+    DownloadConfiguration = "download_configuration",
+    UpdateConfiguration = "update_configuration",
+    DeleteConfiguration = "delete_configuration",
+    DeviceAction = "device_action",
+    MultiDeviceAction = "multi_device_action",
+    CreateDevice = "create_device",
+    GetDevice = "get_device",
+    ListDevices = "list_devices",
+    ListUnconfiguredDevicesOfConfiguration = "list_unconfigured_devices_of_configuration",
+    ListUnconfiguredDevices = "list_unconfigured_devices",
+    UpdateDevice = "update_device",
+    UpdateDevices = "update_devices",
+    DeleteDevice = "delete_device",
+    DeleteDevices = "delete_devices",
+    CreateDevicePairs = "create_device_pairs",
+    ListDevicePairsOfDevice = "list_device_pairs_of_device",
+    ListDevicePairs = "list_device_pairs",
+    DeleteDevicePairs = "delete_device_pairs",
+    GetGroupImage = "get_group_image",
+    UpdateGroupImage = "update_group_image",
+    GetInterface = "get_interface",
+    ListInterfaces = "list_interfaces",
+    DeleteInterface = "delete_interface",
+    GetLogMessages = "get_log_messages",
+    ListLogFiles = "list_log_files",
+    GetLogFile = "get_log_file",
+    SetMagnetometerCalibration = "set_magnetometer_calibration",
+    GetNetworkInfo = "get_network_info",
+    GetPackages = "get_packages",
+    GetNotification = "get_notification",
+    ListNotifications = "list_notifications",
+    CountNotifications = "count_notifications",
+    UpdateNotification = "update_notification",
+    UpdateNotifications = "update_notifications",
+    ListNetworkModes = "list_network_modes",
+    UpdateNetworkMode = "update_network_mode",
+    CreatePositionLimit = "create_position_limit",
+    GetPositionLimit = "get_position_limit",
+    ListPositionLimits = "list_position_limits",
+    UpdatePositionLimit = "update_position_limit",
+    DeletePositionLimit = "delete_position_limit",
+    CreateRfSetting = "create_rf_setting",
+    UpdateRfSetting = "update_rf_setting",
+    GetRfSetting = "get_rf_setting",
+    ListRfSettings = "list_rf_settings",
+    DeleteRfSetting = "delete_rf_setting",
+    CreateRole = "create_role",
+    GetRole = "get_role",
+    ListRoles = "list_roles",
+    UpdateRole = "update_role",
+    DeleteRole = "delete_role",
+    CreateSetting = "create_setting",
+    GetSetting = "get_setting",
+    ListSettings = "list_settings",
+    ReplaceSettings = "replace_settings",
+    UpdateSettings = "update_settings",
+    DeleteSetting = "delete_setting",
+    GetDefaultSetting = "get_default_setting",
+    ListDefaultSettings = "list_default_settings",
+    ListNotifications5_0 = "list_notifications_5_0",
+    EngineCommand = "engine_command",
+    ListInterfaceRoles = "list_interface_roles",
+    GetInterfaceRole = "get_interface_role",
+    DeleteInterfaceRole = "delete_interface_role",
+    AddPairedInterface = "add_paired_interface",
+    DeletePairedInterface = "delete_paired_interface",
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Operation {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|operation| operation.as_str() == text)
+            .ok_or_else(|| format!("no operation `{text}`"))
+    }
+}
