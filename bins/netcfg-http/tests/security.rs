@@ -67,7 +67,10 @@ fn assert_refused(what: &str, response: &Response) {
     );
     let body = response.expect(response.status);
     assert_eq!(body["Classification"], 1, "{what}: {body}");
-    assert!(body["code"].is_string(), "{what}: an error has a code: {body}");
+    assert!(
+        body["code"].is_string(),
+        "{what}: an error has a code: {body}"
+    );
     let mut keys: Vec<&str> = body
         .as_object()
         .map(|object| object.keys().map(String::as_str).collect())

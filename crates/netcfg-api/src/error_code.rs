@@ -153,6 +153,31 @@ impl ErrorCode {
 mod tests {
     use super::*;
 
+    /// `docs/api.md` lists exactly this table; `UPDATE_EXPECT=1` rewrites it.
+    #[test]
+    fn docs_api_md_lists_every_code() {
+        const START: &str =
+            "<!-- error codes: written from netcfg_api::ErrorCode; a test keeps them equal -->\n";
+        const END: &str = "<!-- end of error codes -->";
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/api.md");
+        let text = std::fs::read_to_string(&path).expect("docs/api.md is readable");
+        let (before, rest) = text
+            .split_once(START)
+            .expect("docs/api.md marks the table's start");
+        let (listed, after) = rest
+            .split_once(END)
+            .expect("docs/api.md marks the table's end");
+        let table = ErrorCode::markdown_table();
+        if listed != table {
+            if std::env::var_os("UPDATE_EXPECT").is_some() {
+                std::fs::write(&path, format!("{before}{START}{table}{END}{after}"))
+                    .expect("docs/api.md is writable");
+            } else {
+                panic!("docs/api.md lists other error codes; run with UPDATE_EXPECT=1:\n{table}");
+            }
+        }
+    }
+
     #[test]
     fn codes_are_unique_snake_case_words() {
         let mut seen = std::collections::BTreeSet::new();

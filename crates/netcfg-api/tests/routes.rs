@@ -232,3 +232,133 @@ fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
     }
     missing
 }
+
+/// A store holding configuration `site` with the devices `serials`, and
+/// the application's state on it with `engine`.
+fn state_with_devices(
+    engine: netcfg_engine::MockEngine,
+    serials: &[&str],
+) -> (tempfile::TempDir, web::Data<AppState>) {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let store = Arc::new(netcfg_store::Store::open(directory.path()).expect("a store"));
+    let name: netcfg_model::ConfigName = "site".parse().expect("a name");
+    store
+        .create(&name, netcfg_model::Instance::default())
+        .expect("created");
+    let net = store.net(&name).expect("opened");
+    for serial in serials {
+        let body = serde_json::json!({
+            "serial_number": serial, "disabled": false,
+            "interfaces": [{"identifier": 0, "role_id": 4}]
+        });
+        net.create_device(netcfg_model::FromJson::from_json(&body).expect("a device body"))
+            .expect("created");
+    }
+    let services = Services {
+        store,
+        engine: Arc::new(engine),
+        command_timeout: netcfg_api::DEFAULT_COMMAND_TIMEOUT,
+    };
+    let state = web::Data::new(AppState::new(ApiVersion::V5_1, services));
+    (directory, state)
+}
+
+#[actix_web::test]
+async fn a_multi_device_command_naming_unknown_serials_is_a_404_and_sends_nothing() {
+    let mut engine = netcfg_engine::MockEngine::new();
+    engine.expect_multi_device_command().never();
+    let (_directory, state) = state_with_devices(engine, &["01:05:0001"]);
+    let app = actix_web::test::init_service(netcfg_api::create_app(state)).await;
+    let request = TestRequest::post()
+        .uri("/nets/site/devices/action")
+        .set_json(serde_json::json!({
+            "action": "clear_device_error",
+            "serial_numbers": ["01:05:0001", "01:05:0998", "01:05:0999"]
+        }))
+        .to_request();
+    let response = actix_web::test::call_service(&app, request).await;
+    assert_eq!(response.status(), 404);
+    let body: Value = actix_web::test::read_body_json(response).await;
+    assert_eq!(body["code"], "device_not_found");
+    let message = body["message"].as_str().expect("a message");
+    assert!(
+        message.contains("01:05:0998, 01:05:0999") && !message.contains("01:05:0001"),
+        "{message}"
+    );
+}
+
+#[actix_web::test]
+async fn a_multi_device_command_that_fails_in_part_is_a_200_at_level_2() {
+    use netcfg_model::{ActionOutcome, DeviceActionName, DeviceActionReply, SerialNumber};
+    let mut engine = netcfg_engine::MockEngine::new();
+    engine
+        .expect_multi_device_command()
+        .times(1)
+        .returning(|_, serials, _, timeout| {
+            let results: Vec<netcfg_engine::DeviceCommandResult> = serials
+                .into_iter()
+                .enumerate()
+                .map(|(index, serial_number): (usize, SerialNumber)| {
+                    let result = if index == 0 {
+                        Ok(DeviceActionReply {
+                            serial_number,
+                            action: DeviceActionName::ClearDeviceError,
+                            outcome: ActionOutcome::Done,
+                        })
+                    } else {
+                        Err(netcfg_engine::EngineError::DeviceTimeout {
+                            serial_number,
+                            action: DeviceActionName::ClearDeviceError,
+                            waited: timeout,
+                        })
+                    };
+                    (serial_number, result)
+                })
+                .collect();
+            Box::pin(async move { Ok(results) })
+        });
+    let (_directory, state) = state_with_devices(engine, &["01:05:0001", "01:05:0002"]);
+    let app = actix_web::test::init_service(netcfg_api::create_app(state)).await;
+    let request = TestRequest::post()
+        .uri("/nets/site/devices/action")
+        .set_json(serde_json::json!({
+            "action": "clear_device_error",
+            "serial_numbers": ["01:05:0001", "01:05:0002"]
+        }))
+        .to_request();
+    let response = actix_web::test::call_service(&app, request).await;
+    assert_eq!(response.status(), 200);
+    let body: Value = actix_web::test::read_body_json(response).await;
+    assert_eq!(body["Classification"], 2, "{body}");
+    assert_eq!(body["status"]["replies"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        body["status"]["failures"][0]["serial_number"], "01:05:0002",
+        "{body}"
+    );
+}
+
+#[actix_web::test]
+async fn a_fault_of_the_host_is_a_500_with_an_incident_id_and_no_internal_text() {
+    let (directory, state) = state_with_devices(netcfg_engine::MockEngine::new(), &[]);
+    // New configurations are built in `.tmp/`: a file in its place makes
+    // every create fail inside the store, as a broken disk would.
+    let temp = directory.path().join(".tmp");
+    std::fs::remove_dir_all(&temp).expect("the store's .tmp/ is removed");
+    std::fs::write(&temp, b"not a directory").expect("a file takes its place");
+    let app = actix_web::test::init_service(netcfg_api::create_app(state)).await;
+    let request = TestRequest::post()
+        .uri("/nets")
+        .set_json(serde_json::json!({"name": "other", "instance": "sim"}))
+        .to_request();
+    let response = actix_web::test::call_service(&app, request).await;
+    assert_eq!(response.status(), 500);
+    let body: Value = actix_web::test::read_body_json(response).await;
+    assert_eq!(body["code"], "internal_error", "{body}");
+    let incident = body["incident"].as_str().expect("an incident id");
+    let message = body["message"].as_str().expect("a message");
+    assert!(message.contains(incident), "{message}");
+    let root = directory.path().to_string_lossy().into_owned();
+    for internal in [root.as_str(), ".tmp", "os error", "SQLite", "sqlite"] {
+        assert!(!message.contains(internal), "{internal} in {message}");
+    }
+}
