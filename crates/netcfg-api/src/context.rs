@@ -7,12 +7,24 @@ use netcfg_model::FromJson;
 use crate::{error_code::ErrorCode, reply::ApiError, state::AppState, version::ApiVersion};
 
 /// One request, as a handler sees it.
-#[derive(Debug)]
 pub struct Ctx {
     pub(crate) request: HttpRequest,
     pub(crate) body: web::Bytes,
+    /// The body as a stream, for a route that reads it so (the upload).
+    pub(crate) stream: Option<web::Payload>,
     pub(crate) version: ApiVersion,
     pub(crate) state: web::Data<AppState>,
+}
+
+impl std::fmt::Debug for Ctx {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ctx")
+            .field("request", &self.request)
+            .field("body", &self.body.len())
+            .field("stream", &self.stream.is_some())
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Ctx {
@@ -65,8 +77,9 @@ impl Ctx {
         Ok(T::from_json(&value)?)
     }
 
-    /// The raw body bytes (the upload's multipart form).
-    pub fn raw_body(&self) -> &[u8] {
-        &self.body
+    /// The body as a stream, once: for a route whose body is read as it
+    /// arrives (the upload's multipart form).
+    pub fn take_stream(&mut self) -> Option<web::Payload> {
+        self.stream.take()
     }
 }

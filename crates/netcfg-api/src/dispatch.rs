@@ -213,7 +213,7 @@ async fn dispatch(
     else {
         return method_not_allowed(&request, &candidates, version);
     };
-    let body = match read_body(&request, payload, route).await {
+    let (body, stream) = match read_body(&request, payload, route).await {
         Ok(body) => body,
         Err(error) => {
             let mut response = render_error(&error, Some(route), version);
@@ -229,6 +229,7 @@ async fn dispatch(
     let context = Ctx {
         request,
         body,
+        stream,
         version,
         state: state.clone(),
     };
@@ -265,13 +266,15 @@ fn method_not_allowed(
 }
 
 /// Reads the body of a route that takes one: checks its media type and size.
+/// A JSON body is read whole (at most 1 MiB); a multipart body is handed on
+/// as a stream, for the handler to read as it arrives (it counts the limit).
 async fn read_body(
     request: &HttpRequest,
     mut payload: web::Payload,
     route: &Route,
-) -> Result<web::Bytes, ApiError> {
+) -> Result<(web::Bytes, Option<web::Payload>), ApiError> {
     let Some(body) = route.body else {
-        return Ok(web::Bytes::new());
+        return Ok((web::Bytes::new(), None));
     };
     let (expected, limit) = match body {
         Body::Json(_) => ("application/json", JSON_BODY_LIMIT),
@@ -300,7 +303,7 @@ async fn read_body(
     if !media_type.eq_ignore_ascii_case(expected) {
         // A client that sends no body at all gets the body's own error.
         if declared_length == Some(0) || (media_type.is_empty() && declared_length.is_none()) {
-            return Ok(web::Bytes::new());
+            return Ok((web::Bytes::new(), None));
         }
         return Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
@@ -309,6 +312,9 @@ async fn read_body(
                 content_type.chars().take(80).collect::<String>()
             ),
         ));
+    }
+    if let Body::Multipart(_) = body {
+        return Ok((web::Bytes::new(), Some(payload)));
     }
     let mut bytes = web::BytesMut::new();
     while let Some(chunk) =
@@ -326,7 +332,7 @@ async fn read_body(
         }
         bytes.extend_from_slice(&chunk);
     }
-    Ok(bytes.freeze())
+    Ok((bytes.freeze(), None))
 }
 
 /// The level of a response with `status` on `route`: its declared level,

@@ -1,45 +1,40 @@
-//! Reading a `multipart/form-data` body (the upload form) that is already in
-//! memory, within the upload limit. Strict: a malformed form is a 400 that
-//! says what is wrong, never a guess.
+//! The upload form (`multipart/form-data`), read as a stream with
+//! actix-multipart: the file field goes chunk by chunk into a store
+//! [`Upload`] in the data directory's `.tmp/`, written on the blocking pool
+//! behind a small bounded channel, so an upload costs a few chunks of
+//! memory whatever its size, and no async worker waits for the disk.
 
-use actix_web::http::header;
+use std::{future::poll_fn, pin::Pin};
 
-use crate::{context::Ctx, error_code::ErrorCode, reply::ApiError};
+use actix_multipart::{Field, Multipart};
+use actix_web::web;
+use futures_core::Stream;
+use netcfg_store::{StoreError, Upload};
+use tokio::sync::mpsc;
 
-/// One field of a form.
+use crate::{dispatch::UPLOAD_BODY_LIMIT, error_code::ErrorCode, reply::ApiError};
+
+/// The field that carries the file.
+pub(crate) const FILE_FIELD: &str = "net_file";
+/// The field that may name the configuration.
+pub(crate) const NAME_FIELD: &str = "name";
+/// The longest text field read, in bytes.
+const TEXT_LIMIT: usize = 1024;
+/// How many chunks may wait for the disk.
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// What the form held: the file, written aside, and the names it gave.
 #[derive(Debug)]
-pub(crate) struct Part<'a> {
-    pub(crate) name: String,
+pub(crate) struct ReceivedUpload {
+    /// The file, written in full.
+    pub(crate) upload: Upload,
+    /// The `name` field, if given and not empty.
+    pub(crate) name: Option<String>,
+    /// The file's own name, as the form gave it.
     pub(crate) file_name: Option<String>,
-    pub(crate) bytes: &'a [u8],
 }
 
-/// The fields of a form, in order.
-#[derive(Debug)]
-pub(crate) struct Form<'a> {
-    parts: Vec<Part<'a>>,
-}
-
-impl<'a> Form<'a> {
-    /// The first field `name` that carries a file.
-    pub(crate) fn file(&self, name: &str) -> Option<&Part<'a>> {
-        self.parts
-            .iter()
-            .find(|part| part.name == name && part.file_name.is_some())
-            .or_else(|| self.parts.iter().find(|part| part.name == name))
-    }
-
-    /// The text of the field `name`, if it is UTF-8.
-    pub(crate) fn text(&self, name: &str) -> Option<&'a str> {
-        self.parts
-            .iter()
-            .find(|part| part.name == name && part.file_name.is_none())
-            .and_then(|part| std::str::from_utf8(part.bytes).ok())
-            .map(str::trim)
-    }
-}
-
-fn bad(message: impl std::fmt::Display) -> ApiError {
+fn malformed(message: impl std::fmt::Display) -> ApiError {
     ApiError::problem(
         ErrorCode::InvalidUpload,
         "",
@@ -47,133 +42,135 @@ fn bad(message: impl std::fmt::Display) -> ApiError {
     )
 }
 
-/// The form in the request's body.
-pub(crate) fn parse(context: &Ctx) -> Result<Form<'_>, ApiError> {
-    let content_type = context
-        .request()
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or("");
-    let boundary = boundary(content_type).ok_or_else(|| bad("the Content-Type has no boundary"))?;
-    parse_body(context.raw_body(), &boundary)
+fn too_large() -> ApiError {
+    ApiError::new(
+        ErrorCode::BodyTooLarge,
+        format!("the body is larger than the limit of {UPLOAD_BODY_LIMIT} bytes"),
+    )
 }
 
-/// The `boundary` parameter of a `multipart/form-data` content type.
-fn boundary(content_type: &str) -> Option<String> {
-    content_type.split(';').skip(1).find_map(|parameter| {
-        let (key, value) = parameter.split_once('=')?;
-        key.trim()
-            .eq_ignore_ascii_case("boundary")
-            .then(|| value.trim().trim_matches('"').to_owned())
-            .filter(|boundary| !boundary.is_empty() && boundary.len() <= 200)
-    })
+/// The next field of the form, if any.
+async fn next_field(form: &mut Multipart) -> Result<Option<Field>, ApiError> {
+    poll_fn(|context| Pin::new(&mut *form).poll_next(context))
+        .await
+        .transpose()
+        .map_err(malformed)
 }
 
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
+/// The next chunk of a field, if any.
+async fn next_chunk(field: &mut Field) -> Result<Option<web::Bytes>, ApiError> {
+    poll_fn(|context| Pin::new(&mut *field).poll_next(context))
+        .await
+        .transpose()
+        .map_err(malformed)
 }
 
-pub(crate) fn parse_body<'a>(body: &'a [u8], boundary: &str) -> Result<Form<'a>, ApiError> {
-    if body.is_empty() {
-        return Err(ApiError::problem(
-            ErrorCode::InvalidUpload,
-            "net_file",
-            "the upload form is empty; send the file in the field net_file",
-        ));
-    }
-    let delimiter = format!("--{boundary}");
-    let start =
-        find(body, delimiter.as_bytes()).ok_or_else(|| bad("the boundary never appears"))?;
-    let mut rest = &body[start + delimiter.len()..];
-    let next_delimiter = format!("\r\n--{boundary}");
-    let mut parts = Vec::new();
-    loop {
-        if rest.starts_with(b"--") {
-            break;
-        }
-        rest = rest
-            .strip_prefix(b"\r\n")
-            .ok_or_else(|| bad("a boundary is not followed by a line break"))?;
-        let headers_end = find(rest, b"\r\n\r\n")
-            .ok_or_else(|| bad("a part has no blank line after its headers"))?;
-        let headers = std::str::from_utf8(&rest[..headers_end])
-            .map_err(|_| bad("a part's headers are not UTF-8"))?;
-        let content = &rest[headers_end + 4..];
-        let content_end = find(content, next_delimiter.as_bytes())
-            .ok_or_else(|| bad("the form has no closing boundary"))?;
-        let (name, file_name) = disposition(headers)?;
-        parts.push(Part {
-            name,
-            file_name,
-            bytes: &content[..content_end],
-        });
-        rest = &content[content_end + next_delimiter.len()..];
-    }
-    Ok(Form { parts })
-}
-
-/// The `name` and `filename` of a part's `Content-Disposition` header.
-fn disposition(headers: &str) -> Result<(String, Option<String>), ApiError> {
-    let line = headers
-        .split("\r\n")
-        .find(|line| {
-            line.to_ascii_lowercase()
-                .starts_with("content-disposition:")
-        })
-        .ok_or_else(|| bad("a part has no Content-Disposition"))?;
+/// Reads the form of `payload`: the file field into a new upload of
+/// `store`, the name field into memory (at most 1 KiB); other fields are
+/// read and dropped. The whole body may hold at most the upload limit.
+pub(crate) async fn receive(
+    state: web::Data<crate::state::AppState>,
+    headers: &actix_web::http::header::HeaderMap,
+    payload: web::Payload,
+) -> Result<ReceivedUpload, ApiError> {
+    let mut form = Multipart::new(headers, payload);
+    let mut received: Option<(Upload, Option<String>)> = None;
     let mut name = None;
-    let mut file_name = None;
-    for parameter in line.split(';').skip(1) {
-        if let Some((key, value)) = parameter.split_once('=') {
-            let value = value.trim().trim_matches('"').to_owned();
-            match key.trim().to_ascii_lowercase().as_str() {
-                "name" => name = Some(value),
-                "filename" => file_name = Some(value),
-                _ => {}
+    let mut total = 0usize;
+    while let Some(mut field) = next_field(&mut form).await? {
+        let disposition = field.content_disposition().cloned();
+        let field_name = disposition
+            .as_ref()
+            .and_then(|disposition| disposition.get_name())
+            .unwrap_or("")
+            .to_owned();
+        let file_name = disposition
+            .as_ref()
+            .and_then(|disposition| disposition.get_filename())
+            .map(str::to_owned);
+        if field_name == FILE_FIELD && received.is_none() {
+            let upload = write_file(&state, &mut field, &mut total).await?;
+            received = Some((upload, file_name));
+            continue;
+        }
+        let mut text = Vec::new();
+        while let Some(chunk) = next_chunk(&mut field).await? {
+            total += chunk.len();
+            if total > UPLOAD_BODY_LIMIT {
+                return Err(too_large());
+            }
+            if text.len() + chunk.len() <= TEXT_LIMIT {
+                text.extend_from_slice(&chunk);
+            }
+        }
+        if field_name == NAME_FIELD && file_name.is_none() {
+            let value = String::from_utf8(text).map_err(|_| {
+                ApiError::problem(
+                    ErrorCode::InvalidUpload,
+                    NAME_FIELD,
+                    "the name is not UTF-8",
+                )
+            })?;
+            let value = value.trim();
+            if !value.is_empty() {
+                name = Some(value.to_owned());
             }
         }
     }
-    Ok((name.ok_or_else(|| bad("a part has no name"))?, file_name))
+    let (upload, file_name) = received.ok_or_else(|| {
+        ApiError::problem(
+            ErrorCode::InvalidUpload,
+            FILE_FIELD,
+            "the form has no file field net_file",
+        )
+    })?;
+    Ok(ReceivedUpload {
+        upload,
+        name,
+        file_name,
+    })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reads_a_file_and_a_text_field() {
-        let body = b"preamble\r\n--XyZ\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\nsite-a\r\n--XyZ\r\nContent-Disposition: form-data; name=\"net_file\"; filename=\"site.sqlite\"\r\nContent-Type: application/octet-stream\r\n\r\n\x00\x01\r\n--X\r\n--XyZ--\r\n";
-        let form = parse_body(body, "XyZ").unwrap();
-        assert_eq!(form.text("name"), Some("site-a"));
-        let file = form.file("net_file").unwrap();
-        assert_eq!(file.file_name.as_deref(), Some("site.sqlite"));
-        assert_eq!(file.bytes, b"\x00\x01\r\n--X");
-    }
-
-    #[test]
-    fn malformed_forms_are_refused_with_a_reason() {
-        for (body, reason) in [
-            (&b"no boundary here"[..], "never appears"),
-            (
-                b"--XyZ\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\nunterminated",
-                "closing boundary",
-            ),
-            (b"--XyZ\r\nX: y\r\n\r\nv\r\n--XyZ--", "Content-Disposition"),
-            (
-                b"--XyZ\r\nContent-Disposition: form-data\r\n\r\nv\r\n--XyZ--",
-                "no name",
-            ),
-        ] {
-            let error = parse_body(body, "XyZ").unwrap_err();
-            assert!(error.message.contains(reason), "{}", error.message);
+/// Streams the file field into a new upload, written on the blocking pool.
+async fn write_file(
+    state: &web::Data<crate::state::AppState>,
+    field: &mut Field,
+    total: &mut usize,
+) -> Result<Upload, ApiError> {
+    let (chunks, mut queue) = mpsc::channel::<web::Bytes>(CHUNKS_IN_FLIGHT);
+    let state = state.clone();
+    let writer = web::block(move || -> Result<Upload, StoreError> {
+        let mut upload = state.store().begin_upload()?;
+        while let Some(chunk) = queue.blocking_recv() {
+            upload.write(&chunk)?;
         }
-        assert_eq!(
-            boundary("multipart/form-data; boundary=\"a b\""),
-            Some("a b".to_owned())
-        );
-        assert_eq!(boundary("multipart/form-data"), None);
+        Ok(upload)
+    });
+    let mut reading = Ok(());
+    while let Some(chunk) = next_chunk(field).await.transpose() {
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(error) => {
+                reading = Err(error);
+                break;
+            }
+        };
+        *total += chunk.len();
+        if *total > UPLOAD_BODY_LIMIT {
+            reading = Err(too_large());
+            break;
+        }
+        // The writer stopped (a write failed): its error says why.
+        if chunks.send(chunk).await.is_err() {
+            break;
+        }
     }
+    drop(chunks);
+    let written = writer
+        .await
+        .map_err(|error| ApiError::internal(format_args!("the upload's writer failed: {error}")))?
+        .map_err(ApiError::from);
+    // A refusal of the request comes first; the partial file is dropped.
+    reading?;
+    written
 }

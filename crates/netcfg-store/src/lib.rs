@@ -52,6 +52,7 @@ pub use net::{
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use store::{Store, StoreOptions};
+pub use transfer::Upload;
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! aside, then published atomically; a refused file changes nothing).
 
 use std::{
-    fs::{self, File},
+    fs::File,
     io::{self, Write},
     path::Path,
 };
@@ -23,9 +23,10 @@ const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// The length of an SQLite database header.
 const HEADER_LENGTH: usize = 100;
 
-/// Checks the SQLite header, and that the file is as long as it says.
-pub(crate) fn check_header(bytes: &[u8]) -> Result<(), BadUpload> {
-    let actual = bytes.len() as u64;
+/// Checks a file's SQLite header from its first bytes (`bytes`, up to the
+/// header's length), and that the file (`actual` bytes) is as long as the
+/// header says.
+fn check_head(bytes: &[u8], actual: u64) -> Result<(), BadUpload> {
     if bytes.len() < MAGIC.len() {
         return Err(if !bytes.is_empty() && MAGIC.starts_with(bytes) {
             BadUpload::Truncated {
@@ -175,11 +176,42 @@ impl Store {
     /// atomically. A refused file changes nothing; an existing name is a
     /// conflict.
     pub fn upload(&self, name: &ConfigName, bytes: &[u8]) -> Result<Configuration, StoreError> {
-        self.check_free(name)?;
-        check_header(bytes).map_err(StoreError::BadUpload)?;
+        let mut upload = self.begin_upload()?;
+        upload.write(bytes)?;
+        self.finish_upload(name, upload)
+    }
+
+    /// Starts an upload that arrives in pieces: a new file in the data
+    /// directory's `.tmp/`, written with [`Upload::write`] and checked and
+    /// published by [`Store::finish_upload`]. Dropped unfinished, it is
+    /// removed. The pieces go straight to the file, so an upload costs no
+    /// memory in proportion to its size.
+    pub fn begin_upload(&self) -> Result<Upload, StoreError> {
         let temp = TempDatabase(files::temp_path(&self.dir, "upload"));
-        fs::write(&temp.0, bytes)
-            .map_err(|error| StoreError::file("writing the uploaded file", error))?;
+        let file = File::create_new(&temp.0)
+            .map_err(|error| StoreError::file("creating the uploaded file", error))?;
+        Ok(Upload {
+            file: io::BufWriter::with_capacity(UPLOAD_BUFFER, file),
+            head: Vec::with_capacity(HEADER_LENGTH),
+            length: 0,
+            temp,
+        })
+    }
+
+    /// Checks an upload written in full (as [`Store::upload`] says) and
+    /// adds it under `name`; a refused file changes nothing.
+    pub fn finish_upload(
+        &self,
+        name: &ConfigName,
+        upload: Upload,
+    ) -> Result<Configuration, StoreError> {
+        self.check_free(name)?;
+        check_head(&upload.head, upload.length).map_err(StoreError::BadUpload)?;
+        let Upload { file, temp, .. } = upload;
+        file.into_inner()
+            .map_err(|error| StoreError::file("writing the uploaded file", error.into_error()))?
+            .sync_all()
+            .map_err(|error| StoreError::file("syncing the uploaded file", error))?;
         {
             let conn = connect(&temp.0, self.options.busy_timeout, false).map_err(refusal)?;
             check_and_migrate(&conn, name).map_err(refusal)?;
@@ -190,5 +222,45 @@ impl Store {
             files::publish(&temp.0, &target, &format!("configuration {name}"))?;
         }
         self.get(name)
+    }
+}
+
+/// How much of an upload is buffered before it goes to the file.
+const UPLOAD_BUFFER: usize = 256 << 10;
+
+/// A configuration file being uploaded: see [`Store::begin_upload`].
+#[derive(Debug)]
+pub struct Upload {
+    file: io::BufWriter<File>,
+    /// The first bytes, for the header check.
+    head: Vec<u8>,
+    length: u64,
+    temp: TempDatabase,
+}
+
+impl Upload {
+    /// Appends `bytes` to the file.
+    ///
+    /// # Errors
+    /// The file cannot be written (a full disk, for one).
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), StoreError> {
+        let wanted = HEADER_LENGTH
+            .saturating_sub(self.head.len())
+            .min(bytes.len());
+        self.head.extend_from_slice(&bytes[..wanted]);
+        self.length += bytes.len() as u64;
+        self.file
+            .write_all(bytes)
+            .map_err(|error| StoreError::file("writing the uploaded file", error))
+    }
+
+    /// How many bytes were written.
+    pub fn len(&self) -> u64 {
+        self.length
+    }
+
+    /// True when nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.length == 0
     }
 }

@@ -28,18 +28,19 @@ pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
         .with(&with_state(&context, configuration))
 }
 
-pub(crate) async fn upload(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
-    let form = multipart::parse(&context)?;
-    let file = form.file("net_file").ok_or_else(|| {
-        ApiError::problem(
+pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
+    let Some(stream) = context.take_stream() else {
+        return Err(ApiError::problem(
             ErrorCode::InvalidUpload,
-            "net_file",
-            "the form has no file field net_file",
-        )
-    })?;
-    let name_text = match form.text("name") {
-        Some(name) if !name.is_empty() => name.to_owned(),
-        _ => file
+            multipart::FILE_FIELD,
+            "the form is empty; send the file in the field net_file",
+        ));
+    };
+    let received =
+        multipart::receive(context.state_handle(), context.request().headers(), stream).await?;
+    let name_text = match received.name {
+        Some(name) => name,
+        None => received
             .file_name
             .as_deref()
             .map(|file_name| file_name.rsplit(['/', '\\']).next().unwrap_or(file_name))
@@ -52,7 +53,7 @@ pub(crate) async fn upload(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
             .ok_or_else(|| {
                 ApiError::problem(
                     ErrorCode::InvalidUpload,
-                    "name",
+                    multipart::NAME_FIELD,
                     "give the form field name, or a file name",
                 )
             })?,
@@ -60,11 +61,18 @@ pub(crate) async fn upload(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let name: ConfigName = name_text
         .parse()
         .map_err(|error: netcfg_model::ConfigNameError| {
-            ApiError::problem(ErrorCode::InvalidUpload, "name", error.to_string())
+            ApiError::problem(
+                ErrorCode::InvalidUpload,
+                multipart::NAME_FIELD,
+                error.to_string(),
+            )
         })?;
-    let bytes = file.bytes.to_vec();
     let uploaded = name.clone();
-    let configuration = store(&context, move |store| store.upload(&uploaded, &bytes)).await?;
+    let upload = received.upload;
+    let configuration = store(&context, move |store| {
+        store.finish_upload(&uploaded, upload)
+    })
+    .await?;
     Reply::created(format!("Configuration {name} uploaded"))
         .with(&with_state(&context, configuration))
 }
