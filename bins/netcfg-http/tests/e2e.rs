@@ -8,10 +8,12 @@ mod common;
 
 use std::{
     net::{Ipv4Addr, UdpSocket},
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, Instant},
 };
 
 use common::{HUNG, Request, Server};
+use netcfg_engine::cdp::{Item, Packet};
+use netcfg_model::SerialNumber;
 use serde_json::{Value, json};
 
 const NAME: &str = "site-e2e";
@@ -66,69 +68,10 @@ fn stream_to(name: &str, socket: &UdpSocket) -> Value {
            "interface": "127.0.0.1", "interface_port": 0, "time_to_live": 1})
 }
 
-fn now_ms() -> u64 {
-    u64::try_from(
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .expect("after the epoch")
-            .as_millis(),
-    )
-    .expect("a u64 of milliseconds")
-}
-
-/// A decoded data-stream datagram (docs/engine-protocol.md, section 2).
-#[derive(Debug)]
-struct Datagram {
-    kind: u8,
-    sequence: u32,
-    timestamp_ms: u64,
-    records: Vec<u8>,
-    count: usize,
-}
-
-fn u16_at(bytes: &[u8], at: usize) -> u16 {
-    u16::from_le_bytes(bytes[at..at + 2].try_into().expect("two bytes"))
-}
-fn u32_at(bytes: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
-}
-fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(bytes[at..at + 8].try_into().expect("eight bytes"))
-}
-
-/// Checks the header (magic, version 1, a known kind, a record count that
-/// matches the length for fixed-size records) and splits it off.
-fn decode(bytes: &[u8]) -> Datagram {
-    assert!(
-        bytes.len() >= 18,
-        "a datagram shorter than its header: {bytes:?}"
-    );
-    assert_eq!(&bytes[..2], b"NC", "magic");
-    assert_eq!(bytes[2], 1, "datagram format version");
-    let kind = bytes[3];
-    let count = usize::from(u16_at(bytes, 16));
-    assert!((1..=48).contains(&count), "record count {count}");
-    let records = bytes[18..].to_vec();
-    match kind {
-        1 => assert_eq!(count, 1, "an announcement has one record"),
-        2 => assert_eq!(records.len(), count * 14, "health records are 14 bytes"),
-        3 => assert_eq!(records.len(), count * 27, "position records are 27 bytes"),
-        4 => assert_eq!(records.len(), count * 29, "sensor records are 29 bytes"),
-        other => panic!("unknown datagram kind {other}"),
-    }
-    assert!(bytes.len() < 1472, "a datagram fits one Ethernet frame");
-    Datagram {
-        kind,
-        sequence: u32_at(bytes, 4),
-        timestamp_ms: u64_at(bytes, 8),
-        records,
-        count,
-    }
-}
-
 /// Receives datagrams on `socket` until `wanted` accepts one (at most
-/// [`HUNG`]); checks every header on the way and that sequence numbers rise.
-fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Datagram) -> bool) -> Datagram {
+/// [`HUNG`]); each must be a CDP packet (docs/engine-protocol.md, section 2)
+/// of at most 1,472 bytes, and sequence numbers rise by one.
+fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Packet) -> bool) -> Packet {
     let deadline = Instant::now() + HUNG;
     let mut buffer = [0_u8; 2048];
     let mut last_sequence = None;
@@ -136,27 +79,17 @@ fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Datagram) -> bool) 
         let Ok(length) = socket.recv(&mut buffer) else {
             continue;
         };
-        let datagram = decode(&buffer[..length]);
+        assert!(length <= 1_472, "a datagram fits one Ethernet frame");
+        let packet = Packet::decode(&buffer[..length]).expect("a CDP packet");
         if let Some(last) = last_sequence {
-            assert!(
-                datagram.sequence > last,
-                "sequence {} after {last}",
-                datagram.sequence
-            );
+            assert_eq!(packet.sequence, last + 1, "sequence after {last}");
         }
-        last_sequence = Some(datagram.sequence);
-        if wanted(&datagram) {
-            return datagram;
+        last_sequence = Some(packet.sequence);
+        if wanted(&packet) {
+            return packet;
         }
     }
     panic!("no wanted datagram arrived on {:?}", socket.local_addr());
-}
-
-/// A text of a datagram record (u8 length, UTF-8), and the offset after it.
-fn text_at(bytes: &[u8], at: usize) -> (String, usize) {
-    let length = usize::from(bytes[at]);
-    let text = std::str::from_utf8(&bytes[at + 1..at + 1 + length]).expect("UTF-8 text");
-    (text.to_owned(), at + 1 + length)
 }
 
 fn check_api_version(response: &common::Response) {
@@ -239,7 +172,6 @@ fn a_configuration_lives_its_whole_life_over_http() {
     command(json!({"action": "get_property_list"})).expect(400);
 
     // Start on the simulator.
-    let started_at = now_ms();
     let started = send(Request::json(
         "POST",
         &format!("/nets/{NAME}"),
@@ -274,26 +206,32 @@ fn a_configuration_lives_its_whole_life_over_http() {
 
     // The tag's positions arrive on the User stream, the configuration's
     // announcements on the Config stream.
-    let position = receive_until(&user, |datagram| {
-        datagram.kind == 3
-            && (0..datagram.count).any(|index| u32_at(&datagram.records, index * 27) == TAG_SERIAL)
+    let tag = SerialNumber::from_u32(TAG_SERIAL);
+    let position = receive_until(&user, |packet| {
+        packet
+            .items
+            .iter()
+            .any(|item| matches!(item, Item::PositionV3(position) if position.serial_number == tag))
     });
-    assert!(
-        (started_at..=now_ms()).contains(&position.timestamp_ms),
-        "a send time between the start and now: {position:?}"
+    for item in &position.items {
+        if let Item::PositionV3(position) = item {
+            assert!(position.quality <= 10_000, "quality {}", position.quality);
+        }
+    }
+    let announcement = receive_until(&config, |packet| {
+        matches!(packet.items.first(), Some(Item::InstanceAnnounce(_)))
+    });
+    assert_eq!(
+        announcement.items[0],
+        Item::InstanceAnnounce(NAME.to_owned())
     );
-    let record = &position.records[..27];
-    let quality = u16_at(record, 24);
-    assert!(quality <= 10_000, "quality {quality}");
-    let announcement = receive_until(&config, |datagram| datagram.kind == 1);
-    let (configuration, at) = text_at(&announcement.records, 0);
-    let (instance, at) = text_at(&announcement.records, at);
-    assert_eq!((configuration.as_str(), instance.as_str()), (NAME, "sim"));
-    let (_engine_version, at) = text_at(&announcement.records, at + 1);
-    let configured = u16_at(&announcement.records, at + 8);
-    assert_eq!(usize::from(configured), expected_serials.len());
-    assert_eq!(announcement.records.len(), at + 8 + 2 + 2 + 1);
-    assert_eq!(announcement.records[at + 12], 1, "the link is up");
+    assert!(matches!(announcement.items[1], Item::HostnameAnnounce(_)));
+    let streams = announcement.items[2..]
+        .iter()
+        .filter(|item| matches!(item, Item::StreamInformation(_)))
+        .count();
+    assert_eq!(streams, 4, "one CDPStreamInformation per stream");
+    assert_eq!(announcement.serial_number, position.serial_number);
 
     // Stop.
     let stopped = send(Request::json(

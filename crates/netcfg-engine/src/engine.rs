@@ -21,7 +21,7 @@ use crate::{
     },
     driver::Driver,
     error::EngineError,
-    host,
+    host, identity,
     journal::{Journal, Rings},
     plan::NetworkPlan,
     session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
@@ -42,7 +42,9 @@ pub struct EngineOptions {
     pub heartbeat_interval: Duration,
     /// Unanswered pings in a row after which the link is down.
     pub missed_heartbeats: u32,
-    /// How often the Config stream announces a running configuration.
+    /// How often a running configuration repeats its announcements (Config
+    /// stream) and its devices' names, roles and activity (User and Anchor
+    /// streams). CDP tools expect 5 s and forget an instance after 30 s.
     pub announce_period: Duration,
     /// Recent log lines kept per configuration for `log_messages`.
     pub log_lines: usize,
@@ -51,6 +53,10 @@ pub struct EngineOptions {
     /// The simulator's behaviour for plain `sim` (`sim:<scenario>` uses the
     /// scenario's); the defaults when `None`.
     pub simulator: Option<SimOptions>,
+    /// This manager's identity, from which each configuration's CDP serial
+    /// number is derived (`FE:xx:xxxx`, see docs/engine-protocol.md §2);
+    /// the host's machine id when `None`.
+    pub manager_id: Option<String>,
 }
 
 impl Default for EngineOptions {
@@ -61,10 +67,11 @@ impl Default for EngineOptions {
             push_timeout: Duration::from_secs(2),
             heartbeat_interval: Duration::from_secs(1),
             missed_heartbeats: 3,
-            announce_period: Duration::from_secs(1),
+            announce_period: Duration::from_secs(5),
             log_lines: 1_000,
             feed_capacity: 1_024,
             simulator: None,
+            manager_id: None,
         }
     }
 }
@@ -72,6 +79,10 @@ impl Default for EngineOptions {
 #[derive(Debug)]
 struct Shared {
     options: EngineOptions,
+    /// `options.manager_id` or the machine id.
+    manager_id: String,
+    /// The host's name, for HostnameAnnounce.
+    hostname: String,
     runtime: Handle,
     events: broadcast::Sender<EngineEvent>,
     sessions: Mutex<HashMap<ConfigName, Arc<Session>>>,
@@ -97,6 +108,11 @@ impl NetcfgEngine {
         let (events, _) = broadcast::channel(options.feed_capacity.max(1));
         Self {
             shared: Arc::new(Shared {
+                manager_id: options
+                    .manager_id
+                    .clone()
+                    .unwrap_or_else(identity::default_manager_id),
+                hostname: identity::hostname(),
                 options,
                 runtime,
                 events,
@@ -145,6 +161,11 @@ impl Shared {
                 .entry(configuration.clone())
                 .or_default(),
         )
+    }
+
+    /// The CDP header serial of `plan`'s configuration on this manager.
+    fn serial_of(&self, plan: &NetworkPlan) -> SerialNumber {
+        identity::instance_serial(&self.manager_id, plan.configuration.as_str())
     }
 
     fn timing(&self) -> Timing {
@@ -254,6 +275,7 @@ impl Shared {
             Ok((driver, events, simulator, streams)) => {
                 let devices = plan.enabled_devices().count();
                 let configuration = plan.configuration.clone();
+                let serial_number = self.serial_of(&plan);
                 let session = Session::launch(
                     SessionParts {
                         plan,
@@ -262,6 +284,8 @@ impl Shared {
                         simulator,
                         journal: Arc::clone(&journal),
                         streams,
+                        serial_number,
+                        hostname: self.hostname.clone(),
                         caches: Arc::clone(&self.caches),
                         unconfigured: Arc::clone(&self.unconfigured),
                         timing: self.timing(),
@@ -307,7 +331,7 @@ impl Shared {
         let (driver, events) = Driver::spawn(port, &self.runtime);
         let result = async {
             session::push_configuration(&driver, plan, self.options.push_timeout).await?;
-            let streams = Streams::open(&plan.streams)
+            let streams = Streams::open(&plan.streams, self.serial_of(plan))
                 .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
             session::start_network(&driver, plan, self.options.push_timeout).await?;
             Ok(streams)

@@ -8,7 +8,8 @@
 //!   the manager and the network interface device (a pure codec).
 //! - [`driver`]: requests and replies over any async byte stream.
 //! - [`sim`]: the device simulator, served on a pseudo-terminal for `sim`.
-//! - [`datagram`]: the UDP datagrams of the data streams (a pure codec).
+//! - [`cdp`]: the vendor's data protocol (CDP) of the data streams (a pure codec).
+//! - [`identity`]: the serial number in the CDP header of each configuration.
 //! - [`host`]: the host's network interfaces and installed components.
 //!
 //! ```no_run
@@ -23,12 +24,14 @@
 //! ```
 
 mod api;
-pub mod datagram;
+pub mod cdp;
 pub mod driver;
 mod engine;
 mod error;
 pub mod host;
+pub mod identity;
 mod journal;
+mod live;
 mod plan;
 pub mod protocol;
 mod session;

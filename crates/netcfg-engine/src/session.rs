@@ -9,17 +9,22 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, Instance, Level,
-    MagnetometerCalibration, RoleId, SerialNumber, Synchronisation, UnconfiguredDevice,
+    MagnetometerCalibration, SerialNumber, Synchronisation, UnconfiguredDevice,
 };
-use tokio::{sync::mpsc, task::JoinHandle, time::MissedTickBehavior};
+use tokio::{
+    sync::{Notify, mpsc},
+    task::JoinHandle,
+    time::MissedTickBehavior,
+};
 
 use crate::{
-    datagram::{Announcement, DatagramBody, HealthRecord, PositionRecord, SensorRecord},
+    cdp::Item,
     driver::{Driver, DriverError, DriverEvent},
     error::EngineError,
     journal::Journal,
+    live,
     plan::NetworkPlan,
-    protocol::{Message, WireDevice},
+    protocol::{AnchorCounters, Message, WireDevice},
     sim::SimHandle,
     streams::{SendFailure, StreamSocket, Streams},
     util::now_ms,
@@ -41,6 +46,7 @@ pub(crate) struct Timing {
     pub(crate) push_timeout: Duration,
     pub(crate) heartbeat_interval: Duration,
     pub(crate) missed_heartbeats: u32,
+    /// How often the announcements and the device state are repeated.
     pub(crate) announce_period: Duration,
 }
 
@@ -62,6 +68,14 @@ pub(crate) struct Session {
     pub(crate) journal: Arc<Journal>,
     pub(crate) started_at_ms: u64,
     heard: Mutex<HashSet<SerialNumber>>,
+    /// The CDP header's serial of this configuration (see `identity`).
+    serial_number: SerialNumber,
+    /// The host's name (HostnameAnnounce).
+    hostname: String,
+    /// The latest counters each anchor reported, with its interface.
+    counters: Mutex<HashMap<SerialNumber, (u8, AnchorCounters)>>,
+    /// Wakes the publisher to repeat the state at once (after a reload).
+    state_changed: Notify,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     caches: Caches,
     unconfigured: Unconfigured,
@@ -195,6 +209,8 @@ pub(crate) struct SessionParts {
     pub(crate) simulator: Option<SimRun>,
     pub(crate) journal: Arc<Journal>,
     pub(crate) streams: Streams,
+    pub(crate) serial_number: SerialNumber,
+    pub(crate) hostname: String,
     pub(crate) caches: Caches,
     pub(crate) unconfigured: Unconfigured,
     pub(crate) timing: Timing,
@@ -213,6 +229,10 @@ impl Session {
             journal: parts.journal,
             started_at_ms: now_ms(),
             heard: Mutex::new(HashSet::new()),
+            serial_number: parts.serial_number,
+            hostname: parts.hostname,
+            counters: Mutex::new(HashMap::new()),
+            state_changed: Notify::new(),
             tasks: Mutex::new(Vec::new()),
             caches: parts.caches,
             unconfigured: parts.unconfigured,
@@ -244,12 +264,14 @@ impl Session {
         self.require_link()?;
         push_configuration(&self.driver, &plan, self.timing.push_timeout).await?;
         if plan.streams != self.plan().streams {
-            let streams = Streams::open(&plan.streams)
+            let streams = Streams::open(&plan.streams, self.serial_number)
                 .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
             *self.streams.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(streams);
         }
         let devices = plan.enabled_devices().count();
         *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
+        // Names, roles and devices may have changed: say so at once.
+        self.state_changed.notify_one();
         self.journal.notify(
             Level::Information,
             format!("configuration reloaded: {devices} device(s) pushed"),
@@ -506,9 +528,11 @@ impl Session {
                     return self.heard_stranger(serial_number, strangers);
                 }
                 lock(&self.heard).insert(serial_number);
+                let before = self.activity_of(serial_number);
                 self.update_cache(serial_number, |cached| {
                     cached.connectivity = Connectivity::Uwb
                 });
+                self.activity_changed(serial_number, before).await;
                 self.journal.notify(
                     Level::Information,
                     format!(
@@ -525,9 +549,11 @@ impl Session {
                 }
             }
             Message::Lost { serial_number } => {
+                let before = self.activity_of(serial_number);
                 self.update_cache(serial_number, |cached| {
                     cached.connectivity = Connectivity::None
                 });
+                self.activity_changed(serial_number, before).await;
                 self.journal.notify(
                     Level::Warning,
                     format!("device {serial_number} went silent"),
@@ -540,18 +566,22 @@ impl Session {
                 status,
             } => {
                 lock(&self.heard).insert(serial_number);
+                let before = self.activity_of(serial_number);
                 self.update_cache(serial_number, |cached| {
                     cached.connectivity = connectivity;
                     cached.status = Some(status);
                 });
+                self.activity_changed(serial_number, before).await;
             }
             Message::Sync {
                 serial_number,
                 synchronisation,
             } => {
+                let before = self.activity_of(serial_number);
                 self.update_cache(serial_number, |cached| {
                     cached.synchronisation = synchronisation
                 });
+                self.activity_changed(serial_number, before).await;
                 let anchor = self
                     .plan()
                     .enabled_device(serial_number)
@@ -603,21 +633,10 @@ impl Session {
                         cached.position = Some(report.position);
                     }
                 }
-                let records: Vec<_> = reports
-                    .iter()
-                    .map(|report| PositionRecord {
-                        serial_number: report.serial_number,
-                        network_time,
-                        x: report.position.x,
-                        y: report.position.y,
-                        z: report.position.z,
-                        quality: report.position.quality,
-                        anchors_used: report.position.anchors_used,
-                    })
-                    .collect();
                 let streams = self.streams();
                 if let Some(user) = &streams.user {
-                    let result = user.send_records(&records, DatagramBody::Positions).await;
+                    let items = live::positions(network_time, &reports);
+                    let result = user.send_items(&items).await;
                     self.stream_result(user, result);
                 }
             }
@@ -625,19 +644,20 @@ impl Session {
                 network_time,
                 reports,
             } => {
-                let records: Vec<_> = reports
-                    .iter()
-                    .map(|report| SensorRecord {
-                        serial_number: report.serial_number,
-                        network_time,
-                        kind: report.kind,
-                        values: report.values,
-                    })
-                    .collect();
                 let streams = self.streams();
                 if let Some(user) = &streams.user {
-                    let result = user.send_records(&records, DatagramBody::Sensors).await;
+                    let items = live::sensors(network_time, &reports);
+                    let result = user.send_items(&items).await;
                     self.stream_result(user, result);
+                }
+            }
+            Message::AnchorCounters {
+                serial_number,
+                interface,
+                counters,
+            } => {
+                if self.is_configured(serial_number) {
+                    lock(&self.counters).insert(serial_number, (interface, counters));
                 }
             }
             other => {
@@ -697,80 +717,130 @@ impl Session {
         }
     }
 
-    /// Sends the announcements (Config stream) and device health (Anchor stream).
+    /// A device's connectivity and synchronisation, as cached.
+    fn activity_of(&self, serial_number: SerialNumber) -> Option<(Connectivity, Synchronisation)> {
+        lock(&self.caches)
+            .get(&self.configuration)
+            .and_then(|cache| cache.get(&serial_number))
+            .map(|cached| (cached.connectivity, cached.synchronisation))
+    }
+
+    /// Sends a configured device's DeviceActivityState at once when its
+    /// connectivity or synchronisation changed: on the User stream, and for
+    /// anchors and seeders on the Anchor stream too, with Synchronization.
+    async fn activity_changed(
+        &self,
+        serial_number: SerialNumber,
+        before: Option<(Connectivity, Synchronisation)>,
+    ) {
+        if self.activity_of(serial_number) == before {
+            return;
+        }
+        let plan = self.plan();
+        let Some(device) = plan.enabled_device(serial_number) else {
+            return;
+        };
+        let (state, synchronization) = {
+            let caches = lock(&self.caches);
+            let cache = caches.get(&self.configuration);
+            (
+                live::activity(device, cache.and_then(|cache| cache.get(&serial_number))),
+                live::synchronization(&plan, cache),
+            )
+        };
+        let streams = self.streams();
+        if let Some(user) = &streams.user {
+            let result = user.send_items(std::slice::from_ref(&state)).await;
+            self.stream_result(user, result);
+        }
+        if live::is_anchor(device)
+            && let Some(anchor) = &streams.anchor
+        {
+            let result = anchor.send_items(&[state, synchronization]).await;
+            self.stream_result(anchor, result);
+        }
+    }
+
+    /// Repeats the announcements (Config stream) and the device state (User
+    /// and Anchor streams) every `announce_period` and at once after a
+    /// reload; sends anchor health (Anchor stream) every
+    /// `anchor_health_report_period` seconds.
     async fn publish(self: Arc<Self>) {
-        let mut announce = tokio::time::interval(self.timing.announce_period);
-        let mut health = tokio::time::interval(self.plan().anchor_health_period());
-        announce.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut state = tokio::time::interval(self.timing.announce_period);
+        let health_period = self.plan().anchor_health_period();
+        let mut health =
+            tokio::time::interval_at(tokio::time::Instant::now() + health_period, health_period);
+        state.set_missed_tick_behavior(MissedTickBehavior::Delay);
         health.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut reported = HashMap::new();
         loop {
             tokio::select! {
-                _ = announce.tick() => {
-                    let streams = self.streams();
-                    if let Some(config) = &streams.config {
-                        let result = config.send(DatagramBody::Announcement(self.announcement())).await;
-                        self.stream_result(config, result);
-                    }
-                }
-                _ = health.tick() => {
-                    let streams = self.streams();
-                    if let Some(anchor) = &streams.anchor {
-                        let records = self.health_records();
-                        if !records.is_empty() {
-                            let result = anchor.send_records(&records, DatagramBody::Health).await;
-                            self.stream_result(anchor, result);
-                        }
-                    }
-                }
+                _ = state.tick() => self.send_state().await,
+                () = self.state_changed.notified() => self.send_state().await,
+                _ = health.tick() => self.send_health(health_period, &mut reported).await,
             }
         }
     }
 
-    pub(crate) fn announcement(&self) -> Announcement {
+    async fn send_state(&self) {
         let plan = self.plan();
-        let mut instance = self.instance.to_string();
-        instance.truncate(255);
-        Announcement {
-            configuration: self.configuration.to_string(),
-            instance,
-            network_mode: plan.network_mode,
-            engine_version: env!("CARGO_PKG_VERSION").to_owned(),
-            uptime_ms: now_ms().saturating_sub(self.started_at_ms),
-            configured_devices: u16::try_from(plan.enabled_devices().count()).unwrap_or(u16::MAX),
-            heard_devices: u16::try_from(self.devices_heard()).unwrap_or(u16::MAX),
-            link_up: self.driver.is_up(),
+        let announcement =
+            live::announcement(self.configuration.as_str(), &self.hostname, &plan.streams);
+        let (user_state, anchor_state) = {
+            let caches = lock(&self.caches);
+            let cache = caches.get(&self.configuration);
+            (
+                live::user_state(&plan, cache),
+                live::anchor_state(&plan, cache),
+            )
+        };
+        let streams = self.streams();
+        for (stream, items) in [
+            (&streams.config, announcement),
+            (&streams.user, user_state),
+            (&streams.anchor, anchor_state),
+        ] {
+            if let Some(stream) = stream {
+                let result = stream.send_items(&items).await;
+                self.stream_result(stream, result);
+            }
         }
     }
 
-    fn health_records(&self) -> Vec<HealthRecord> {
-        let plan = self.plan();
-        let now = now_ms();
-        let caches = lock(&self.caches);
-        let Some(cache) = caches.get(&self.configuration) else {
-            return Vec::new();
+    /// AnchorHealthV5 for every anchor and seeder: the counts between its
+    /// last report and the one before the previous health message.
+    async fn send_health(
+        &self,
+        period: Duration,
+        reported: &mut HashMap<SerialNumber, AnchorCounters>,
+    ) {
+        let streams = self.streams();
+        let Some(anchor) = &streams.anchor else {
+            return;
         };
-        plan.enabled_devices()
-            .filter(|device| {
-                device
-                    .interfaces
-                    .iter()
-                    .any(|interface| interface.role_id != RoleId::UNCONFIGURED)
-            })
-            .filter_map(|device| {
-                let cached = cache.get(&device.serial_number)?;
-                let status = cached.status.as_ref()?;
-                Some(HealthRecord {
-                    serial_number: device.serial_number,
-                    connectivity: cached.connectivity,
-                    synchronisation: cached.synchronisation,
-                    battery_percent: status.battery_percent,
-                    temperature_celsius: status.temperature_celsius,
-                    processor_use_percent: status.processor_use_percent,
-                    last_heard_ms_ago: u32::try_from(now.saturating_sub(cached.last_seen_ms))
-                        .unwrap_or(u32::MAX),
+        let plan = self.plan();
+        let items: Vec<Item> = {
+            let counters = lock(&self.counters);
+            plan.enabled_devices()
+                .filter(|device| live::is_anchor(device))
+                .map(|device| {
+                    let (interface, now) =
+                        counters.get(&device.serial_number).copied().unwrap_or((
+                            device
+                                .interfaces
+                                .first()
+                                .map_or(0, |interface| interface.identifier),
+                            AnchorCounters::default(),
+                        ));
+                    let before = reported
+                        .insert(device.serial_number, now)
+                        .unwrap_or_default();
+                    live::anchor_health(device, interface, now, before, period.as_secs())
                 })
-            })
-            .collect()
+                .collect()
+        };
+        let result = anchor.send_items(&items).await;
+        self.stream_result(anchor, result);
     }
 }
 

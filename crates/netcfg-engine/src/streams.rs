@@ -5,17 +5,14 @@
 use std::{
     io,
     net::{IpAddr, SocketAddr},
-    sync::atomic::{AtomicBool, AtomicU32, Ordering},
+    sync::atomic::{AtomicBool, Ordering},
 };
 
-use netcfg_model::{DataStream, DefaultStream};
+use netcfg_model::{DataStream, DefaultStream, SerialNumber};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
-use tokio::net::UdpSocket;
+use tokio::{net::UdpSocket, sync::Mutex};
 
-use crate::{
-    datagram::{Datagram, DatagramBody, MAX_RECORDS},
-    util::now_ms,
-};
+use crate::cdp::{self, Item};
 
 /// One open data stream.
 #[derive(Debug)]
@@ -23,7 +20,12 @@ pub(crate) struct StreamSocket {
     pub(crate) name: String,
     socket: UdpSocket,
     destination: SocketAddr,
-    sequence: AtomicU32,
+    /// The header's serial: the manager instance's (see `identity`).
+    serial_number: SerialNumber,
+    /// The next datagram's sequence number. Held across a batch of sends so
+    /// that the datagrams leave in sequence order, and advanced only by a
+    /// datagram that was sent: a receiver sees no gap but real loss.
+    sequence: Mutex<u32>,
     failing: AtomicBool,
 }
 
@@ -37,7 +39,7 @@ pub(crate) enum SendFailure {
 
 impl StreamSocket {
     /// Opens the socket of `stream`. Must run inside the engine's runtime.
-    pub(crate) fn open(stream: &DataStream) -> io::Result<Self> {
+    pub(crate) fn open(stream: &DataStream, serial_number: SerialNumber) -> io::Result<Self> {
         let destination = SocketAddr::new(stream.destination_ip, stream.destination_port);
         let domain = Domain::for_address(destination);
         let socket = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP))?;
@@ -73,56 +75,49 @@ impl StreamSocket {
             name: stream.name.to_string(),
             socket,
             destination,
-            sequence: AtomicU32::new(0),
+            serial_number,
+            sequence: Mutex::new(0),
             failing: AtomicBool::new(false),
         })
     }
 
-    /// Sends `body`; a failure is reported once until a send succeeds again.
-    pub(crate) async fn send(&self, body: DatagramBody) -> Result<(), SendFailure> {
-        let datagram = Datagram {
-            sequence: self.sequence.fetch_add(1, Ordering::Relaxed),
-            timestamp_ms: now_ms(),
-            body,
-        };
-        let bytes = datagram
-            .encode()
-            .map_err(|error| io::Error::new(io::ErrorKind::InvalidData, error));
-        let result = match bytes {
-            Ok(bytes) => self
-                .socket
-                .send_to(&bytes, self.destination)
-                .await
-                .map(drop),
-            Err(error) => Err(error),
-        };
-        match result {
-            Ok(()) => {
-                self.failing.store(false, Ordering::Relaxed);
-                Ok(())
-            }
-            Err(error) if !self.failing.swap(true, Ordering::Relaxed) => {
-                Err(SendFailure::First(error))
-            }
-            Err(_) => Err(SendFailure::Again),
+    /// Sends `items` in as few CDP datagrams as fit them (at most 1,472
+    /// bytes each); a failure is reported once until a send succeeds again.
+    pub(crate) async fn send_items(&self, items: &[Item]) -> Result<(), SendFailure> {
+        if items.is_empty() {
+            return Ok(());
         }
-    }
-
-    /// Sends `records` in as many datagrams as needed.
-    pub(crate) async fn send_records<T: Clone>(
-        &self,
-        records: &[T],
-        wrap: fn(Vec<T>) -> DatagramBody,
-    ) -> Result<(), SendFailure> {
+        let datagrams = match cdp::pack(self.serial_number, items) {
+            Ok(datagrams) => datagrams,
+            Err(error) => {
+                return Err(self.failed(io::Error::new(io::ErrorKind::InvalidData, error)));
+            }
+        };
         let mut outcome = Ok(());
-        for chunk in records.chunks(MAX_RECORDS) {
-            if let Err(failure) = self.send(wrap(chunk.to_vec())).await
-                && outcome.is_ok()
-            {
-                outcome = Err(failure);
+        let mut sequence = self.sequence.lock().await;
+        for mut datagram in datagrams {
+            cdp::set_sequence(&mut datagram, *sequence);
+            match self.socket.send_to(&datagram, self.destination).await {
+                Ok(_) => {
+                    *sequence = sequence.wrapping_add(1);
+                    self.failing.store(false, Ordering::Relaxed);
+                }
+                Err(error) => {
+                    if outcome.is_ok() {
+                        outcome = Err(self.failed(error));
+                    }
+                }
             }
         }
         outcome
+    }
+
+    fn failed(&self, error: io::Error) -> SendFailure {
+        if self.failing.swap(true, Ordering::Relaxed) {
+            SendFailure::Again
+        } else {
+            SendFailure::First(error)
+        }
     }
 }
 
@@ -137,7 +132,10 @@ pub(crate) struct Streams {
 impl Streams {
     /// Opens the Config, Anchor and User streams among `streams`; other
     /// streams (Data-to-Device, custom ones) carry nothing from the engine.
-    pub(crate) fn open(streams: &[DataStream]) -> Result<Self, (String, io::Error)> {
+    pub(crate) fn open(
+        streams: &[DataStream],
+        serial_number: SerialNumber,
+    ) -> Result<Self, (String, io::Error)> {
         let mut open = Self::default();
         for stream in streams {
             let slot = match DefaultStream::from_name(&stream.name) {
@@ -146,8 +144,10 @@ impl Streams {
                 Some(DefaultStream::User) => &mut open.user,
                 _ => continue,
             };
-            *slot =
-                Some(StreamSocket::open(stream).map_err(|error| (stream.name.to_string(), error))?);
+            *slot = Some(
+                StreamSocket::open(stream, serial_number)
+                    .map_err(|error| (stream.name.to_string(), error))?,
+            );
         }
         Ok(open)
     }

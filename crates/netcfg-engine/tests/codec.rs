@@ -1,6 +1,6 @@
 //! The wire codec from fixtures (bytes beside their decoded form) and
-//! property tests: arbitrary bytes never panic a decoder; messages and
-//! datagrams survive a round trip.
+//! property tests: arbitrary bytes never panic a decoder; messages survive
+//! a round trip. (The data streams' CDP codec has its own, `tests/cdp.rs`.)
 //!
 //! Each `fixtures/engine/<name>.hex` holds frame bytes in hexadecimal (`#`
 //! starts a comment); `<name>.txt` beside it holds the decoded frame
@@ -9,13 +9,11 @@
 
 use std::{fs, path::Path};
 
-use netcfg_engine::{
-    datagram::{Datagram, DatagramBody, HealthRecord, PositionRecord},
-    protocol::{Frame, FrameDecoder, Message, NackReason, PositionReport},
+use netcfg_engine::protocol::{
+    AnchorCounters, Frame, FrameDecoder, Message, NackReason, PositionReport,
 };
 use netcfg_model::{
-    Connectivity, DeviceAction, LedColor, LedMode, LedTimeout, Position, SerialNumber,
-    Synchronisation,
+    DeviceAction, LedColor, LedMode, LedTimeout, Position, SerialNumber, Synchronisation,
 };
 use proptest::prelude::*;
 
@@ -70,7 +68,7 @@ fn every_fixture_decodes_as_recorded_and_valid_frames_re_encode_to_their_bytes()
         checked += 1;
     }
     // Every message kind and every error kind has a fixture.
-    assert!(checked >= 35, "only {checked} fixtures");
+    assert!(checked >= 36, "only {checked} fixtures");
     assert!(errors >= 11, "only {errors} error fixtures");
 }
 
@@ -153,6 +151,20 @@ fn message() -> impl Strategy<Value = Message> {
                     )
                     .collect(),
             }),
+        (serial(), any::<u8>(), any::<[u32; 5]>(), any::<u64>()).prop_map(
+            |(serial_number, interface, counts, quality_sum)| Message::AnchorCounters {
+                serial_number,
+                interface,
+                counters: AnchorCounters {
+                    ticks: counts[0],
+                    timed_rxs: counts[1],
+                    beacons_reported: counts[2],
+                    beacons_discarded: counts[3],
+                    beacons_late: counts[4],
+                    quality_sum,
+                },
+            }
+        ),
         (serial(), any::<bool>()).prop_map(|(serial_number, tx)| Message::Sync {
             serial_number,
             synchronisation: if tx {
@@ -170,7 +182,6 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic_the_decoders(bytes in prop::collection::vec(any::<u8>(), 0..600)) {
         let _ = Frame::decode(&bytes);
-        let _ = Datagram::decode(&bytes);
         let mut decoder = FrameDecoder::new();
         decoder.extend(&bytes);
         // Each call consumes bytes or stops, so this ends.
@@ -202,31 +213,5 @@ proptest! {
         prop_assert!(decoder.next_frame().is_none());
         decoder.extend(tail);
         prop_assert_eq!(decoder.next_frame(), Some(Ok(frame)));
-    }
-
-    #[test]
-    fn datagrams_round_trip(sequence in any::<u32>(), timestamp_ms in any::<u64>(), records in prop::collection::vec((serial(), any::<u64>(), any::<[i32; 3]>()), 0..48)) {
-        let positions = Datagram {
-            sequence,
-            timestamp_ms,
-            body: DatagramBody::Positions(records.iter().map(|&(serial_number, network_time, [x, y, z])| PositionRecord {
-                serial_number, network_time, x, y, z, quality: 9000, anchors_used: 4,
-            }).collect()),
-        };
-        prop_assert_eq!(Datagram::decode(&positions.encode().unwrap()).unwrap(), positions);
-        let health = Datagram {
-            sequence,
-            timestamp_ms,
-            body: DatagramBody::Health(records.iter().map(|&(serial_number, _, [x, _, _])| HealthRecord {
-                serial_number,
-                connectivity: Connectivity::Uwb,
-                synchronisation: Synchronisation::Rx,
-                battery_percent: 255,
-                temperature_celsius: (x % 100) as i16,
-                processor_use_percent: 3,
-                last_heard_ms_ago: x.unsigned_abs(),
-            }).collect()),
-        };
-        prop_assert_eq!(Datagram::decode(&health.encode().unwrap()).unwrap(), health);
     }
 }

@@ -1,6 +1,6 @@
 //! The data streams: a UDP listener on 127.0.0.1 set as a stream's
-//! destination receives announcements, device health and positions at the
-//! configured rates.
+//! destination receives CDP announcements, anchor health and positions at
+//! the configured rates. (`cdp_py.rs` decodes them with the vendor's decoder.)
 
 mod common;
 
@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::*;
 use netcfg_engine::{
     Engine, EngineOptions, NetcfgEngine,
-    datagram::{Datagram, DatagramBody},
+    cdp::{self, Item, Packet},
 };
 use netcfg_model::{DEFAULT_TAG_PERIOD, SettingKey, SettingValue, SystemSetting};
 use tokio::net::UdpSocket;
@@ -20,12 +20,13 @@ async fn listener() -> (UdpSocket, u16) {
     (socket, port)
 }
 
-async fn next_datagram(socket: &UdpSocket) -> Datagram {
+async fn next_datagram(socket: &UdpSocket) -> Packet {
     let mut buffer = vec![0u8; 2048];
     let length = within("a datagram", socket.recv(&mut buffer))
         .await
         .unwrap();
-    Datagram::decode(&buffer[..length]).unwrap()
+    assert!(length <= cdp::MAX_DATAGRAM_LEN);
+    Packet::decode(&buffer[..length]).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,52 +56,60 @@ async fn listeners_receive_announcements_health_and_positions_at_their_rates() {
     let name = plan.configuration.clone();
     within("start", engine.start(plan)).await.unwrap();
 
-    // Announcements: consecutive sequence numbers, about one per period.
+    // Announcements: consecutive sequence numbers, one per period (counted
+    // in datagrams: each announcement fits one).
     let mut announcements = Vec::new();
     while announcements.len() < 6 {
-        let datagram = next_datagram(&config).await;
-        let DatagramBody::Announcement(announcement) = &datagram.body else {
-            panic!("the Config stream carries announcements only, got {datagram:?}");
+        let packet = next_datagram(&config).await;
+        let [
+            Item::InstanceAnnounce(instance),
+            Item::HostnameAnnounce(_),
+            streams @ ..,
+        ] = &packet.items[..]
+        else {
+            panic!("the Config stream carries announcements only, got {packet:?}");
         };
-        assert_eq!(announcement.configuration, "streams");
-        assert_eq!(announcement.instance, "sim");
-        assert_eq!(announcement.configured_devices, 6);
-        announcements.push(datagram);
+        assert_eq!(instance, "streams");
+        // One CDPStreamInformation per stream of the configuration.
+        assert_eq!(streams.len(), 4, "{streams:?}");
+        announcements.push(packet);
     }
     for pair in announcements.windows(2) {
         assert_eq!(pair[1].sequence, pair[0].sequence + 1);
+        assert_eq!(pair[1].serial_number, pair[0].serial_number);
     }
-    let span = announcements[5].timestamp_ms - announcements[0].timestamp_ms;
-    let mean = span as f64 / 5.0;
-    let period = announce_period.as_millis() as f64;
-    assert!(
-        mean > period * 0.5 && mean < period * 2.0,
-        "announcements every {mean} ms, configured {period} ms"
-    );
 
-    // Health: every configured device, once per report period.
+    // Health: every anchor and seeder, once per report period.
     let health = loop {
-        if let DatagramBody::Health(records) = next_datagram(&anchor).await.body
-            && records.len() == 6
-        {
-            break records;
+        let health: Vec<_> = next_datagram(&anchor)
+            .await
+            .items
+            .into_iter()
+            .filter_map(|item| match item {
+                Item::AnchorHealthV5(health) => Some(health),
+                _ => None,
+            })
+            .collect();
+        if health.len() == 4 {
+            break health;
         }
     };
-    assert!(health.iter().any(
-        |record| record.serial_number == serial("01:04:0001") && record.battery_percent == 255
-    ));
+    assert!(
+        health
+            .iter()
+            .any(|item| item.serial_number == serial("01:04:0001") && item.report_period == 1)
+    );
 
     // Positions: each tag at its role's rate (10 Hz), counted in network time.
     let tag = serial("01:05:0001");
     let mut times = Vec::new();
     while times.len() < 25 {
-        if let DatagramBody::Positions(records) = next_datagram(&user).await.body {
-            times.extend(
-                records
-                    .iter()
-                    .filter(|record| record.serial_number == tag)
-                    .map(|record| record.network_time),
-            );
+        for item in next_datagram(&user).await.items {
+            if let Item::PositionV3(position) = item
+                && position.serial_number == tag
+            {
+                times.push(cdp::units_from_ticks(position.network_time));
+            }
         }
     }
     let span = times[times.len() - 1] - times[0];

@@ -57,11 +57,12 @@ pub const DEFAULT_STREAM_GROUP: Ipv4Addr = Ipv4Addr::new(239, 255, 76, 67);
 /// The streams every configuration starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DefaultStream {
-    /// Announces the running instance (port 7671).
+    /// Announces the running instance (port 7671, where CDP tools discover instances).
     Config,
-    /// Device health (port 7667).
+    /// Anchor health and synchronisation (port 7668).
     Anchor,
-    /// Positions and sensor data (port 7668, ours).
+    /// Positions, sensor data, names, roles and activity (port 7667, where
+    /// CDP tools listen for positions).
     User,
     /// Data that clients send to devices (port 7669, ours); deleting it
     /// resets it to these values.
@@ -106,8 +107,8 @@ impl DefaultStream {
     pub fn stream(self) -> DataStream {
         let destination_port = match self {
             Self::Config => 7671,
-            Self::Anchor => 7667,
-            Self::User => 7668,
+            Self::Anchor => 7668,
+            Self::User => 7667,
             Self::DataToDevice => 7669,
         };
         DataStream {
@@ -171,6 +172,24 @@ pub(crate) fn check_stream_fields(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_streams_are_where_cdp_tools_listen() {
+        let port = |stream: DefaultStream| {
+            (
+                stream.stream().destination_ip,
+                stream.stream().destination_port,
+            )
+        };
+        let group = IpAddr::V4(DEFAULT_STREAM_GROUP);
+        assert_eq!(port(DefaultStream::User), (group, 7667));
+        assert_eq!(port(DefaultStream::Anchor), (group, 7668));
+        assert_eq!(port(DefaultStream::Config), (group, 7671));
+        for stream in default_streams() {
+            assert_eq!(stream.interface, IpAddr::V4(Ipv4Addr::UNSPECIFIED));
+            assert_eq!(stream.time_to_live, 1);
+        }
+    }
 
     #[test]
     fn default_streams_are_valid_and_only_data_to_device_may_go() {

@@ -114,11 +114,6 @@ impl<'a> Reader<'a> {
         Ok(items)
     }
 
-    /// How many bytes are left.
-    pub(crate) fn remaining(&self) -> usize {
-        self.bytes.len()
-    }
-
     /// Fails unless every byte was read.
     pub(crate) fn finish(self) -> Result<(), DecodeError> {
         if self.bytes.is_empty() {

@@ -13,6 +13,25 @@ use super::{
     cursor::{Reader, Writer},
 };
 
+/// An anchor's counters since the network started (they wrap at 2^32;
+/// the quality sum at 2^64). The host turns two reports into the counts of
+/// the period between them (CDP AnchorHealthV5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AnchorCounters {
+    /// Seeder ticks the anchor timed.
+    pub ticks: u32,
+    /// Receptions it timed (ticks and tag beacons).
+    pub timed_rxs: u32,
+    /// Tag beacons it reported.
+    pub beacons_reported: u32,
+    /// Tag beacons it discarded.
+    pub beacons_discarded: u32,
+    /// Tag beacons that came too late to be used.
+    pub beacons_late: u32,
+    /// Sum of the quality (0 to 10,000) of the beacons it reported.
+    pub quality_sum: u64,
+}
+
 /// A device as the network interface device learns it from a configuration push.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireDevice {
@@ -228,6 +247,15 @@ pub enum Message {
         /// The positions.
         reports: Vec<PositionReport>,
     },
+    /// Report: an anchor's (or seeder's) counters, with its status.
+    AnchorCounters {
+        /// The anchor.
+        serial_number: SerialNumber,
+        /// Its interface.
+        interface: u8,
+        /// Its counters since the network started.
+        counters: AnchorCounters,
+    },
     /// Report: a batch of sensor readings.
     Sensors {
         /// When, in network time units since the network started.
@@ -321,6 +349,7 @@ impl Message {
             Self::FirmwareImages { .. } => 0x4A,
             Self::Positions { .. } => 0x4B,
             Self::Sensors { .. } => 0x4C,
+            Self::AnchorCounters { .. } => 0x4D,
         }
     }
 
@@ -438,6 +467,20 @@ impl Message {
                     out.u8(report.position.anchors_used);
                     Ok(())
                 })?;
+            }
+            Self::AnchorCounters {
+                serial_number,
+                interface,
+                counters,
+            } => {
+                out.u32(serial_number.as_u32());
+                out.u8(*interface);
+                out.u32(counters.ticks);
+                out.u32(counters.timed_rxs);
+                out.u32(counters.beacons_reported);
+                out.u32(counters.beacons_discarded);
+                out.u32(counters.beacons_late);
+                out.u64(counters.quality_sum);
             }
             Self::Sensors {
                 network_time,
@@ -573,6 +616,18 @@ impl Message {
                         },
                     })
                 })?,
+            },
+            0x4D => Self::AnchorCounters {
+                serial_number: serial(input)?,
+                interface: input.u8("interface")?,
+                counters: AnchorCounters {
+                    ticks: input.u32("ticks")?,
+                    timed_rxs: input.u32("timed_rxs")?,
+                    beacons_reported: input.u32("beacons_reported")?,
+                    beacons_discarded: input.u32("beacons_discarded")?,
+                    beacons_late: input.u32("beacons_late")?,
+                    quality_sum: input.u64("quality_sum")?,
+                },
             },
             0x4C => Self::Sensors {
                 network_time: input.u64("network_time")?,

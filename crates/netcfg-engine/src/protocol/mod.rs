@@ -22,7 +22,9 @@ mod message;
 
 pub use crc::crc32;
 pub use frame::{Frame, FrameDecoder};
-pub use message::{Message, NackReason, PositionReport, SensorKind, SensorReport, WireDevice};
+pub use message::{
+    AnchorCounters, Message, NackReason, PositionReport, SensorKind, SensorReport, WireDevice,
+};
 
 /// The protocol version this codec speaks (the third byte of every frame).
 pub const PROTOCOL_VERSION: u8 = 1;

@@ -11,7 +11,8 @@ use tokio::time::Instant;
 
 use super::{SimFault, SimOptions};
 use crate::protocol::{
-    Frame, Message, NackReason, PositionReport, SensorKind, SensorReport, WireDevice,
+    AnchorCounters, Frame, Message, NackReason, PositionReport, SensorKind, SensorReport,
+    WireDevice,
 };
 
 /// Reports of one kind sent in one frame at most (keeps frames well under
@@ -68,6 +69,8 @@ struct SimDevice {
     rejoin_at: Option<Instant>,
     properties: BTreeMap<u32, i64>,
     phase: f64,
+    /// Anchors and seeders: what they timed since the network started.
+    counters: AnchorCounters,
 }
 
 impl SimDevice {
@@ -89,6 +92,7 @@ impl SimDevice {
             // A few persistent properties every device has.
             properties: BTreeMap::from([(1, 0), (2, i64::from(seed & 0xFF)), (7, 100)]),
             phase: f64::from(seed % 360).to_radians(),
+            counters: AnchorCounters::default(),
         }
     }
 
@@ -144,6 +148,17 @@ pub(super) struct World {
     centre: [f64; 2],
     radius: f64,
     anchor_count: u8,
+    /// Network time units between seeder ticks.
+    seeder_period: u64,
+    /// Seeder ticks since the start, as of the last step.
+    ticks_so_far: u64,
+}
+
+/// Of every thousand beacons an anchor hears, how many it discards and how
+/// many come late (a little different for each anchor).
+fn beacon_losses(serial: SerialNumber) -> (u64, u64) {
+    let seed = u64::from(serial.as_u32());
+    (2 + seed % 5, 1 + seed % 3)
 }
 
 impl World {
@@ -159,6 +174,8 @@ impl World {
             centre: [0.0, 0.0],
             radius: 5_000.0,
             anchor_count: 0,
+            seeder_period: 9_750,
+            ticks_so_far: 0,
         };
         world.add_extras();
         world
@@ -293,6 +310,12 @@ impl World {
             self.devices.insert(device.serial, device);
         }
         self.add_extras();
+        self.seeder_period = self
+            .roles
+            .iter()
+            .find(|role| role.id == RoleId::SEEDER)
+            .map_or(0, |role| u64::from(role.network_period.units()))
+            .max(4_375);
         self.anchor_count = u8::try_from(anchors.len()).unwrap_or(u8::MAX);
         if !anchors.is_empty() {
             let count = anchors.len() as f64;
@@ -322,6 +345,10 @@ impl World {
         let now = Instant::now();
         self.running_since = Some(now);
         self.next_status = now;
+        self.ticks_so_far = 0;
+        for device in self.devices.values_mut() {
+            device.counters = AnchorCounters::default();
+        }
         self.join_all(out);
         Message::Ack
     }
@@ -488,6 +515,13 @@ impl World {
                         connectivity: Connectivity::Uwb,
                         status: device.status(now, self.running_since.unwrap_or(now)),
                     });
+                    if device.is_anchor() {
+                        out.report(Message::AnchorCounters {
+                            serial_number: device.serial,
+                            interface: device.interface,
+                            counters: device.counters,
+                        });
+                    }
                 } else {
                     out.report(Message::Heard {
                         serial_number: device.serial,
@@ -527,6 +561,7 @@ impl World {
                 }
             }
         }
+        self.count_receptions(network_time, &positions);
         out.positions += positions.len() as u64;
         for chunk in positions.chunks(BATCH) {
             out.report(Message::Positions {
@@ -539,6 +574,53 @@ impl World {
                 network_time,
                 reports: chunk.to_vec(),
             });
+        }
+    }
+}
+
+impl World {
+    /// Every synchronised, reachable anchor times the seeder ticks of this
+    /// step and hears every tag beacon located in it; it discards a few and
+    /// gets a few late ([`beacon_losses`]).
+    fn count_receptions(&mut self, network_time: u64, positions: &[PositionReport]) {
+        let ticks_now = network_time / self.seeder_period.max(1);
+        let new_ticks = ticks_now.saturating_sub(self.ticks_so_far);
+        self.ticks_so_far = ticks_now;
+        let beacons = positions.len() as u64;
+        let quality: u64 = positions
+            .iter()
+            .map(|report| u64::from(report.position.quality))
+            .sum();
+        for device in self.devices.values_mut() {
+            if !device.is_anchor()
+                || !device.configured
+                || device.silent_since.is_some()
+                || device.rejoin_at.is_some()
+                || device.synchronisation == Synchronisation::None
+            {
+                continue;
+            }
+            let counters = &mut device.counters;
+            // The wire counters are u32 and wrap, as a device's would.
+            let wrap = |value: u64| (value & u64::from(u32::MAX)) as u32;
+            counters.ticks = counters.ticks.wrapping_add(wrap(new_ticks));
+            let heard_before = u64::from(counters.beacons_reported)
+                + u64::from(counters.beacons_discarded)
+                + u64::from(counters.beacons_late);
+            let heard = heard_before + beacons;
+            let (discard, late) = beacon_losses(device.serial);
+            let discarded = heard * discard / 1_000;
+            let late = heard * late / 1_000;
+            let reported_now = heard - discarded - late;
+            let reported_new = reported_now.saturating_sub(u64::from(counters.beacons_reported));
+            counters.beacons_discarded = wrap(discarded);
+            counters.beacons_late = wrap(late);
+            counters.beacons_reported = wrap(reported_now);
+            counters.timed_rxs = counters.timed_rxs.wrapping_add(wrap(new_ticks + beacons));
+            // The average quality of this step's beacons, for each reported one.
+            if let Some(share) = (quality * reported_new).checked_div(beacons) {
+                counters.quality_sum = counters.quality_sum.wrapping_add(share);
+            }
         }
     }
 }
@@ -635,7 +717,16 @@ fn sensor_values(kind: SensorKind, network_time: u64) -> [i32; 4] {
     match kind {
         SensorKind::Accelerometer => [wave(50.0), wave(30.0), 1_000, 0],
         SensorKind::Gyroscope => [wave(2_000.0), 0, wave(500.0), 0],
-        SensorKind::Quaternion => [10_000, 0, 0, wave(100.0)],
+        // A rotation about the vertical axis (w, x, y, z), normalised.
+        SensorKind::Quaternion => {
+            let half = seconds * 0.1;
+            [
+                (half.cos() * 10_000.0).round() as i32,
+                0,
+                0,
+                (half.sin() * 10_000.0).round() as i32,
+            ]
+        }
         SensorKind::Magnetometer => [22_000, wave(1_000.0), -40_000, 0],
         SensorKind::Pressure => [101_325 + wave(20.0), 0, 0, 0],
         SensorKind::Temperature => [23_000 + wave(200.0), 0, 0, 0],
