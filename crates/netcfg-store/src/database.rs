@@ -321,12 +321,12 @@ impl Database {
     }
 
     /// Writes a consistent copy of the file to `target` (which must not
-    /// exist), while changes go on.
+    /// exist), while changes go on. The configuration is woken first, so the
+    /// read hold kept on its state during the copy (which keeps it from
+    /// being closed, renamed or deleted under the copy) never delays its
+    /// other calls, which hold the same state for reading.
     pub(crate) fn snapshot_into(&self, target: &Path) -> Result<(), StoreError> {
-        let state = self.state();
-        if matches!(*state, State::Closed) {
-            return Err(self.closed());
-        }
+        let _state = self.awake()?;
         let target = target.to_str().ok_or_else(|| {
             StoreError::io_message("snapshot", "the data directory's path is not UTF-8")
         })?;
