@@ -280,7 +280,7 @@ impl Shared {
             }
             Err(error) => {
                 journal.notify(Level::Error, format!("start failed: {error}"), None);
-                journal.close();
+                journal.close().await;
                 Err(error)
             }
         }
