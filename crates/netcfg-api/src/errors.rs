@@ -48,7 +48,6 @@ impl From<EngineError> for ApiError {
             | EngineError::UnexpectedReply { .. }
             | EngineError::StreamSocket { .. }
             | EngineError::LogFile { .. }
-            | EngineError::HostInterfaces(_)
             | EngineError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {

@@ -127,11 +127,12 @@ impl Journal {
                 Err(error) => return Err(fail(&path, error)),
             }
         };
-        Self::with_writer(configuration, path, file, events, rings, ring_lines)
-            .map_err(|source| EngineError::LogFile {
+        Self::with_writer(configuration, path, file, events, rings, ring_lines).map_err(|source| {
+            EngineError::LogFile {
                 path: directory.to_owned(),
                 source,
-            })
+            }
+        })
     }
 
     /// A journal whose lines go to `writer`, on a thread of its own.
@@ -309,6 +310,11 @@ mod tests {
         // After the close, lines reach the ring and the feed only.
         journal.line(Level::Information, "late");
         assert_eq!(gate.text(), text);
-        assert!(rings.lock().unwrap()[&name].back().unwrap().ends_with("late"));
+        assert!(
+            rings.lock().unwrap()[&name]
+                .back()
+                .unwrap()
+                .ends_with("late")
+        );
     }
 }

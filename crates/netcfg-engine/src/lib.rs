@@ -9,7 +9,6 @@
 //! - [`driver`]: requests and replies over any async byte stream.
 //! - [`sim`]: the device simulator, served on a pseudo-terminal for `sim`.
 //! - [`datagram`]: the UDP datagrams of the data streams (a pure codec).
-//! - [`host`]: the host's network interfaces and installed components.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), netcfg_engine::EngineError> {
@@ -27,7 +26,6 @@ pub mod datagram;
 pub mod driver;
 mod engine;
 mod error;
-pub mod host;
 mod journal;
 mod plan;
 pub mod protocol;

@@ -29,7 +29,8 @@ const DEVICES: u32 = 400_000;
 /// path would take minutes in a debug build; the rows are the same).
 fn fill(file: &Path) {
     let conn = rusqlite::Connection::open(file).expect("the file opens");
-    conn.busy_timeout(Duration::from_secs(60)).expect("a busy timeout");
+    conn.busy_timeout(Duration::from_secs(60))
+        .expect("a busy timeout");
     conn.execute_batch(&format!(
         "BEGIN;
          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {DEVICES})
@@ -107,7 +108,9 @@ fn a_long_copy_delays_no_call_for_another_configuration() {
         event("other changed");
         assert!(!store.download(&other).unwrap().is_empty());
         event("other downloaded");
-        store.create(&name("third"), Instance::ServerDefault).unwrap();
+        store
+            .create(&name("third"), Instance::ServerDefault)
+            .unwrap();
         event("third created");
 
         copying.join().unwrap().unwrap();
@@ -138,7 +141,9 @@ fn of_concurrent_steps_onto_one_name_exactly_one_wins() {
     let temp = temp_store();
     let store = &temp.store;
     for source in ["source", "renamed-a", "renamed-b"] {
-        store.create(&name(source), Instance::ServerDefault).unwrap();
+        store
+            .create(&name(source), Instance::ServerDefault)
+            .unwrap();
     }
     store
         .net(&name("source"))
