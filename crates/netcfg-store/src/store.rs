@@ -304,6 +304,22 @@ impl Store {
         Ok(Net::new(name.clone(), db))
     }
 
+    /// `name`'s configuration if it is open and awake, else `None`; never
+    /// waits for I/O (it looks the name up and checks the state), so an
+    /// async caller may call it on its own thread, then queue changes with
+    /// [`Net::change`]. On `None`, take the configuration with [`Store::net`]
+    /// and [`Net::wake`] on a thread that may block (both open files).
+    pub fn net_if_awake(&self, name: &ConfigName) -> Option<Net> {
+        // Held only for bookkeeping, never across I/O: this waits for
+        // nobody's file work.
+        let registry = self.shared.lock();
+        if registry.busy.contains(name) {
+            return None;
+        }
+        let db = registry.open.get(name).filter(|db| db.is_awake())?;
+        Some(Net::new(name.clone(), Arc::clone(db)))
+    }
+
     /// The names of every configuration, sorted.
     pub fn names(&self) -> Result<Vec<ConfigName>, StoreError> {
         let entries = fs::read_dir(&self.dir)
