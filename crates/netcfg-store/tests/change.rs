@@ -155,3 +155,27 @@ fn a_resting_configuration_is_not_offered_as_awake_and_wakes_on_demand() {
         .unwrap();
     assert_eq!(net.devices().unwrap().len(), 1);
 }
+
+#[test]
+fn a_replaced_device_is_answered_as_it_reads_back() {
+    let (_temp, net) = store_with_net();
+    net.create_device(tag(1)).unwrap();
+    for (serial_after, id) in [(1, None), (2, Some(40_u32)), (2, None)] {
+        let mut json = serde_json::json!({
+            "serial_number": SerialNumber::from_u32(serial_after).to_string(),
+            "interfaces": [
+                {"identifier": 3, "role_id": 4},
+                {"identifier": 1, "role_id": 2, "x": 1, "y": 2, "z": 3}
+            ],
+            "disabled": true,
+            "name": "renamed",
+        });
+        if let Some(id) = id {
+            json["id"] = serde_json::json!(id);
+        }
+        let body: netcfg_model::body::DeviceBody = serde_json::from_value(json).unwrap();
+        let key = net.devices().unwrap()[0].id;
+        let answered = net.replace_device(DeviceKey::Id(key), body).unwrap();
+        assert_eq!(answered, net.device(DeviceKey::Id(answered.id)).unwrap());
+    }
+}
