@@ -233,11 +233,14 @@ mod tests {
 
     use super::*;
 
+    /// Whether the gate is open, and what went through it.
+    type Passage = Mutex<(bool, Vec<u8>)>;
+
     /// A writer that blocks in `write` until it is opened, and keeps what it
     /// was given.
     #[derive(Clone, Default)]
     struct Gate {
-        state: Arc<(Mutex<(bool, Vec<u8>)>, Condvar)>,
+        state: Arc<(Passage, Condvar)>,
     }
 
     impl Gate {
