@@ -70,7 +70,6 @@ impl From<EngineError> for ApiError {
             }
             EngineError::StreamSocket { .. }
             | EngineError::LogFile { .. }
-            | EngineError::HostInterfaces(_)
             | EngineError::Internal(_) => {
                 return ApiError::internal(format_args!("engine: {error}"));
             }

@@ -4,8 +4,8 @@
 use std::{future::Future, path::PathBuf, pin::Pin, time::Duration};
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, HostNetworkInterface, Instance,
-    Level, MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
+    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
+    MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
 };
 use tokio::sync::broadcast;
 
@@ -195,10 +195,8 @@ pub trait Engine: Send + Sync {
     /// The latest log lines of a configuration, oldest first.
     fn log_messages(&self, configuration: &ConfigName) -> Vec<String>;
 
-    /// The host's network interfaces, read from the operating system.
-    fn host_network_interfaces(&self) -> Result<Vec<HostNetworkInterface>, EngineError>;
-
-    /// The installed components and their versions.
+    /// The engine's own components (engine, wire protocol, simulator) and
+    /// their versions; no I/O. The host's packages are `netcfg-host`'s.
     fn package_status(&self) -> Vec<PackageStatus>;
 }
 

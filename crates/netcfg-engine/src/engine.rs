@@ -8,8 +8,9 @@ use std::{
 };
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, HostNetworkInterface, Instance,
-    Level, MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
+    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
+    MagnetometerCalibration, PackageState, PackageStatus, RunState, SerialNumber,
+    UnconfiguredDevice,
 };
 use tokio::{runtime::Handle, sync::broadcast};
 use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
@@ -21,9 +22,10 @@ use crate::{
     },
     driver::Driver,
     error::EngineError,
-    host, identity,
+    identity,
     journal::{Journal, Rings},
     plan::NetworkPlan,
+    protocol::PROTOCOL_VERSION,
     session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
     sim::{SimHandle, SimOptions, Simulator},
     streams::Streams,
@@ -304,7 +306,7 @@ impl Shared {
             }
             Err(error) => {
                 journal.notify(Level::Error, format!("start failed: {error}"), None);
-                journal.close();
+                journal.close().await;
                 Err(error)
             }
         }
@@ -524,11 +526,17 @@ impl Engine for NetcfgEngine {
             .unwrap_or_default()
     }
 
-    fn host_network_interfaces(&self) -> Result<Vec<HostNetworkInterface>, EngineError> {
-        host::network_interfaces()
-    }
-
     fn package_status(&self) -> Vec<PackageStatus> {
-        host::package_status()
+        let installed = |name: &str, version: String| PackageStatus {
+            name: name.to_owned(),
+            version: Some(version),
+            state: PackageState::Installed,
+        };
+        let version = env!("CARGO_PKG_VERSION").to_owned();
+        vec![
+            installed("netcfg-engine", version.clone()),
+            installed("netcfg-wire-protocol", PROTOCOL_VERSION.to_string()),
+            installed("netcfg-simulator", version),
+        ]
     }
 }

@@ -96,9 +96,6 @@ pub enum EngineError {
         /// The I/O error.
         source: io::Error,
     },
-    /// The host's network interfaces could not be read.
-    #[error("cannot read the host's network interfaces: {0}")]
-    HostInterfaces(String),
     /// A message could not be encoded (a configuration too large for a frame).
     #[error("cannot encode a message for the network: {0}")]
     Encode(#[from] EncodeError),

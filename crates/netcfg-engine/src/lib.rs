@@ -10,7 +10,6 @@
 //! - [`sim`]: the device simulator, served on a pseudo-terminal for `sim`.
 //! - [`cdp`]: the vendor's data protocol (CDP) of the data streams (a pure codec).
 //! - [`identity`]: the serial number in the CDP header of each configuration.
-//! - [`host`]: the host's network interfaces and installed components.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), netcfg_engine::EngineError> {
@@ -28,7 +27,6 @@ pub mod cdp;
 pub mod driver;
 mod engine;
 mod error;
-pub mod host;
 pub mod identity;
 mod journal;
 mod live;

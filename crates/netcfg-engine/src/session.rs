@@ -448,7 +448,7 @@ impl Session {
         }
         self.journal
             .notify(Level::Information, "network stopped".to_owned(), None);
-        self.journal.close();
+        self.journal.close().await;
     }
 
     fn update_cache(&self, serial_number: SerialNumber, change: impl FnOnce(&mut CachedDevice)) {

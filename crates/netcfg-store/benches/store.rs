@@ -7,9 +7,15 @@
 //!   below 1.5, since adding one device costs O(log n).
 //! - durable changes per second from one writer, and from 16 concurrent
 //!   writers (grouped commits), with their ratio.
+//! - the same through `Net::change` (awaited futures): one task, and 16
+//!   tasks on a one-thread runtime (no thread blocks while they wait).
+//! - the latency of one PATCH-like change (replace a device, one caller),
+//!   blocking and awaited, beside the p50 of the disk's `fdatasync` (4 KiB
+//!   appended, measured here, on the same file system) and their ratio.
 //!
 //! Every change is durable when counted (`synchronous = FULL`). The files
-//! live under Cargo's target directory, on the same disk as the build.
+//! live under Cargo's target directory, on the same disk as the build, or
+//! under `NETCFG_BENCH_DIR` (`/dev/shm` measures the CPU cost alone).
 
 #![allow(
     clippy::print_stdout,
@@ -18,6 +24,9 @@
 )]
 
 use std::{
+    fs::OpenOptions,
+    io::Write,
+    path::Path,
     sync::Arc,
     thread,
     time::{Duration, Instant},
@@ -113,8 +122,89 @@ fn changes_per_second(net: &Net, writers: u32, changes_each: u32) -> f64 {
     f64::from(writers * changes_each) / started.elapsed().as_secs_f64()
 }
 
+/// The same through `Net::change`: `tasks` tasks on one thread.
+fn async_changes_per_second(net: &Net, tasks: u32, changes_each: u32) -> f64 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let started = Instant::now();
+    runtime.block_on(async {
+        let tasks: Vec<_> = (0..tasks)
+            .map(|task| {
+                let net = net.clone();
+                tokio::spawn(async move {
+                    let serial = 0x0100_0000 + task;
+                    let key = DeviceKey::Serial(SerialNumber::from_u32(serial));
+                    for change in 0..changes_each {
+                        let body = device(serial, &format!("change {change}"));
+                        net.change(move |net| net.replace_device(key, body))
+                            .await
+                            .expect("a change");
+                    }
+                })
+            })
+            .collect();
+        for task in tasks {
+            task.await.expect("a task");
+        }
+    });
+    f64::from(tasks * changes_each) / started.elapsed().as_secs_f64()
+}
+
+/// The p50 of `fdatasync` after appending 4 KiB, in `dir`.
+fn fdatasync_p50(dir: &Path) -> Duration {
+    let path = dir.join("fdatasync-probe");
+    let mut file = OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(&path)
+        .expect("a probe file");
+    let page = [0x5a_u8; 4096];
+    let samples = (0..SAMPLES * 2)
+        .map(|_| {
+            file.write_all(&page).expect("a write");
+            let started = Instant::now();
+            file.sync_data().expect("fdatasync");
+            started.elapsed()
+        })
+        .collect();
+    drop(file);
+    std::fs::remove_file(&path).expect("the probe is removed");
+    median(samples)
+}
+
+/// The p50 latency of one replace-device change from one caller, blocking
+/// and awaited.
+fn change_p50(net: &Net) -> (Duration, Duration) {
+    let serial = 0x0100_0000;
+    let key = DeviceKey::Serial(SerialNumber::from_u32(serial));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let (mut blocking, mut awaited) = (Vec::new(), Vec::new());
+    for sample in 0..SAMPLES * 2 {
+        let body = device(serial, &format!("latency {sample}"));
+        let started = Instant::now();
+        net.replace_device(key, body).expect("a change");
+        blocking.push(started.elapsed());
+        let body = device(serial, &format!("latency {sample}"));
+        let started = Instant::now();
+        runtime
+            .block_on(net.change(move |net| net.replace_device(key, body)))
+            .expect("a change");
+        awaited.push(started.elapsed());
+    }
+    (median(blocking), median(awaited))
+}
+
 fn main() {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a temporary directory");
+    // NETCFG_BENCH_DIR=/dev/shm takes the disk out (fsync is free on
+    // tmpfs): what is left is the CPU cost of the write path.
+    let parent = std::env::var_os("NETCFG_BENCH_DIR").map_or_else(
+        || env!("CARGO_TARGET_TMPDIR").into(),
+        std::path::PathBuf::from,
+    );
+    let dir = tempfile::tempdir_in(parent).expect("a temporary directory");
     let store = Arc::new(Store::open(dir.path()).expect("the store opens"));
 
     let (tenth, ten_thousandth) = growth(&store);
@@ -144,6 +234,25 @@ fn main() {
     println!("durable changes per second, 1 writer:   {single:>10.0}");
     println!("durable changes per second, 16 writers: {concurrent:>10.0}");
     println!("ratio 16 writers / 1 writer: {:.2}", concurrent / single);
+    let single = async_changes_per_second(&net, 1, 300);
+    let concurrent = async_changes_per_second(&net, 16, 60);
+    println!("durable changes per second, 1 task awaiting Net::change:       {single:>10.0}");
+    println!("durable changes per second, 16 tasks on one thread (change):   {concurrent:>10.0}");
+    println!("ratio 16 tasks / 1 task: {:.2}", concurrent / single);
+
+    let fdatasync = fdatasync_p50(dir.path());
+    let (blocking, awaited) = change_p50(&net);
+    println!(
+        "fdatasync p50 (4 KiB appended):       {:>9.3} ms",
+        fdatasync.as_secs_f64() * 1e3
+    );
+    for (what, p50) in [("blocking", blocking), ("awaited ", awaited)] {
+        println!(
+            "replace one device p50, {what}:     {:>9.3} ms = {:.1} x fdatasync",
+            p50.as_secs_f64() * 1e3,
+            p50.as_secs_f64() / fdatasync.as_secs_f64()
+        );
+    }
     if growth > GROWTH_LIMIT {
         std::process::exit(1);
     }

@@ -9,8 +9,23 @@
 //! the others of the batch commit. The caller is answered only after the
 //! batch's `COMMIT` returned, that is after SQLite synced the write-ahead log
 //! (`synchronous = FULL`): an acknowledged change is durable.
+//!
+//! A change is queued with a way to answer its caller: a blocking channel
+//! for [`Database::write`], a `tokio::sync::oneshot` for
+//! [`Database::submit`], whose future an async caller awaits with no thread
+//! blocked in between. Both go through [`Database::enqueue`].
+//!
+//! The writer thread keeps its connection in a thread-local while it runs,
+//! so a change made of other changes ([`crate::Net::change`] runs the
+//! ordinary `Net` methods on the writer) reaches it: a write started on the
+//! writer thread of its own configuration runs at once, in a nested
+//! savepoint of the running change, and a read there sees the change's own
+//! writes. A change that reaches for another configuration's writer is
+//! refused (waiting for another writer from a writer could deadlock).
 
 use std::{
+    cell::RefCell,
+    future::Future,
     panic::AssertUnwindSafe,
     path::{Path, PathBuf},
     sync::{
@@ -22,12 +37,13 @@ use std::{
     time::{Duration, Instant},
 };
 
-use rusqlite::{Connection, OpenFlags, TransactionBehavior, config::DbConfig};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig};
+use tokio::sync::oneshot;
 
 use crate::{
     StoreOptions,
     error::{Missing, StoreError},
-    schema,
+    schema, sql,
 };
 
 /// The most changes grouped into one commit.
@@ -100,15 +116,64 @@ struct Open {
 }
 
 impl Open {
-    /// Stops the writer (its queue is empty: no call is running) and closes
-    /// every connection.
+    /// Stops the writer (it runs what is queued first) and closes every
+    /// connection.
     fn shut(self, name: &str) {
         drop(self.readers);
         drop(self.jobs);
+        if self.writer.thread().id() == std::thread::current().id() {
+            // The last handle was dropped by a change running on the writer
+            // itself: it cannot wait for itself; with its queue closed it
+            // ends (and closes its connection) once this change is done.
+            return;
+        }
         if self.writer.join().is_err() {
             log::error!("the writer thread of {name} panicked");
         }
     }
+}
+
+/// The writer thread's connection and the database it writes, kept where
+/// the changes it runs can reach them.
+struct Writer {
+    database: u64,
+    conn: Connection,
+}
+
+thread_local! {
+    /// Set on writer threads only.
+    static WRITER: RefCell<Option<Writer>> = const { RefCell::new(None) };
+}
+
+/// Where the calling thread stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Caller {
+    /// Not on a writer thread.
+    Elsewhere,
+    /// On the writer thread of this database, inside a change.
+    ThisWriter,
+    /// On the writer thread of another database.
+    OtherWriter,
+}
+
+fn caller(database: u64) -> Caller {
+    WRITER.with_borrow(|writer| match writer {
+        None => Caller::Elsewhere,
+        Some(writer) if writer.database == database => Caller::ThisWriter,
+        Some(_) => Caller::OtherWriter,
+    })
+}
+
+/// Runs `run` on the writer connection of the calling thread.
+fn on_writer<T>(run: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
+    WRITER.with_borrow(|writer| match writer {
+        Some(writer) => run(&writer.conn),
+        None => Err(StoreError::io_message("writing", "not on a writer thread")),
+    })
+}
+
+fn stopped() -> StoreError {
+    StoreError::io_message("writing", "the writer thread stopped")
 }
 
 /// Where an open configuration stands.
@@ -130,6 +195,9 @@ fn next_generation() -> u64 {
     NEXT_GENERATION.fetch_add(1, Ordering::SeqCst)
 }
 
+/// The source of database identities (which writer thread is whose).
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
 /// Milliseconds since the first call: a clock for "last used" that fits an
 /// atomic.
 fn now_ms() -> u64 {
@@ -140,6 +208,8 @@ fn now_ms() -> u64 {
 
 /// An open configuration file.
 pub(crate) struct Database {
+    /// Unique in the process: tells this database's writer thread.
+    id: u64,
     name: String,
     path: PathBuf,
     busy_timeout: Duration,
@@ -175,6 +245,7 @@ impl Database {
         })();
         migrated.map_err(|error: StoreError| error.in_configuration(name))?;
         Ok(Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.to_owned(),
             path: path.to_owned(),
             busy_timeout: options.busy_timeout,
@@ -233,14 +304,27 @@ impl Database {
         }
     }
 
+    /// True when the configuration is awake: a change queued now opens
+    /// nothing and starts no thread.
+    pub(crate) fn is_awake(&self) -> bool {
+        matches!(self.state.try_read().as_deref(), Ok(State::Awake(_)))
+    }
+
+    /// Wakes the configuration if it rests (opens its connection, starts its
+    /// writer), and marks it used.
+    pub(crate) fn wake_up(&self) -> Result<(), StoreError> {
+        self.awake().map(drop)
+    }
+
     /// Starts the writer thread.
     fn wake(&self) -> Result<Open, StoreError> {
         let conn = self.connect()?;
         let (jobs, queue) = mpsc::channel::<Job>();
         let stamp = self.generation.clone();
+        let database = self.id;
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
-            .spawn(move || run_writer(conn, queue, &stamp))
+            .spawn(move || run_writer(Writer { database, conn }, &queue, &stamp))
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(Open {
             jobs,
@@ -249,36 +333,97 @@ impl Database {
         })
     }
 
-    /// Runs `change` on the writer thread and answers once it is committed.
-    pub(crate) fn write<T, F>(&self, change: F) -> Result<T, StoreError>
+    /// Queues `change` to the writer thread; `reply` gets its outcome once
+    /// its batch is committed (or why it failed). Called on this database's
+    /// own writer thread (a change made of changes), `change` runs at once
+    /// in a nested savepoint of the running change. Opens files only when
+    /// the configuration rests (waking it).
+    fn enqueue<T, F>(
+        &self,
+        change: F,
+        reply: impl FnOnce(Result<T, StoreError>) + Send + 'static,
+    ) -> Result<(), StoreError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
+        match caller(self.id) {
+            Caller::ThisWriter => {
+                reply(on_writer(|conn| sql::nested(conn, change)));
+                return Ok(());
+            }
+            Caller::OtherWriter => {
+                return Err(StoreError::io_message(
+                    "writing",
+                    format!(
+                        "a change of another configuration reached {}; a change touches its own configuration only",
+                        self.name
+                    ),
+                ));
+            }
+            Caller::Elsewhere => {}
+        }
         let state = self.awake()?;
         let State::Awake(open) = &*state else {
             return Err(self.closed());
         };
-        let (reply, answer) = mpsc::sync_channel::<Result<T, StoreError>>(1);
         let job: Job = Box::new(move |conn| {
             let result = conn.and_then(change);
             Ran {
                 succeeded: result.is_ok(),
                 answer: Box::new(move |commit_error| {
-                    // The caller may have gone; nobody is left to tell then.
-                    let _ = reply.send(match commit_error {
+                    reply(match commit_error {
                         Some(error) => Err(error),
                         None => result,
                     });
                 }),
             }
         });
-        let stopped = || StoreError::io_message("writing", "the writer thread stopped");
-        open.jobs.send(job).map_err(|_| stopped())?;
+        open.jobs.send(job).map_err(|_| stopped())
+    }
+
+    /// Runs `change` on the writer thread and answers once it is committed.
+    /// Blocks the calling thread until then.
+    pub(crate) fn write<T, F>(&self, change: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = mpsc::sync_channel::<Result<T, StoreError>>(1);
+        self.enqueue(change, move |result| {
+            // The caller may have gone; nobody is left to tell then.
+            let _ = reply.send(result);
+        })?;
         answer
             .recv()
             .map_err(|_| stopped())?
             .map_err(|error| error.in_configuration(&self.name))
+    }
+
+    /// Queues `change` now and returns a future that the writer thread
+    /// completes once the change is committed (durable). Nothing blocks
+    /// while it is awaited; queuing opens files only when the configuration
+    /// rests. Dropping the future does not withdraw the change.
+    pub(crate) fn submit<T, F>(
+        &self,
+        change: F,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel::<Result<T, StoreError>>();
+        let queued = self.enqueue(change, move |result| {
+            let _ = reply.send(result);
+        });
+        let name = self.name.clone();
+        async move {
+            queued?;
+            answer
+                .await
+                .map_err(|_| stopped())?
+                .map_err(|error| error.in_configuration(&name))
+        }
     }
 
     /// Runs `query` on a reader connection inside one read transaction, so it
@@ -287,6 +432,10 @@ impl Database {
         &self,
         query: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        if caller(self.id) == Caller::ThisWriter {
+            // Inside a change: read what it wrote so far.
+            return on_writer(query).map_err(|error| error.in_configuration(&self.name));
+        }
         let state = self.awake()?;
         let State::Awake(open) = &*state else {
             return Err(self.closed());
@@ -328,12 +477,12 @@ impl Database {
     }
 
     /// Writes a consistent copy of the file to `target` (which must not
-    /// exist), while changes go on.
+    /// exist), while changes go on. The configuration is woken first, so the
+    /// read hold kept on its state during the copy (which keeps it from
+    /// being closed, renamed or deleted under the copy) never delays its
+    /// other calls, which hold the same state for reading.
     pub(crate) fn snapshot_into(&self, target: &Path) -> Result<(), StoreError> {
-        let state = self.state();
-        if matches!(*state, State::Closed) {
-            return Err(self.closed());
-        }
+        let _state = self.awake()?;
         let target = target.to_str().ok_or_else(|| {
             StoreError::io_message("snapshot", "the data directory's path is not UTF-8")
         })?;
@@ -397,22 +546,30 @@ fn read_transaction<T>(
 }
 
 /// The writer thread: takes every queued change (up to [`MAX_BATCH`]) and
-/// commits them together.
-fn run_writer(mut conn: Connection, queue: mpsc::Receiver<Job>, generation: &AtomicU64) {
+/// commits them together. Its connection lives in [`WRITER`] meanwhile.
+fn run_writer(writer: Writer, queue: &mpsc::Receiver<Job>, generation: &AtomicU64) {
+    WRITER.with_borrow_mut(|slot| *slot = Some(writer));
+    let mut batch = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = queue.recv() {
-        let mut batch = vec![first];
+        batch.push(first);
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
                 Ok(job) => batch.push(job),
                 Err(_) => break,
             }
         }
-        run_batch(&mut conn, batch, generation);
+        WRITER.with_borrow(|writer| {
+            if let Some(writer) = writer {
+                run_batch(&writer.conn, batch.drain(..), generation);
+            }
+        });
     }
+    // Close the connection now rather than at the thread's end.
+    drop(WRITER.with_borrow_mut(Option::take));
 }
 
-fn run_batch(conn: &mut Connection, batch: Vec<Job>, generation: &AtomicU64) {
-    let mut transaction = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, generation: &AtomicU64) {
+    let mut transaction = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
             let error = StoreError::from(error);

@@ -86,11 +86,11 @@ pub(crate) fn sync_file(path: &Path) -> Result<(), StoreError> {
         .map_err(|error| StoreError::file(format!("syncing {}", path.display()), error))
 }
 
-/// Moves a finished temporary file to `target` atomically, refusing to
-/// replace an existing file (a hard link fails when the name exists), then
-/// removes the temporary name and syncs the directory.
+/// Moves a finished temporary file (already synced with [`sync_file`]) to
+/// `target` atomically, refusing to replace an existing file (a hard link
+/// fails when the name exists), then removes the temporary name and syncs
+/// the directory.
 pub(crate) fn publish(temp: &Path, target: &Path, what: &str) -> Result<(), StoreError> {
-    sync_file(temp)?;
     if !target.exists() {
         // Side files without their database are left over from a crash
         // during a deletion; SQLite must never pair them with a new file.

@@ -1,16 +1,23 @@
 //! The data directory and the configurations' lifecycle: list, create, get,
 //! update (rename, instance), copy, delete.
 //!
-//! Lifecycle operations hold the registry lock for their whole duration, so
-//! they never interleave with each other or with the opening of a
-//! configuration; the configuration concerned is closed first (its running
+//! The registry lock is held only for bookkeeping (a map lookup, marking a
+//! name busy or free), never for file work: a copy, a download, an upload
+//! check or the opening of one configuration never delays calls for another.
+//! A lifecycle step marks the names it works on busy (a rename both of its
+//! names, a delete its configuration, a create, copy or upload its new name
+//! while the file is published, an opening the name being opened); any other
+//! call naming a busy name waits until it is free, so steps on one name never
+//! interleave. A step never waits for a name while it holds one (a rename
+//! takes both of its names at once), so they cannot deadlock. The
+//! configuration a rename or delete concerns is closed first (its running
 //! calls finish, later calls through an old [`Net`] answer `NotFound`).
 
 use std::{
-    collections::HashMap,
+    collections::{HashMap, HashSet},
     fs,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, MutexGuard, PoisonError, Weak, mpsc},
+    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak, mpsc},
     thread::JoinHandle,
     time::Duration,
 };
@@ -50,7 +57,75 @@ impl Default for StoreOptions {
     }
 }
 
-type Registry = HashMap<ConfigName, Arc<Database>>;
+/// What the store knows of its configurations. Guarded by one mutex that is
+/// held only for lookups and bookkeeping, never across file work.
+#[derive(Debug, Default)]
+struct Registry {
+    /// The configurations opened so far (awake or resting).
+    open: HashMap<ConfigName, Arc<Database>>,
+    /// Names a lifecycle step is working on (opening, renaming, deleting,
+    /// publishing a new file): every other call naming one waits.
+    busy: HashSet<ConfigName>,
+}
+
+/// The registry and the signal that a busy name became free.
+#[derive(Debug, Default)]
+struct Shared {
+    registry: Mutex<Registry>,
+    freed: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The registry, once none of `names` is busy.
+    fn lock_free(&self, names: &[&ConfigName]) -> MutexGuard<'_, Registry> {
+        let mut registry = self.lock();
+        while names.iter().any(|name| registry.busy.contains(*name)) {
+            registry = self
+                .freed
+                .wait(registry)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        registry
+    }
+}
+
+/// Names marked busy by one lifecycle step; dropping it frees them (on every
+/// exit path) and wakes the calls that wait for them.
+#[derive(Debug)]
+struct Busy<'a> {
+    shared: &'a Shared,
+    names: Vec<ConfigName>,
+}
+
+impl<'a> Busy<'a> {
+    /// Marks `names` busy, after waiting until none of them is. Callers hold
+    /// no other busy name (that is what rules out deadlocks).
+    fn take(shared: &'a Shared, names: &[&ConfigName]) -> Self {
+        let mut registry = shared.lock_free(names);
+        for name in names {
+            registry.busy.insert((*name).clone());
+        }
+        Self {
+            shared,
+            names: names.iter().map(|name| (*name).clone()).collect(),
+        }
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        let mut registry = self.shared.lock();
+        for name in &self.names {
+            registry.busy.remove(name);
+        }
+        drop(registry);
+        self.shared.freed.notify_all();
+    }
+}
 
 /// The thread that puts idle configurations to rest. It stops when the
 /// store is dropped.
@@ -61,7 +136,7 @@ struct Janitor {
 }
 
 impl Janitor {
-    fn start(registry: Weak<Mutex<Registry>>, idle_after: Duration) -> Result<Self, StoreError> {
+    fn start(shared: Weak<Shared>, idle_after: Duration) -> Result<Self, StoreError> {
         let (stop, stopped) = mpsc::channel::<()>();
         // Often enough that a configuration rests at most half again its
         // idle time; rarely enough to cost nothing.
@@ -70,17 +145,12 @@ impl Janitor {
             .name("store-janitor".to_owned())
             .spawn(move || {
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
-                    let Some(registry) = registry.upgrade() else {
+                    let Some(shared) = shared.upgrade() else {
                         return;
                     };
                     // Never hold the registry while a writer stops.
-                    let open: Vec<Arc<Database>> = registry
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .values()
-                        .cloned()
-                        .collect();
-                    drop(registry);
+                    let open: Vec<Arc<Database>> = shared.lock().open.values().cloned().collect();
+                    drop(shared);
                     for db in open {
                         db.rest_if_idle(idle_after);
                     }
@@ -115,7 +185,7 @@ impl Drop for Janitor {
 pub struct Store {
     pub(crate) dir: PathBuf,
     pub(crate) options: StoreOptions,
-    registry: Arc<Mutex<Registry>>,
+    shared: Arc<Shared>,
     _janitor: Janitor,
 }
 
@@ -144,12 +214,12 @@ impl Store {
         }
         fs::create_dir_all(&temp).map_err(io("creating the temporary directory of"))?;
         fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io("creating the log directory of"))?;
-        let registry = Arc::new(Mutex::new(HashMap::new()));
-        let janitor = Janitor::start(Arc::downgrade(&registry), options.idle_after)?;
+        let shared = Arc::new(Shared::default());
+        let janitor = Janitor::start(Arc::downgrade(&shared), options.idle_after)?;
         Ok(Self {
             dir,
             options,
-            registry,
+            shared,
             _janitor: janitor,
         })
     }
@@ -159,17 +229,28 @@ impl Store {
         &self.dir
     }
 
-    pub(crate) fn registry(&self) -> MutexGuard<'_, Registry> {
-        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+    /// The open database of `name`, opening (and migrating) it if needed.
+    /// Waits while a lifecycle step works on `name`; the registry is locked
+    /// only to look up and to record, the file is opened outside it.
+    pub(crate) fn handle(&self, name: &ConfigName) -> Result<Arc<Database>, StoreError> {
+        let busy = {
+            let mut registry = self.shared.lock_free(&[name]);
+            if let Some(db) = registry.open.get(name) {
+                return Ok(Arc::clone(db));
+            }
+            registry.busy.insert(name.clone());
+            Busy {
+                shared: &self.shared,
+                names: vec![name.clone()],
+            }
+        };
+        self.open_busy(&busy, name)
     }
 
-    /// The open database of `name`, opening (and migrating) it if needed.
-    pub(crate) fn handle(
-        &self,
-        registry: &mut Registry,
-        name: &ConfigName,
-    ) -> Result<Arc<Database>, StoreError> {
-        if let Some(db) = registry.get(name) {
+    /// The database of `name`, which the caller marked busy, opening it if
+    /// needed (outside the registry lock).
+    fn open_busy(&self, _busy: &Busy<'_>, name: &ConfigName) -> Result<Arc<Database>, StoreError> {
+        if let Some(db) = self.shared.lock().open.get(name) {
             return Ok(Arc::clone(db));
         }
         let path = files::config_path(&self.dir, name)?;
@@ -180,13 +261,18 @@ impl Store {
             ));
         }
         let db = Arc::new(Database::open(name, &path, &self.options)?);
-        registry.insert(name.clone(), Arc::clone(&db));
+        self.shared
+            .lock()
+            .open
+            .insert(name.clone(), Arc::clone(&db));
         Ok(db)
     }
 
-    /// Closes `name` if it is open: running calls finish first.
-    pub(crate) fn close(registry: &mut Registry, name: &ConfigName) {
-        if let Some(db) = registry.remove(name) {
+    /// Closes `name` (which the caller marked busy) if it is open: its
+    /// running calls finish first, waited for outside the registry lock.
+    fn close_busy(&self, _busy: &Busy<'_>, name: &ConfigName) {
+        let db = self.shared.lock().open.remove(name);
+        if let Some(db) = db {
             db.close();
         }
     }
@@ -204,10 +290,38 @@ impl Store {
         Ok(path)
     }
 
+    /// Publishes a finished file of `.tmp/` as configuration `name`: the name
+    /// is busy only for the publishing (sync, hard link, directory sync), so
+    /// nobody opens or renames onto it meanwhile. An existing name is a
+    /// conflict; of concurrent publishers of one name exactly one wins.
+    pub(crate) fn publish_new(&self, temp: &Path, name: &ConfigName) -> Result<(), StoreError> {
+        // The long part (syncing the whole file) needs no name.
+        files::sync_file(temp)?;
+        let _busy = Busy::take(&self.shared, &[name]);
+        let target = self.check_free(name)?;
+        files::publish(temp, &target, &format!("configuration {name}"))
+    }
+
     /// One configuration, for working on its resources.
     pub fn net(&self, name: &ConfigName) -> Result<Net, StoreError> {
-        let db = self.handle(&mut self.registry(), name)?;
+        let db = self.handle(name)?;
         Ok(Net::new(name.clone(), db))
+    }
+
+    /// `name`'s configuration if it is open and awake, else `None`; never
+    /// waits for I/O (it looks the name up and checks the state), so an
+    /// async caller may call it on its own thread, then queue changes with
+    /// [`Net::change`]. On `None`, take the configuration with [`Store::net`]
+    /// and [`Net::wake`] on a thread that may block (both open files).
+    pub fn net_if_awake(&self, name: &ConfigName) -> Option<Net> {
+        // Held only for bookkeeping, never across I/O: this waits for
+        // nobody's file work.
+        let registry = self.shared.lock();
+        if registry.busy.contains(name) {
+            return None;
+        }
+        let db = registry.open.get(name).filter(|db| db.is_awake())?;
+        Some(Net::new(name.clone(), Arc::clone(db)))
     }
 
     /// The names of every configuration, sorted.
@@ -240,7 +354,7 @@ impl Store {
     pub fn list(&self) -> Result<Vec<Configuration>, StoreError> {
         let mut configurations = Vec::new();
         for name in self.names()? {
-            let glanced = self.handle(&mut self.registry(), &name).and_then(|db| {
+            let glanced = self.handle(&name).and_then(|db| {
                 let name = name.clone();
                 db.glance(move |conn| net::configuration(conn, name))
             });
@@ -266,21 +380,18 @@ impl Store {
         name: &ConfigName,
         instance: Instance,
     ) -> Result<Configuration, StoreError> {
+        self.check_free(name)?;
+        let temp = TempDatabase(files::temp_path(&self.dir, "create"));
         {
-            let _registry = self.registry();
-            let target = self.check_free(name)?;
-            let temp = TempDatabase(files::temp_path(&self.dir, "create"));
-            {
-                let conn = connect(&temp.0, self.options.busy_timeout, true)?;
-                schema::create_version_1(&conn)?;
-                schema::migrate(&conn, 1, schema::SCHEMA_VERSION)?;
-                let transaction = conn.unchecked_transaction()?;
-                net::insert_defaults(&transaction, &instance)?;
-                transaction.commit()?;
-                use_wal(&conn)?;
-            }
-            files::publish(&temp.0, &target, &format!("configuration {name}"))?;
+            let conn = connect(&temp.0, self.options.busy_timeout, true)?;
+            schema::create_version_1(&conn)?;
+            schema::migrate(&conn, 1, schema::SCHEMA_VERSION)?;
+            let transaction = conn.unchecked_transaction()?;
+            net::insert_defaults(&transaction, &instance)?;
+            transaction.commit()?;
+            use_wal(&conn)?;
         }
+        self.publish_new(&temp.0, name)?;
         self.get(name)
     }
 
@@ -293,58 +404,63 @@ impl Store {
         instance: Option<Instance>,
     ) -> Result<Configuration, StoreError> {
         let new_name = new_name.filter(|new_name| *new_name != name);
+        let Some(new_name) = new_name else {
+            if let Some(instance) = instance {
+                return self.net(name)?.set_instance(instance);
+            }
+            return self.get(name);
+        };
         {
-            let mut registry = self.registry();
-            let db = self.handle(&mut registry, name)?;
-            let target = new_name
-                .map(|new_name| self.check_free(new_name))
-                .transpose()?;
+            // Both names at once: a step holding one never waits for another.
+            let busy = Busy::take(&self.shared, &[name, new_name]);
+            let db = self.open_busy(&busy, name)?;
+            let target = self.check_free(new_name)?;
             if let Some(instance) = instance {
                 Net::new(name.clone(), db).set_instance(instance)?;
             }
-            if let (Some(new_name), Some(target)) = (new_name, target) {
-                Self::close(&mut registry, name);
-                let source = files::config_path(&self.dir, name)?;
-                if files::side_files(&source)[0].exists() {
-                    // Only another program's open connection keeps the log
-                    // after ours closed; moving the file would orphan it.
-                    return Err(StoreError::Locked {
-                        what: format!("configuration {name}"),
-                    });
-                }
-                fs::rename(&source, &target)
-                    .map_err(|error| StoreError::file(format!("renaming {name}"), error))?;
-                let logs = self.dir.join(LOGS_DIR);
-                let (old_logs, new_logs) = (logs.join(name.as_str()), logs.join(new_name.as_str()));
-                if old_logs.exists() && !new_logs.exists() {
-                    fs::rename(&old_logs, &new_logs).map_err(|error| {
-                        StoreError::file(format!("moving the logs of {name}"), error)
-                    })?;
-                }
-                files::sync_dir(&self.dir)?;
+            self.close_busy(&busy, name);
+            let source = files::config_path(&self.dir, name)?;
+            if files::side_files(&source)[0].exists() {
+                // Only another program's open connection keeps the log
+                // after ours closed; moving the file would orphan it.
+                return Err(StoreError::Locked {
+                    what: format!("configuration {name}"),
+                });
             }
+            fs::rename(&source, &target)
+                .map_err(|error| StoreError::file(format!("renaming {name}"), error))?;
+            let logs = self.dir.join(LOGS_DIR);
+            let (old_logs, new_logs) = (logs.join(name.as_str()), logs.join(new_name.as_str()));
+            if old_logs.exists() && !new_logs.exists() {
+                fs::rename(&old_logs, &new_logs).map_err(|error| {
+                    StoreError::file(format!("moving the logs of {name}"), error)
+                })?;
+            }
+            files::sync_dir(&self.dir)?;
         }
-        self.get(new_name.unwrap_or(name))
+        self.get(new_name)
     }
 
     /// Copies a configuration under a new name: a consistent snapshot of the
     /// source, taken while its writes go on. An existing name is a conflict.
+    ///
+    /// The snapshot is taken with no lock of the store held, so a long copy
+    /// delays no call for another configuration (nor the source's own calls);
+    /// the new name is busy only while the finished file is published.
     pub fn copy(&self, from: &ConfigName, to: &ConfigName) -> Result<Configuration, StoreError> {
-        {
-            let mut registry = self.registry();
-            let db = self.handle(&mut registry, from)?;
-            let target = self.check_free(to)?;
-            let temp = TempDatabase(files::temp_path(&self.dir, "copy"));
-            db.snapshot_into(&temp.0)?;
-            use_wal(&connect(&temp.0, self.options.busy_timeout, false)?)?;
-            files::publish(&temp.0, &target, &format!("configuration {to}"))?;
-        }
+        let db = self.handle(from)?;
+        self.check_free(to)?;
+        let temp = TempDatabase(files::temp_path(&self.dir, "copy"));
+        db.snapshot_into(&temp.0)?;
+        drop(db);
+        use_wal(&connect(&temp.0, self.options.busy_timeout, false)?)?;
+        self.publish_new(&temp.0, to)?;
         self.get(to)
     }
 
     /// Deletes a configuration's file and its logs.
     pub fn delete(&self, name: &ConfigName) -> Result<(), StoreError> {
-        let mut registry = self.registry();
+        let busy = Busy::take(&self.shared, &[name]);
         let path = files::config_path(&self.dir, name)?;
         if !path.is_file() {
             return Err(StoreError::not_found(
@@ -352,7 +468,7 @@ impl Store {
                 format!("configuration {name}"),
             ));
         }
-        Self::close(&mut registry, name);
+        self.close_busy(&busy, name);
         files::remove_database(&path)
             .map_err(|error| StoreError::file(format!("deleting {name}"), error))?;
         let logs = self.dir.join(LOGS_DIR).join(name.as_str());

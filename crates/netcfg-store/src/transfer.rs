@@ -148,9 +148,10 @@ impl Store {
         name: &ConfigName,
         writer: &mut dyn Write,
     ) -> Result<u64, StoreError> {
-        let db = self.handle(&mut self.registry(), name)?;
+        let db = self.handle(name)?;
         let temp = TempDatabase(files::temp_path(&self.dir, "download"));
         db.snapshot_into(&temp.0)?;
+        drop(db);
         let mut snapshot =
             File::open(&temp.0).map_err(|error| StoreError::file("reading the snapshot", error))?;
         io::copy(&mut snapshot, writer)
@@ -216,11 +217,7 @@ impl Store {
             let conn = connect(&temp.0, self.options.busy_timeout, false).map_err(refusal)?;
             check_and_migrate(&conn, name).map_err(refusal)?;
         }
-        {
-            let _registry = self.registry();
-            let target = self.check_free(name)?;
-            files::publish(&temp.0, &target, &format!("configuration {name}"))?;
-        }
+        self.publish_new(&temp.0, name)?;
         self.get(name)
     }
 }

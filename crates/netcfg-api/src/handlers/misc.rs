@@ -1,7 +1,7 @@
 //! Small resources: group image, magnetometer calibration, operating modes,
 //! and the host (network interfaces, packages).
 
-use actix_web::http::StatusCode;
+use actix_web::{http::StatusCode, web};
 use netcfg_model::{
     MagnetometerCalibration, NetworkMode, PackageState,
     body::{GroupImagePatchBody, MagnetometerCalibrationBody, OperatingModePatchBody},
@@ -79,13 +79,24 @@ pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<R
         .with(&NetworkModeStatus { network_mode: mode })
 }
 
-pub(crate) async fn network_info(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
-    let interfaces = context.state().engine().host_network_interfaces()?;
+/// Runs a host query on the blocking pool: it asks the kernel or starts a
+/// process, which an async worker must not wait for.
+async fn on_host<T: Send + 'static>(query: fn() -> T) -> Result<T, ApiError> {
+    web::block(query)
+        .await
+        .map_err(|error| ApiError::internal(format_args!("the host query failed: {error}")))
+}
+
+pub(crate) async fn network_info(_context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
+    let interfaces = on_host(netcfg_host::network_interfaces)
+        .await?
+        .map_err(|error| ApiError::internal(format_args!("host: {error}")))?;
     Reply::ok(format!("{} network interfaces", interfaces.len())).with(&interfaces)
 }
 
 pub(crate) async fn packages(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
-    let packages = context.state().engine().package_status();
+    let mut packages = context.state().engine().package_status();
+    packages.extend(on_host(netcfg_host::packages).await?);
     let missing: Vec<&str> = packages
         .iter()
         .filter(|package| package.state == PackageState::Missing)

@@ -236,17 +236,26 @@ pub(super) fn insert(conn: &Connection, body: DeviceBody) -> Result<Device, Stor
     load(conn, id)
 }
 
-/// Writes `fields` over the device with row id `id`.
+/// Writes `fields` over the device with row id `id`. The common PATCH
+/// (same id and serial number, no pairs) writes only the row's plain columns
+/// and the interfaces, and answers from what it wrote instead of reading it
+/// back.
 fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, StoreError> {
     check_interfaces(conn, &fields.interfaces)?;
-    let current = load(conn, id)?;
-    if fields.serial_number != current.serial_number
+    let (current_id, current_serial) = conn
+        .prepare_cached("SELECT id, serial_number FROM devices WHERE id = ?1")?
+        .query_row([id], |row| {
+            Ok((get::<DeviceId, u32>(row, 0)?, get_serial(row, 1)?))
+        })
+        .optional()?
+        .ok_or_else(|| StoreError::not_found(Missing::Device, format!("device {id}")))?;
+    if fields.serial_number != current_serial
         && find(conn, DeviceKey::Serial(fields.serial_number))?.is_some()
     {
         return Err(serial_taken(fields.serial_number));
     }
-    let new_device_id = fields.id.unwrap_or(current.id);
-    if new_device_id != current.id && find(conn, DeviceKey::Id(new_device_id))?.is_some() {
+    let new_device_id = fields.id.unwrap_or(current_id);
+    if new_device_id != current_id && find(conn, DeviceKey::Id(new_device_id))?.is_some() {
         return Err(StoreError::conflict(
             ConflictKind::Taken,
             format!("device id {new_device_id}"),
@@ -256,28 +265,44 @@ fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, S
     let new_id = i64::from(new_device_id.get());
     // Pairs are stored in a fixed order of their ends; a new serial number
     // may change that order, and a removed interface ends its pairs.
-    let old_pairs = pairs::detach(conn, current.serial_number)?;
-    let mut statement = conn.prepare_cached(
-        "UPDATE devices SET id = ?1, serial_number = ?2, name = ?3, disabled = ?4 WHERE id = ?5",
-    )?;
-    statement.execute(params![
-        new_id,
-        sql::serial(fields.serial_number),
-        fields.name.as_deref(),
-        fields.disabled,
-        id
-    ])?;
+    let old_pairs = pairs::detach(conn, current_serial)?;
+    if new_device_id == current_id && fields.serial_number == current_serial {
+        // Key columns left alone: SQLite then neither moves the row nor
+        // looks at the rows that refer to it.
+        conn.prepare_cached("UPDATE devices SET name = ?1, disabled = ?2 WHERE id = ?3")?
+            .execute(params![fields.name.as_deref(), fields.disabled, id])?;
+    } else {
+        conn.prepare_cached(
+            "UPDATE devices SET id = ?1, serial_number = ?2, name = ?3, disabled = ?4 WHERE id = ?5",
+        )?
+        .execute(params![
+            new_id,
+            sql::serial(fields.serial_number),
+            fields.name.as_deref(),
+            fields.disabled,
+            id
+        ])?;
+    }
     conn.prepare_cached("DELETE FROM interfaces WHERE device_id = ?1")?
         .execute([new_id])?;
     write_interfaces(conn, new_id, &fields.interfaces)?;
     pairs::reattach(
         conn,
         old_pairs,
-        current.serial_number,
+        current_serial,
         fields.serial_number,
         &fields.interfaces,
     )?;
-    load(conn, new_id)
+    let mut interfaces = fields.interfaces;
+    // As a read would give them (the key orders them).
+    interfaces.sort_by_key(|interface| interface.identifier);
+    Ok(Device {
+        id: new_device_id,
+        serial_number: fields.serial_number,
+        name: fields.name,
+        disabled: fields.disabled,
+        interfaces,
+    })
 }
 
 fn interface_row(

@@ -15,7 +15,7 @@ mod roles;
 mod settings;
 mod streams;
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use netcfg_model::{
     ConfigName, Configuration, GroupImage, Instance, RunState, body::GroupImagePatchBody,
@@ -59,6 +59,74 @@ impl Net {
     /// as the value does not change.
     pub fn generation(&self) -> u64 {
         self.db.generation()
+    }
+
+    /// Runs `change` on the configuration's writer thread, as one change of
+    /// its next commit, and returns a future that resolves once that commit
+    /// is durable: the async form of every write of `Net`, with no thread
+    /// blocked while it is awaited.
+    ///
+    /// `change` gets this configuration and calls the ordinary methods on it:
+    /// on the writer thread, each write runs at once in a nested savepoint of
+    /// this change (a failed one is undone alone), and reads see the
+    /// change's own writes. Everything `change` does is committed together,
+    /// or (when it returns an error) not at all. It shares its commit with
+    /// the other changes queued meanwhile (one savepoint each).
+    ///
+    /// The change is queued when `change` is called, not when the future is
+    /// first polled, and dropping the future does not withdraw it. Queuing
+    /// never blocks on I/O while the configuration is awake ([`Net::is_awake`]);
+    /// a resting configuration is woken first, which opens its file and
+    /// starts its writer (about a millisecond, blocking): an async caller
+    /// that must not block does that on a blocking thread with [`Net::wake`]
+    /// (or finds an awake configuration with [`crate::Store::net_if_awake`]).
+    ///
+    /// `change` touches this configuration only: a write to another
+    /// configuration from inside it answers [`StoreError::Io`] (waiting for
+    /// another writer from a writer could deadlock). It runs on the writer
+    /// thread, so it should do nothing slow besides the store's calls.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), netcfg_store::StoreError> {
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let store = netcfg_store::Store::open(dir.path())?;
+    /// # let name: netcfg_model::ConfigName = "site".parse().unwrap();
+    /// # store.create(&name, netcfg_model::Instance::ServerDefault)?;
+    /// use netcfg_model::body::GroupImagePatchBody;
+    /// let net = store.net(&name)?;
+    /// let body: GroupImagePatchBody =
+    ///     serde_json::from_value(serde_json::json!({"path": "/images/site.bin"})).unwrap();
+    /// let changed = net.change(move |net| net.patch_group_image(body));
+    /// // ... in an async fn: `changed.await?` ...
+    /// # let image = tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(changed)?;
+    /// # assert_eq!(image.path.as_deref(), Some("/images/site.bin"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn change<T, F>(
+        &self,
+        change: F,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static
+    where
+        T: Send + 'static,
+        F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+    {
+        let net = self.clone();
+        self.db.submit(move |_| change(&net))
+    }
+
+    /// True when the configuration is awake (its writer runs): a
+    /// [`Net::change`] queued now does no file I/O on the caller's thread.
+    /// It may be put to rest after `idle_after` without calls.
+    pub fn is_awake(&self) -> bool {
+        self.db.is_awake()
+    }
+
+    /// Wakes the configuration if it rests: opens its connection and starts
+    /// its writer thread. Blocks (about a millisecond); call it from a thread
+    /// that may block, before [`Net::change`] when [`Net::is_awake`] is false.
+    pub fn wake(&self) -> Result<(), StoreError> {
+        self.db.wake_up()
     }
 
     /// The configuration: name, instance and network mode. `state` is always

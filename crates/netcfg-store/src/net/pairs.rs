@@ -89,10 +89,12 @@ pub(super) fn detach(
     serial: SerialNumber,
 ) -> Result<Vec<DevicePair>, StoreError> {
     let pairs = of_serial(conn, serial)?;
-    conn.prepare_cached(
-        "DELETE FROM device_pairs WHERE serial_number_1 = ?1 OR serial_number_2 = ?1",
-    )?
-    .execute([sql::serial(serial)])?;
+    if !pairs.is_empty() {
+        conn.prepare_cached(
+            "DELETE FROM device_pairs WHERE serial_number_1 = ?1 OR serial_number_2 = ?1",
+        )?
+        .execute([sql::serial(serial)])?;
+    }
     Ok(pairs)
 }
 
