@@ -6,7 +6,7 @@ use netcfg_model::{
     body::{DeviceBody, DevicesPatchBody, MultipleDeviceDeleteBody},
 };
 
-use super::{count, net, require_net, store};
+use super::{change, count, net, require_net, store};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -20,7 +20,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DeviceBody = context.body()?;
-    let device = net(&context, &path.net_name, move |net| net.create_device(body)).await?;
+    let device = change(&context, &path.net_name, move |net| net.create_device(body)).await?;
     Reply::created(format!("Device {} created", device.serial_number)).with(&device)
 }
 
@@ -93,7 +93,7 @@ pub(crate) async fn unconfigured(context: Ctx, _: NoPath) -> Result<Reply, ApiEr
 pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
     let body: DeviceBody = context.body()?;
-    let device = net(&context, &path.net_name, move |net| {
+    let device = change(&context, &path.net_name, move |net| {
         net.replace_device(key, body)
     })
     .await?;
@@ -107,7 +107,7 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
         DevicesPatchBody::Single(body) => {
             let key = DeviceKey::Serial(body.serial_number);
             let serial = body.serial_number;
-            let outcome = net(&context, &path.net_name, move |net| {
+            let outcome = change(&context, &path.net_name, move |net| {
                 net.replace_device(key, body)
             })
             .await;
@@ -117,7 +117,7 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
             }
             vec![(serial, outcome)]
         }
-        DevicesPatchBody::Multiple(bodies) => net(&context, &path.net_name, move |net| {
+        DevicesPatchBody::Multiple(bodies) => change(&context, &path.net_name, move |net| {
             net.patch_devices(bodies)
         })
         .await?
@@ -176,13 +176,13 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
 
 pub(crate) async fn delete(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
-    net(&context, &path.net_name, move |net| net.delete_device(key)).await?;
+    change(&context, &path.net_name, move |net| net.delete_device(key)).await?;
     Ok(Reply::ok(format!("Device {key} deleted")))
 }
 
 pub(crate) async fn delete_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let MultipleDeviceDeleteBody { delete } = context.body()?;
-    let deleted = net(&context, &path.net_name, move |net| {
+    let deleted = change(&context, &path.net_name, move |net| {
         net.delete_devices(delete)
     })
     .await?;

@@ -2,7 +2,7 @@
 
 use actix_web::http::StatusCode;
 
-use super::net;
+use super::{change, net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -27,7 +27,7 @@ pub(crate) async fn list(context: Ctx, path: DevicePath) -> Result<Reply, ApiErr
 
 pub(crate) async fn delete(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
     let (key, identifier) = (path.device_key, path.interface_identifier);
-    net(&context, &path.net_name, move |net| {
+    change(&context, &path.net_name, move |net| {
         net.delete_interface(key, identifier)
     })
     .await?;
@@ -63,7 +63,7 @@ pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply,
 
 pub(crate) async fn delete_role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {
     let (key, identifier, role) = (path.device_key, path.interface_identifier, path.role());
-    net(&context, &path.net_name, move |net| {
+    change(&context, &path.net_name, move |net| {
         net.clear_interface_role(key, identifier, role)
     })
     .await?;

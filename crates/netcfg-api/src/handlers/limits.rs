@@ -3,7 +3,7 @@
 
 use netcfg_model::body::{PositionLimitsPatchBody, PositionLimitsPostBody};
 
-use super::{count, net};
+use super::{change, count, net};
 use crate::{
     context::Ctx,
     path::{LimitPath, NetPath},
@@ -12,7 +12,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: PositionLimitsPostBody = context.body()?;
-    let limit = net(&context, &path.net_name, move |net| {
+    let limit = change(&context, &path.net_name, move |net| {
         net.create_position_limit(body)
     })
     .await?;
@@ -36,7 +36,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let body: PositionLimitsPatchBody = context.body()?;
-    let limit = net(&context, path.net_name(), move |net| {
+    let limit = change(&context, path.net_name(), move |net| {
         net.patch_position_limit(key, body)
     })
     .await?;
@@ -46,7 +46,7 @@ pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply,
 pub(crate) async fn delete<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let message = format!("Position limit {key} deleted");
-    net(&context, path.net_name(), move |net| {
+    change(&context, path.net_name(), move |net| {
         net.delete_position_limit(key)
     })
     .await?;

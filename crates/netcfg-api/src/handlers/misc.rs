@@ -7,7 +7,7 @@ use netcfg_model::{
     body::{GroupImagePatchBody, MagnetometerCalibrationBody, OperatingModePatchBody},
 };
 
-use super::{is_running, net, require_stopped};
+use super::{change, is_running, net, require_stopped};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -23,7 +23,7 @@ pub(crate) async fn get_group_image(context: Ctx, path: NetPath) -> Result<Reply
 
 pub(crate) async fn update_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: GroupImagePatchBody = context.body()?;
-    let image = net(&context, &path.net_name, move |net| {
+    let image = change(&context, &path.net_name, move |net| {
         net.patch_group_image(body)
     })
     .await?;
@@ -39,7 +39,7 @@ pub(crate) async fn set_magnetometer_calibration(
         device_key: key,
     } = path;
     let body: MagnetometerCalibrationBody = context.body()?;
-    let calibration: MagnetometerCalibration = net(&context, &name, move |net| {
+    let calibration: MagnetometerCalibration = change(&context, &name, move |net| {
         net.set_magnetometer_calibration(key, body)
     })
     .await?;
@@ -74,7 +74,7 @@ pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<R
         ApiError::problem(ErrorCode::InvalidBody, "network_mode", "give network_mode")
     })?;
     require_stopped(&context, &name, "network mode")?;
-    let mode = net(&context, &name, move |net| net.set_network_mode(mode)).await?;
+    let mode = change(&context, &name, move |net| net.set_network_mode(mode)).await?;
     Reply::ok(format!("Network mode of {name} is {mode}"))
         .with(&NetworkModeStatus { network_mode: mode })
 }

@@ -48,6 +48,30 @@ where
     store(context, move |store| work(&store.net(&name)?)).await
 }
 
+/// Runs `change` on the writer of configuration `name` and awaits its
+/// commit: no blocking-pool thread between the handler and the writer when
+/// the configuration is awake (the common case; waking it opens files, on
+/// the blocking pool). Changes of concurrent requests share commits.
+pub(crate) async fn change<T, F>(context: &Ctx, name: &ConfigName, change: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+{
+    let net = match context.state().store().net_if_awake(name) {
+        Some(net) => net,
+        None => {
+            let name = name.clone();
+            store(context, move |store| {
+                let net = store.net(&name)?;
+                net.wake()?;
+                Ok(net)
+            })
+            .await?
+        }
+    };
+    net.change(change).await.map_err(ApiError::from)
+}
+
 /// A 404 unless the configuration `name` exists (for what the engine keeps
 /// about it, which outlives no configuration).
 pub(crate) async fn require_net(context: &Ctx, name: &ConfigName) -> Result<(), ApiError> {

@@ -3,7 +3,7 @@
 
 use netcfg_model::body::NotificationPatchBody;
 
-use super::net;
+use super::{change, net};
 use crate::{
     context::Ctx,
     path::{NetPath, NotificationPath},
@@ -34,7 +34,7 @@ pub(crate) async fn unread(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply, ApiError> {
     let identifier = path.identifier;
     let NotificationPatchBody { read } = context.body()?;
-    let notification = net(&context, &path.net_name, move |net| {
+    let notification = change(&context, &path.net_name, move |net| {
         net.set_notification_read(identifier, read)
     })
     .await?;
@@ -44,7 +44,7 @@ pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply
 
 pub(crate) async fn update_all(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let NotificationPatchBody { read } = context.body()?;
-    let notifications = net(&context, &path.net_name, move |net| {
+    let notifications = change(&context, &path.net_name, move |net| {
         net.set_all_notifications_read(read)?;
         net.notifications()
     })

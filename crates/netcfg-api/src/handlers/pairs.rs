@@ -8,7 +8,7 @@ use netcfg_model::{
 };
 use netcfg_store::PairOutcome;
 
-use super::net;
+use super::{change, net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -94,14 +94,14 @@ fn pairs_of_body(body: &DevicePairsBody) -> Vec<DevicePair> {
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = net(&context, &path.net_name, move |net| net.create_pairs(pairs)).await?;
+    let outcomes = change(&context, &path.net_name, move |net| net.create_pairs(pairs)).await?;
     batch_reply(outcomes, StatusCode::CREATED, "created")
 }
 
 pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = net(&context, &path.net_name, move |net| net.delete_pairs(pairs)).await?;
+    let outcomes = change(&context, &path.net_name, move |net| net.delete_pairs(pairs)).await?;
     batch_reply(outcomes, StatusCode::OK, "deleted")
 }
 
@@ -126,7 +126,7 @@ pub(crate) async fn add_paired_interface(
 ) -> Result<Reply, ApiError> {
     let (key, identifier, pair_type) = (path.device_key, path.interface_identifier, path._type);
     let PairedInterfaceBody { interface: other } = context.body()?;
-    let serial = net(&context, &path.net_name, move |net| {
+    let serial = change(&context, &path.net_name, move |net| {
         let device = net.device(key)?;
         net.pair_interface(key, identifier, pair_type, other)?;
         Ok(device.serial_number)
@@ -156,7 +156,7 @@ pub(crate) async fn delete_paired_interface(
         path._type,
         path.interface,
     );
-    net(&context, &path.net_name, move |net| {
+    change(&context, &path.net_name, move |net| {
         net.unpair_interface(key, identifier, pair_type, other)
     })
     .await?;

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use netcfg_model::body::{RfSettingsPatchBody, RfSettingsPostBody};
 
-use super::{count, is_running, net};
+use super::{change, count, is_running, net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -13,7 +13,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: RfSettingsPostBody = context.body()?;
-    let setting = net(&context, &path.net_name, move |net| {
+    let setting = change(&context, &path.net_name, move |net| {
         net.create_rf_setting(body)
     })
     .await?;
@@ -36,7 +36,7 @@ pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiErr
     let body: RfSettingsPatchBody = context.body()?;
     let running = is_running(&context, &path.net_name);
     // Checked and changed in one call, so the active setting cannot change between.
-    let outcome = net(&context, &path.net_name, move |net| {
+    let outcome = change(&context, &path.net_name, move |net| {
         if running && net.active_rf_setting()?.name == name {
             return Ok(Err(name));
         }
@@ -57,7 +57,7 @@ pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiErr
 pub(crate) async fn delete(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {
     let name = path.name;
     let deleted = name.clone();
-    net(&context, &path.net_name, move |net| {
+    change(&context, &path.net_name, move |net| {
         net.delete_rf_setting(&deleted)
     })
     .await?;

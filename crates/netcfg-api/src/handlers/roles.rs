@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use netcfg_model::body::{RolePatchBody, RolePostBody};
 
-use super::{count, net};
+use super::{change, count, net};
 use crate::{
     context::Ctx,
     path::{NetPath, RolePath},
@@ -12,7 +12,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: RolePostBody = context.body()?;
-    let role = net(&context, &path.net_name, move |net| net.create_role(body)).await?;
+    let role = change(&context, &path.net_name, move |net| net.create_role(body)).await?;
     Reply::created(format!("Role {} ({}) created", role.id, role.name)).with(&role)
 }
 
@@ -30,7 +30,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
     let body: RolePatchBody = context.body()?;
-    let role = net(&context, &path.net_name, move |net| {
+    let role = change(&context, &path.net_name, move |net| {
         net.patch_role(id, body)
     })
     .await?;
@@ -39,7 +39,7 @@ pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiErr
 
 pub(crate) async fn delete(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
-    net(&context, &path.net_name, move |net| net.delete_role(id)).await?;
+    change(&context, &path.net_name, move |net| net.delete_role(id)).await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,
         format!("Role {id} deleted"),

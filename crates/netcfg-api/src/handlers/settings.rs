@@ -4,7 +4,7 @@
 use netcfg_model::{body::SettingsBody, default_setting, default_settings};
 use netcfg_store::{SettingDeletion, SettingScope, SettingWrite};
 
-use super::{count, is_running, net, require_stopped};
+use super::{change, count, is_running, net, require_stopped};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -43,7 +43,7 @@ async fn write(
     let body: SettingsBody = context.body()?;
     check_running(&context, path.net_name(), &scope, &body)?;
     let given = body.settings.len();
-    let settings = net(&context, path.net_name(), move |net| {
+    let settings = change(&context, path.net_name(), move |net| {
         net.write_settings(scope, body, mode)
     })
     .await?;
@@ -126,7 +126,7 @@ pub(crate) async fn delete(context: Ctx, path: SettingKeyPath) -> Result<Reply, 
     if scope.class.as_str() == netcfg_model::SYSTEM_CLASS && RUNNING_KEYS.contains(&key.as_str()) {
         require_stopped(&context, path.net_name(), "network mode or RF setting")?;
     }
-    let deletion = net(&context, path.net_name(), move |net| {
+    let deletion = change(&context, path.net_name(), move |net| {
         net.delete_setting(scope, key)
     })
     .await?;

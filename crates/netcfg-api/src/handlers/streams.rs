@@ -3,7 +3,7 @@
 use netcfg_model::{body::DataStreamBody, default_streams};
 use netcfg_store::StreamDeletion;
 
-use super::{count, net};
+use super::{change, count, net};
 use crate::{
     context::Ctx,
     path::{IdPath, NetPath, NoPath},
@@ -13,7 +13,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DataStreamBody = context.body()?;
-    let stream = net(&context, &path.net_name, move |net| net.create_stream(body)).await?;
+    let stream = change(&context, &path.net_name, move |net| net.create_stream(body)).await?;
     Reply::created(format!("Data stream {} created", stream.name)).with(&stream)
 }
 
@@ -36,7 +36,7 @@ pub(crate) async fn defaults(_context: Ctx, _: NoPath) -> Result<Reply, ApiError
 pub(crate) async fn update(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
     let id = path.id;
     let body: DataStreamBody = context.body()?;
-    let stream = net(&context, &path.net_name, move |net| {
+    let stream = change(&context, &path.net_name, move |net| {
         net.replace_stream(id, body)
     })
     .await?;
@@ -48,13 +48,13 @@ pub(crate) async fn delete(context: Ctx, path: IdPath) -> Result<Reply, ApiError
     // 5.0 deletes a default stream outright; 5.1 resets it (the seed's
     // Versioning, item 4). Config, Anchor and User stay in both.
     if context.version() == ApiVersion::V5_0 {
-        net(&context, &net_name, move |net| {
+        change(&context, &net_name, move |net| {
             net.delete_stream_outright(id)
         })
         .await?;
         return Ok(Reply::ok("Item Deleted"));
     }
-    let message = match net(&context, &net_name, move |net| net.delete_stream(id)).await? {
+    let message = match change(&context, &net_name, move |net| net.delete_stream(id)).await? {
         StreamDeletion::Deleted => format!("Data stream {id} deleted"),
         StreamDeletion::Reset(stream) => format!(
             "Data stream {} is a default stream: reset to its default values",
