@@ -7,12 +7,10 @@
 //! used least recently go. A deleted or renamed configuration's list goes at
 //! once.
 
-use std::{
-    collections::HashMap,
-    sync::{Mutex, MutexGuard, PoisonError},
-};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use actix_web::web::Bytes;
+use lru::LruCache;
 use netcfg_model::ConfigName;
 
 /// The JSON the cache may hold: about thirty lists of a thousand devices.
@@ -29,25 +27,29 @@ pub(crate) struct Rendered {
 struct Entry {
     generation: u64,
     rendered: Rendered,
-    /// The cache's clock when the entry was last kept or served.
-    used: u64,
 }
 
-#[derive(Debug, Default)]
+/// The lists in order of use (`lru`: constant-time lookups and eviction of
+/// the least recently used), and the bytes they hold.
+#[derive(Debug)]
 struct Entries {
-    map: HashMap<ConfigName, Entry>,
+    map: LruCache<ConfigName, Entry>,
     bytes: usize,
-    clock: u64,
+}
+
+impl Default for Entries {
+    fn default() -> Self {
+        Self {
+            // Bounded by bytes, not by count.
+            map: LruCache::unbounded(),
+            bytes: 0,
+        }
+    }
 }
 
 impl Entries {
-    fn tick(&mut self) -> u64 {
-        self.clock += 1;
-        self.clock
-    }
-
     fn remove(&mut self, name: &ConfigName) {
-        if let Some(entry) = self.map.remove(name) {
+        if let Some(entry) = self.map.pop(name) {
             self.bytes -= entry.rendered.json.len();
         }
     }
@@ -55,15 +57,10 @@ impl Entries {
     /// Removes the least recently used entries until the rest fit `budget`.
     fn shrink_to(&mut self, budget: usize) {
         while self.bytes > budget {
-            let Some(oldest) = self
-                .map
-                .iter()
-                .min_by_key(|(_, entry)| entry.used)
-                .map(|(name, _)| name.clone())
-            else {
+            let Some((_, entry)) = self.map.pop_lru() else {
                 return;
             };
-            self.remove(&oldest);
+            self.bytes -= entry.rendered.json.len();
         }
     }
 }
@@ -96,12 +93,10 @@ impl RenderCache {
     /// The device list of `name` rendered under `generation`, if kept.
     pub(crate) fn devices(&self, name: &ConfigName, generation: u64) -> Option<Rendered> {
         let mut entries = self.entries();
-        let now = entries.tick();
         let entry = entries
             .map
-            .get_mut(name)
+            .get(name)
             .filter(|entry| entry.generation == generation)?;
-        entry.used = now;
         Some(entry.rendered.clone())
     }
 
@@ -111,7 +106,7 @@ impl RenderCache {
         let mut entries = self.entries();
         if entries
             .map
-            .get(&name)
+            .peek(&name)
             .is_some_and(|entry| entry.generation > generation)
         {
             return;
@@ -122,14 +117,12 @@ impl RenderCache {
             return;
         }
         entries.shrink_to(self.budget - size);
-        let used = entries.tick();
         entries.bytes += size;
-        entries.map.insert(
+        entries.map.put(
             name,
             Entry {
                 generation,
                 rendered,
-                used,
             },
         );
     }
@@ -159,8 +152,8 @@ mod tests {
         let mut names: Vec<String> = cache
             .entries()
             .map
-            .keys()
-            .map(ToString::to_string)
+            .iter()
+            .map(|(name, _)| name.to_string())
             .collect();
         names.sort();
         names
