@@ -14,7 +14,16 @@ use crate::{names::ConfigName, network_mode::NetworkMode};
 /// assert!(matches!("/dev/ttyUSB0".parse::<Instance>().unwrap(), Instance::SerialPort(_)));
 /// assert!("ttyUSB0".parse::<Instance>().is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    Hash,
+    Default,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub enum Instance {
     /// The empty string: whatever the server is configured to use.
     #[default]
@@ -86,19 +95,6 @@ impl fmt::Display for Instance {
             } => write!(f, "sim:{scenario}"),
             Self::SerialPort(path) => f.write_str(path),
         }
-    }
-}
-
-impl serde::Serialize for Instance {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for Instance {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -81,7 +81,16 @@ impl schemars::JsonSchema for DeviceId {
 /// assert!(matches!("42".parse(), Ok(DeviceKey::Id(_))));
 /// assert!("0".parse::<DeviceKey>().is_err());
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub enum DeviceKey {
     /// The device's serial number.
     Serial(SerialNumber),
@@ -117,19 +126,6 @@ impl fmt::Display for DeviceKey {
             Self::Serial(serial) => serial.fmt(f),
             Self::Id(id) => id.fmt(f),
         }
-    }
-}
-
-impl serde::Serialize for DeviceKey {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for DeviceKey {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -15,7 +15,18 @@ use std::{borrow::Cow, fmt, str::FromStr};
 /// assert_eq!("010DBEEF".parse::<SerialNumber>().unwrap(), serial);
 /// assert_eq!(serial.as_u32(), 0x010D_BEEF);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct SerialNumber(u32);
 
 /// Why a text is not a serial number.
@@ -64,19 +75,6 @@ impl fmt::Display for SerialNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [a, b, c, d] = self.0.to_be_bytes();
         write!(f, "{a:02X}:{b:02X}:{c:02X}{d:02X}")
-    }
-}
-
-impl serde::Serialize for SerialNumber {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for SerialNumber {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

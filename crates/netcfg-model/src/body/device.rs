@@ -210,7 +210,9 @@ impl schemars::JsonSchema for DevicesPatchBody {
 }
 
 /// Which devices `multiple_device_delete_body` deletes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde_with::SerializeDisplay, serde_with::DeserializeFromStr,
+)]
 pub enum DeviceSelection {
     /// Every device of the configuration.
     All,
@@ -264,19 +266,6 @@ impl fmt::Display for DeviceSelection {
                 Ok(())
             }
         }
-    }
-}
-
-impl serde::Serialize for DeviceSelection {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for DeviceSelection {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

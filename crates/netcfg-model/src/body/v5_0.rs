@@ -45,7 +45,16 @@ plain_body!(EngineCommandBody { required action } at_least_one: false, check: no
 /// assert_eq!(interface.identifier, 1);
 /// assert_eq!(interface.to_string(), "01:04:0719-1");
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde_with::SerializeDisplay,
+    serde_with::DeserializeFromStr,
+)]
 pub struct InterfaceRef {
     /// The device.
     pub serial_number: SerialNumber,
@@ -78,19 +87,6 @@ impl FromStr for InterfaceRef {
 impl fmt::Display for InterfaceRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.serial_number, self.identifier)
-    }
-}
-
-impl serde::Serialize for InterfaceRef {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for InterfaceRef {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = <Cow<'de, str>>::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
