@@ -28,7 +28,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use self::tracker::{Expect, Tracker, Verdict};
-use crate::server::{self, Client, Json, Rng, Server};
+use crate::server::{self, Client, Rng, Server, Value, object};
 
 const NETS: [&str; 2] = ["crash-a", "crash-b"];
 /// Setting keys per worker, created before the first kill.
@@ -222,15 +222,15 @@ fn setting_key(worker: usize, k: u64) -> String {
 /// The configurations, and each worker's setting keys at value 0.
 fn setup(client: &mut Client, threads: usize) -> Result<()> {
     for net in NETS {
-        let body = Json::object([("name", Json::from(net)), ("instance", Json::from("sim"))]);
+        let body = object([("name", Value::from(net)), ("instance", Value::from("sim"))]);
         expect(
             client.send("POST", "/nets", Some(&body))?,
             201,
             "POST /nets",
         )?;
         let keys = (0..threads)
-            .flat_map(|w| (0..KEYS_PER_WORKER).map(move |k| (setting_key(w, k), Json::from(0))));
-        let body = Json::object(keys);
+            .flat_map(|w| (0..KEYS_PER_WORKER).map(move |k| (setting_key(w, k), Value::from(0))));
+        let body = object(keys);
         expect(
             client.send("POST", &format!("/nets/{net}/settings"), Some(&body))?,
             200,
@@ -247,7 +247,7 @@ fn initial_tracker(worker: usize) -> Tracker {
             tracker.settings.insert(
                 (net.to_owned(), setting_key(worker, k)),
                 Expect {
-                    acked: Some(Json::from(0)),
+                    acked: Some(Value::from(0)),
                     unanswered: Vec::new(),
                 },
             );
@@ -314,8 +314,8 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
             }
             _ => {
                 let key = setting_key(id, rng.below(KEYS_PER_WORKER));
-                let value = Json::from(i64::from(counter));
-                let body = Json::object([(key.clone(), value.clone())]);
+                let value = Value::from(i64::from(counter));
+                let body = object([(key.clone(), value.clone())]);
                 let path = format!("/nets/{net}/settings");
                 ("setting", key, "PATCH", path, body, value)
             }
@@ -366,18 +366,18 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
     }
 }
 
-fn device(serial: &str, rng: &mut Rng, counter: u32) -> Json {
-    Json::object([
-        ("serial_number", Json::from(serial)),
+fn device(serial: &str, rng: &mut Rng, counter: u32) -> Value {
+    object([
+        ("serial_number", Value::from(serial)),
         (
             "interfaces",
-            Json::Array(vec![Json::object([
-                ("identifier", Json::from(0)),
-                ("role_id", Json::from(4)),
+            Value::Array(vec![object([
+                ("identifier", Value::from(0)),
+                ("role_id", Value::from(4)),
             ])]),
         ),
-        ("disabled", Json::from(rng.chance(30))),
-        ("name", Json::from(format!("write {counter}"))),
+        ("disabled", Value::from(rng.chance(30))),
+        ("name", Value::from(format!("write {counter}"))),
     ])
 }
 
@@ -394,14 +394,15 @@ fn verify(
             "GET devices",
         )?
         .payload("devices")?;
-        let devices: std::collections::BTreeMap<String, Json> = devices
+        let devices: std::collections::BTreeMap<String, Value> = devices
             .as_array()
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
             .filter_map(|device| {
                 let serial = device.get("serial_number")?.as_str()?.to_owned();
                 let mut device = device.clone();
-                device.members_mut()?.remove("id");
+                device.as_object_mut()?.remove("id");
                 // The server answers a name left out as null; the writers always send one.
                 Some((serial, device))
             })
@@ -412,8 +413,9 @@ fn verify(
             "GET settings",
         )?
         .payload("settings")?;
-        let settings: std::collections::BTreeMap<String, Json> = settings
+        let settings: std::collections::BTreeMap<String, Value> = settings
             .as_array()
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
             .filter_map(|s| {

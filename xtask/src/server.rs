@@ -3,7 +3,6 @@
 //! and a tiny HTTP/1.1 client (xtask has no HTTP crate).
 
 mod http;
-pub(crate) mod json;
 mod rng;
 
 use std::{
@@ -17,9 +16,10 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
+pub(crate) use serde_json::Value;
+
 pub(crate) use self::{
     http::{Client, Response},
-    json::Json,
     rng::Rng,
 };
 use crate::{cargo, workspace_root};
@@ -41,6 +41,16 @@ pub(crate) fn scratch_dir(task: &str) -> Result<PathBuf> {
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("could not create {}", dir.display()))?;
     Ok(dir)
+}
+
+/// A JSON object from key-value pairs.
+pub(crate) fn object<K: Into<String>>(pairs: impl IntoIterator<Item = (K, Value)>) -> Value {
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(key, value)| (key.into(), value))
+            .collect(),
+    )
 }
 
 fn free_port() -> Result<u16> {

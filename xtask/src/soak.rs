@@ -23,7 +23,7 @@ use self::{
     model::{Model, Net},
     worker::{Shared, Worker},
 };
-use crate::server::{self, Client, Json, Rng, Server};
+use crate::server::{self, Client, Rng, Server, Value, object};
 
 /// The configurations every worker writes into.
 const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
@@ -218,7 +218,10 @@ pub(crate) fn soak(args: &[String]) -> Result<()> {
 fn setup(client: &mut Client) -> Result<Model> {
     let mut model = Model::default();
     for name in SHARED_NETS {
-        let body = Json::object([("name", Json::from(name)), ("instance", Json::from("sim"))]);
+        let body = object([
+            ("name", Value::from(name)),
+            ("instance", Value::from("sim")),
+        ]);
         let response = client.send("POST", "/nets", Some(&body))?;
         if response.status != 201 {
             bail!("POST /nets {body}: {} {}", response.status, response.text());
@@ -239,9 +242,10 @@ fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
     let listed: BTreeSet<String> = response
         .payload("configurations")?
         .as_array()
+        .map(Vec::as_slice)
         .unwrap_or_default()
         .iter()
-        .filter_map(|net| net.get("name").and_then(Json::as_str).map(str::to_owned))
+        .filter_map(|net| net.get("name").and_then(Value::as_str).map(str::to_owned))
         .collect();
     let expected: BTreeSet<String> = model.nets.keys().cloned().collect();
     for name in listed.difference(&expected) {

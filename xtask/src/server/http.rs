@@ -10,7 +10,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use super::Json;
+use super::Value;
 
 /// No request of the load tasks takes this long unless the server hangs.
 const IO_TIMEOUT: Duration = Duration::from_secs(30);
@@ -24,8 +24,8 @@ pub(crate) struct Response {
 
 impl Response {
     /// The body as JSON.
-    pub(crate) fn json(&self) -> Result<Json> {
-        Json::parse(&String::from_utf8_lossy(&self.body))
+    pub(crate) fn json(&self) -> Result<Value> {
+        serde_json::from_slice(&self.body)
             .with_context(|| format!("a {} answer that is not JSON: {}", self.status, self.text()))
     }
 
@@ -39,7 +39,7 @@ impl Response {
     }
 
     /// The payload under `key` of a JSON envelope.
-    pub(crate) fn payload(&self, key: &str) -> Result<Json> {
+    pub(crate) fn payload(&self, key: &str) -> Result<Value> {
         self.json()?
             .get(key)
             .cloned()
@@ -75,7 +75,7 @@ impl Client {
         &mut self,
         method: &str,
         path: &str,
-        body: Option<&Json>,
+        body: Option<&Value>,
     ) -> Result<Response> {
         match body {
             Some(json) => self.request(
