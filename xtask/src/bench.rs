@@ -19,7 +19,6 @@
 
 mod fixture;
 mod growth;
-mod http;
 mod report;
 mod server;
 mod svg;
@@ -35,12 +34,11 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use self::{
-    http::Client,
     report::{Figures, Footprint, ReadPoint},
     server::{Launch, Server},
     wrk::Load,
 };
-use crate::{cargo, workspace_root};
+use crate::{cargo, server::Client, workspace_root};
 
 /// The site's configuration.
 const NET: &str = "bench";
@@ -124,8 +122,8 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
 
     step("loading the site: 50 anchors, 1,000 tags");
     let server = launch("data", None)?;
-    let mut client = Client::connect(server.port)?;
-    create_net(&mut client, NET)?;
+    let client = Client::new(server.port);
+    create_net(&client, NET)?;
     let adds: Vec<_> = site
         .iter()
         .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
@@ -151,7 +149,7 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
     server.stop()?;
 
     let server = launch("data", Some(&baseline_file))?;
-    let mut client = Client::connect(server.port)?;
+    let client = Client::new(server.port);
     let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
     let devices_bytes = client
         .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
@@ -203,7 +201,7 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         "footprint: copying the site into {FLEET} configurations"
     ));
     // The server closed the connection while it sat idle during the runs.
-    let mut client = Client::connect(server.port)?;
+    let client = Client::new(server.port);
     for number in 1..FLEET {
         client.expect_ok(
             "POST",
@@ -220,11 +218,13 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
     let mut rss_idle_full_kb = 0;
     let startup_full_ms = startups(|| {
         let server = launch("data", None)?;
-        let listed = Client::connect(server.port)?
-            .expect_ok("GET", "/nets", None)?
-            .text()
-            .matches(&format!("\"{NET}-copy-"))
-            .count();
+        let listed = String::from_utf8_lossy(
+            &Client::new(server.port)
+                .expect_ok("GET", "/nets", None)?
+                .body,
+        )
+        .matches(&format!("\"{NET}-copy-"))
+        .count();
         if listed != FLEET - 1 {
             bail!("GET /nets listed {listed} copies, not {}", FLEET - 1);
         }
@@ -306,7 +306,7 @@ fn startups(mut start: impl FnMut() -> Result<Server>) -> Result<Vec<f64>> {
     Ok(times)
 }
 
-fn create_net(client: &mut Client, name: &str) -> Result<()> {
+fn create_net(client: &Client, name: &str) -> Result<()> {
     client.expect_ok(
         "POST",
         "/nets",

@@ -7,8 +7,8 @@
 
 use std::{
     env, fs,
-    io::{Read, Write},
-    net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream},
+    io::Read,
+    net::{Ipv4Addr, SocketAddr, TcpListener},
     path::{Path, PathBuf},
     process::{Child, Command, Stdio},
     thread,
@@ -17,7 +17,7 @@ use std::{
 
 use anyhow::{Context, Result, bail, ensure};
 
-use super::{cargo, workspace_root};
+use super::{cargo, server::Client, workspace_root};
 
 /// Where Debian's package puts the browser.
 const CHROMIUM: &str = "/usr/bin/chromium";
@@ -244,19 +244,9 @@ impl ServerProcess {
 
     /// True when `GET /api.json` answers 200.
     fn answers(&self) -> bool {
-        let attempt = || -> std::io::Result<bool> {
-            let mut stream = TcpStream::connect_timeout(&self.address, Duration::from_secs(2))?;
-            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-            write!(
-                stream,
-                "GET /api.json HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.address
-            )?;
-            let mut head = [0_u8; 12];
-            stream.read_exact(&mut head)?;
-            Ok(head.ends_with(b" 200"))
-        };
-        attempt().unwrap_or(false)
+        Client::at(&self.address.to_string())
+            .send("GET", "/api.json", None)
+            .is_ok_and(|answer| answer.status == 200)
     }
 
     fn log_text(&self) -> String {

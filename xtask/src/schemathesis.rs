@@ -13,7 +13,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, workspace_root};
+use crate::{cargo, server::Client, workspace_root};
 
 /// The version these checks were written against (see ../shared/tooling.md).
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
@@ -55,26 +55,6 @@ fn wait_until_up(port: u16) -> Result<()> {
     bail!("the server did not listen on port {port} within 30 s")
 }
 
-/// POSTs a JSON body with a tiny HTTP/1.1 client (xtask has no HTTP crate).
-fn post_json(port: u16, path: &str, body: &str) -> Result<()> {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
-    if !answer.starts_with("HTTP/1.1 2") {
-        bail!(
-            "POST {path} failed: {}",
-            answer.lines().next().unwrap_or("")
-        );
-    }
-    Ok(())
-}
-
 pub(crate) fn schemathesis() -> Result<()> {
     if !installed() {
         eprintln!("schemathesis: installing {SCHEMATHESIS} from PyPI");
@@ -113,7 +93,11 @@ pub(crate) fn schemathesis() -> Result<()> {
     let _server = Server(server);
     wait_until_up(port)?;
     // One configuration, so that operations on `demo` reach their handlers.
-    post_json(port, "/nets", r#"{"name": "demo", "instance": "sim"}"#)?;
+    Client::new(port).expect_ok(
+        "POST",
+        "/nets",
+        Some(r#"{"name": "demo", "instance": "sim"}"#),
+    )?;
     for (version, url) in [
         (
             "5.1",

@@ -17,8 +17,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use super::http::Client;
-use crate::workspace_root;
+use crate::{server::Client, workspace_root};
 
 /// The environment variable that makes the server serve the baseline route
 /// (bins/netcfg-http/src/baseline.rs).
@@ -90,8 +89,7 @@ impl Server {
             if let Some(status) = self.child.try_wait()? {
                 bail!("the server exited at start with {status} (see its log in target/bench/)");
             }
-            if let Ok(mut client) = Client::connect(self.port)
-                && let Ok(answer) = client.send("GET", "/nets", None)
+            if let Ok(answer) = Client::new(self.port).send("GET", "/nets", None)
                 && answer.status == 200
             {
                 return Ok(spawned.elapsed());
