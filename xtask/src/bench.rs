@@ -51,39 +51,18 @@ const STARTUPS: usize = 5;
 /// Client threads that load fixtures (their adds share commits).
 const LOADERS: usize = 8;
 
-const USAGE: &str = "usage: cargo xtask bench [--seconds N] [--write-fixture]\n\n  --seconds N      seconds per load point (default 5)\n  --write-fixture  rewrite fixtures/bench/site.jsonl from the code and stop";
-
-struct Options {
+/// `cargo xtask bench`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// Seconds per load point
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     seconds: u32,
+    /// Rewrite fixtures/bench/site.jsonl from the code and stop
+    #[arg(long)]
     write_fixture: bool,
 }
 
-fn options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        seconds: 5,
-        write_fixture: false,
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--seconds" => {
-                let value = args.next().context("--seconds needs a value")?;
-                options.seconds = value
-                    .parse()
-                    .ok()
-                    .filter(|seconds| *seconds > 0)
-                    .with_context(|| format!("--seconds {value}: not a positive integer"))?;
-            }
-            "--write-fixture" => options.write_fixture = true,
-            "--help" | "-h" => bail!("{USAGE}"),
-            other => bail!("unknown argument `{other}`\n\n{USAGE}"),
-        }
-    }
-    Ok(options)
-}
-
-pub(crate) fn bench(args: &[String]) -> Result<()> {
-    let options = options(args)?;
+pub(crate) fn bench(options: &Options) -> Result<()> {
     if options.write_fixture {
         return fixture::write();
     }

@@ -26,6 +26,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::builder::RangedU64ValueParser;
 
 use self::tracker::{Expect, Tracker, Verdict};
 use crate::server::{self, Client, Rng, Server, Value, object};
@@ -47,8 +48,22 @@ fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
     tracker.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-pub(crate) fn crash(args: &[String]) -> Result<()> {
-    let (kills, threads) = options(args)?;
+/// Writer threads by default.
+pub(crate) const THREADS: usize = 4;
+
+/// `cargo xtask crash`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// SIGKILLs under load
+    #[arg(long, default_value_t = 20)]
+    pub(crate) kills: u32,
+    /// Writer threads (1 to 15)
+    #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
+    pub(crate) threads: usize,
+}
+
+pub(crate) fn crash(options: &Options) -> Result<()> {
+    let Options { kills, threads } = *options;
     let seed = match std::env::var("NETCFG_CRASH_SEED") {
         Ok(seed) => seed.parse().context("NETCFG_CRASH_SEED: a number")?,
         Err(_) => Rng::seed_from_clock(),
@@ -181,25 +196,6 @@ pub(crate) fn crash(args: &[String]) -> Result<()> {
     }
     println!("crash: passed");
     Ok(())
-}
-
-fn options(args: &[String]) -> Result<(u32, usize)> {
-    let (mut kills, mut threads) = (20, 4);
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let value = args
-            .next()
-            .with_context(|| format!("{arg} needs a value"))?;
-        match arg.as_str() {
-            "--kills" => kills = value.parse().context("--kills: a number")?,
-            "--threads" => threads = value.parse().context("--threads: a number")?,
-            _ => bail!("usage: cargo xtask crash [--kills N] [--threads T]"),
-        }
-    }
-    if threads == 0 || threads > 15 {
-        bail!("--threads must be between 1 and 15");
-    }
-    Ok((kills, threads))
 }
 
 #[derive(Debug, Default)]

@@ -56,11 +56,9 @@ struct Artefacts {
 
 /// `cargo xtask dist` builds the artefacts; `cargo xtask dist --check`
 /// builds them twice and checks them (what CI runs).
-pub(crate) fn dist(args: &[String]) -> Result<()> {
-    match args {
-        [] => {}
-        [flag] if flag == "--check" => return check(),
-        _ => bail!("usage: cargo xtask dist [--check]"),
+pub(crate) fn dist(check_only: bool) -> Result<()> {
+    if check_only {
+        return check();
     }
     let release = Release::build()?;
     let artefacts = release.package(&release.root.join("target/dist"))?;

@@ -35,28 +35,82 @@ mod soak;
 use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
 
-const USAGE: &str = "usage: cargo xtask <task>\n\ntasks:\n  ci        run every check CI runs (fmt, layers, clippy, doc, tests)\n  layers    check that no crate depends on what its layer must not know\n  browser   render /api in headless Chromium (installs it if missing, as root) and check it\n  schemathesis  property-based tests of both tables from /api.json (installs schemathesis if missing)\n  dist      release artefacts in target/dist: tarball, Debian package, SHA256SUMS (--check: build twice and check them)\n  codegen   write the generated docs: OpenAPI of both tables, the configuration reference (--check: only check)\n  soak      mixed reads and writes for --minutes N against the server; errors, memory growth, state vs a model\n  crash     writes under load, --kills N SIGKILLs, restart: every acknowledged write present, files intact\n  bench     load benchmarks of the release server: reads, durable writes, growth, footprint (installs wrk if missing)";
+/// Project automation that needs nothing but cargo: `cargo xtask <task>`.
+#[derive(Debug, Parser)]
+#[command(name = "xtask", bin_name = "cargo xtask", disable_version_flag = true)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Debug, Subcommand)]
+enum Task {
+    /// Run every check CI runs: fmt, layers, clippy, doc, tests, browser,
+    /// schemathesis, soak, crash, dist --check
+    #[command(long_about = CI_ABOUT)]
+    Ci,
+    /// Check that no crate depends on what its layer must not know
+    Layers,
+    /// Render /api in headless Chromium and check it (installs Chromium if
+    /// missing, as root)
+    Browser,
+    /// Property-based tests of both tables from /api.json (installs
+    /// schemathesis if missing)
+    Schemathesis,
+    /// Load benchmarks of the release server: reads, durable writes against
+    /// the disk's fdatasync, growth, footprint (installs wrk if missing)
+    Bench(bench::Options),
+    /// Release artefacts in target/dist: tarball, Debian package, SHA256SUMS
+    Dist {
+        /// Build them twice and check them (what CI runs)
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write the generated docs: OpenAPI of both tables, the configuration
+    /// reference
+    Codegen {
+        /// Only check that they are current
+        #[arg(long)]
+        check: bool,
+    },
+    /// Mixed reads and writes against the server; errors, memory growth,
+    /// state against a model
+    Soak(soak::Options),
+    /// Writes under load, SIGKILLs, restarts: every acknowledged write
+    /// present, files intact
+    Crash(crash::Options),
+}
+
+/// What `cargo xtask ci --help` says: every step, in order.
+const CI_ABOUT: &str = "Run every check CI runs, in this order, stopping at the first failure:
+
+  1. cargo fmt --all -- --check
+  2. layers: the layer rules, from cargo's dependency graph
+  3. cargo clippy --workspace --all-targets -- -D warnings
+  4. cargo doc --workspace --no-deps, with RUSTDOCFLAGS=-D warnings
+  5. cargo test --workspace (includes the generated documents' staleness
+     tests that `codegen --check` runs)
+  6. browser: /api in headless Chromium (installs Chromium if missing)
+  7. schemathesis: both tables (installs schemathesis if missing)
+  8. soak --minutes 1
+  9. crash --kills 20 (installs sqlite3 if missing)
+ 10. dist --check: the release artefacts built twice and checked
+
+`bench` is not part of it: its figures are reported, never checked.";
 
 fn main() -> Result<()> {
-    let task = env::args().nth(1);
-    let rest: Vec<String> = env::args().skip(2).collect();
-    match task.as_deref() {
-        Some("ci") => ci(),
-        Some("layers") => layers(),
-        Some("browser") => browser::browser_check(),
-        Some("schemathesis") => schemathesis::schemathesis(),
-        Some("bench") => bench::bench(&rest),
-        Some("dist") => dist::dist(&rest),
-        Some("codegen") => codegen::codegen(&rest),
-        Some("soak") => soak::soak(&rest),
-        Some("crash") => crash::crash(&rest),
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(())
-        }
-        Some(other) => bail!("unknown task `{other}`\n\n{USAGE}"),
-        None => bail!("no task given\n\n{USAGE}"),
+    match Cli::parse().task {
+        Task::Ci => ci(),
+        Task::Layers => layers(),
+        Task::Browser => browser::browser_check(),
+        Task::Schemathesis => schemathesis::schemathesis(),
+        Task::Bench(options) => bench::bench(&options),
+        Task::Dist { check } => dist::dist(check),
+        Task::Codegen { check } => codegen::codegen(check),
+        Task::Soak(options) => soak::soak(&options),
+        Task::Crash(options) => crash::crash(&options),
     }
 }
 
@@ -219,8 +273,14 @@ fn ci() -> Result<()> {
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
     schemathesis::schemathesis()?;
-    soak::soak(&["--minutes".to_owned(), "1".to_owned()])?;
-    crash::crash(&["--kills".to_owned(), "20".to_owned()])?;
+    soak::soak(&soak::Options {
+        minutes: 1.0,
+        threads: soak::THREADS,
+    })?;
+    crash::crash(&crash::Options {
+        kills: 20,
+        threads: crash::THREADS,
+    })?;
     dist::check()?;
     eprintln!("ci: every check passed");
     Ok(())

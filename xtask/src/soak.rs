@@ -18,6 +18,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::builder::RangedU64ValueParser;
 
 use self::{
     model::{Model, Net},
@@ -30,39 +31,28 @@ const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
 /// Memory may grow this much (percent) from the end of the warm-up.
 const MAX_GROWTH_PERCENT: f64 = 10.0;
 
-struct Options {
-    minutes: f64,
-    threads: usize,
+/// Clients by default.
+pub(crate) const THREADS: usize = 6;
+
+/// `cargo xtask soak`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// How long to run, in minutes
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
+    pub(crate) minutes: f64,
+    /// Client threads (1 to 15)
+    #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
+    pub(crate) threads: usize,
 }
 
-fn options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        minutes: 1.0,
-        threads: 6,
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let value = args
-            .next()
-            .with_context(|| format!("{arg} needs a value"))?;
-        match arg.as_str() {
-            "--minutes" => options.minutes = value.parse().context("--minutes: a number")?,
-            "--threads" => options.threads = value.parse().context("--threads: a number")?,
-            _ => bail!("usage: cargo xtask soak [--minutes N] [--threads T]"),
-        }
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(minutes) if minutes > 0.0 => Ok(minutes),
+        _ => Err(format!("{text}: not a positive number")),
     }
-    if options.minutes.is_nan()
-        || options.minutes <= 0.0
-        || options.threads == 0
-        || options.threads > 15
-    {
-        bail!("--minutes must be positive and --threads between 1 and 15");
-    }
-    Ok(options)
 }
 
-pub(crate) fn soak(args: &[String]) -> Result<()> {
-    let options = options(args)?;
+pub(crate) fn soak(options: &Options) -> Result<()> {
     let seed = match std::env::var("NETCFG_SOAK_SEED") {
         Ok(seed) => seed.parse().context("NETCFG_SOAK_SEED: a number")?,
         Err(_) => Rng::seed_from_clock(),
