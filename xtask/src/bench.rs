@@ -20,7 +20,6 @@
 mod fixture;
 mod growth;
 mod report;
-mod server;
 mod svg;
 mod wrk;
 
@@ -35,10 +34,9 @@ use anyhow::{Context, Result, bail};
 
 use self::{
     report::{Figures, Footprint, ReadPoint},
-    server::{Launch, Server},
     wrk::Load,
 };
-use crate::{cargo, server::Client, workspace_root};
+use crate::server::{self, Client, Launch, Profile, Server};
 
 /// The site's configuration.
 const NET: &str = "bench";
@@ -69,45 +67,33 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     let started = Instant::now();
     let site = fixture::load()?;
     wrk::ensure_installed()?;
-    cargo(&["build", "--release", "--package", "netcfg-http"], &[])?;
+    let binary = server::build(Profile::Release)?;
 
-    let dir = workspace_root().join("target/bench");
-    let data = dir.join("data");
-    let empty = dir.join("empty");
-    for stale in [&data, &empty] {
-        if stale.exists() {
-            fs::remove_dir_all(stale)
-                .with_context(|| format!("could not remove {}", stale.display()))?;
-        }
-    }
-    fs::create_dir_all(&dir)?;
-    let launch = |data_dir: &'static str, baseline: Option<&Path>| -> Result<Server> {
-        Server::start(&Launch {
-            data_dir: &dir.join(data_dir),
-            baseline,
-            log: dir.join(format!("server-{data_dir}.log")),
-        })
-    };
+    // Emptied: the reports, the logs and the data directories of the last
+    // run go.
+    let dir = server::scratch_dir("bench")?;
+    let empty = Launch::new(&binary, &dir.join("empty"), &dir.join("server-empty.log"));
+    let site_data = Launch::new(&binary, &dir.join("data"), &dir.join("server-data.log"));
 
     let load_before = load_average();
     step("start-up on an empty data directory");
     let mut rss_idle_empty_kb = 0;
     let startup_empty_ms = startups(|| {
-        let server = launch("empty", None)?;
+        let server = empty.start()?;
         thread::sleep(Duration::from_secs(1));
-        rss_idle_empty_kb = server.rss_kb()?;
+        rss_idle_empty_kb = server.rss_kib()?;
         Ok(server)
     })?;
 
     step("loading the site: 50 anchors, 1,000 tags");
-    let server = launch("data", None)?;
-    let client = Client::new(server.port);
+    let server = site_data.start()?;
+    let client = server.client();
     create_net(&client, NET)?;
     let adds: Vec<_> = site
         .iter()
         .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
         .collect();
-    growth::send_concurrently(server.port, LOADERS, &adds)?;
+    growth::send_concurrently(server.port(), LOADERS, &adds)?;
     let rendered = client
         .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
         .body;
@@ -115,7 +101,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     fs::write(&baseline_file, &rendered)?;
 
     step("growth: single adds at the 10th and at the 10,000th device");
-    let growth = growth::measure(server.port, LOADERS)?;
+    let growth = growth::measure(server.port(), LOADERS)?;
     eprintln!(
         "    median add {:.2} ms at device {}, {:.2} ms at device {}: ratio {:.2}",
         report::median(&growth.early_ms),
@@ -127,8 +113,8 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     drop(client);
     server.stop()?;
 
-    let server = launch("data", Some(&baseline_file))?;
-    let client = Client::new(server.port);
+    let server = site_data.clone().baseline(&baseline_file).start()?;
+    let client = server.client();
     let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
     let devices_bytes = client
         .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
@@ -137,9 +123,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         bail!("the baseline route does not answer the bytes of GET /nets/{NET}/devices");
     }
     thread::sleep(Duration::from_millis(500));
-    let rss_idle_before_kb = server.rss_kb()?;
+    let rss_idle_before_kb = server.rss_kib()?;
 
-    let base_url = format!("http://127.0.0.1:{}", server.port);
+    let base_url = server.url();
     let get = wrk::get_script(&dir)?;
     let devices_url = format!("{base_url}/nets/{NET}/devices");
     let baseline_url = format!("{base_url}/_bench/baseline");
@@ -174,13 +160,13 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     let rss_load_peak_kb = sampler.finish();
     thread::sleep(Duration::from_secs(1));
-    let rss_idle_after_kb = server.rss_kb()?;
+    let rss_idle_after_kb = server.rss_kib()?;
 
     step(&format!(
         "footprint: copying the site into {FLEET} configurations"
     ));
     // The server closed the connection while it sat idle during the runs.
-    let client = Client::new(server.port);
+    let client = server.client();
     for number in 1..FLEET {
         client.expect_ok(
             "POST",
@@ -196,19 +182,16 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     step(&format!("start-up with {FLEET} configurations"));
     let mut rss_idle_full_kb = 0;
     let startup_full_ms = startups(|| {
-        let server = launch("data", None)?;
-        let listed = String::from_utf8_lossy(
-            &Client::new(server.port)
-                .expect_ok("GET", "/nets", None)?
-                .body,
-        )
-        .matches(&format!("\"{NET}-copy-"))
-        .count();
+        let server = site_data.start()?;
+        let listed =
+            String::from_utf8_lossy(&server.client().expect_ok("GET", "/nets", None)?.body)
+                .matches(&format!("\"{NET}-copy-"))
+                .count();
         if listed != FLEET - 1 {
             bail!("GET /nets listed {listed} copies, not {}", FLEET - 1);
         }
         thread::sleep(Duration::from_secs(1));
-        rss_idle_full_kb = server.rss_kb()?;
+        rss_idle_full_kb = server.rss_kib()?;
         Ok(server)
     })?;
 

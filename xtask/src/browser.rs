@@ -8,21 +8,23 @@
 use std::{
     env, fs,
     io::Read,
-    net::{Ipv4Addr, SocketAddr, TcpListener},
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::{Command, Stdio},
     thread,
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use anyhow::{Context, Result, bail, ensure};
 
-use super::{cargo, server::Client, workspace_root};
+use super::{
+    server::{self, Launch, Profile},
+    workspace_root,
+};
 
 /// Where Debian's package puts the browser.
 const CHROMIUM: &str = "/usr/bin/chromium";
-/// How long the server may take to answer, and Chromium to render a page;
-/// only a hung run reaches these.
+/// How long Chromium may take to render a page; only a hung run reaches
+/// it.
 const HUNG: Duration = Duration::from_secs(120);
 /// The smallest screenshot of a rendered page, and how many times larger
 /// than a blank page's screenshot (taken in the same run) it must be.
@@ -35,11 +37,16 @@ const PATH_5_0: &str = "/nets/{net_name}/action";
 
 /// Runs the check; prints each thing it checked.
 pub(crate) fn browser_check() -> Result<()> {
-    cargo(&["build", "-p", "netcfg-http"], &[])?;
+    let binary = server::build(Profile::Debug)?;
     ensure_chromium()?;
     let scratch = Scratch::new()?;
-    let server = ServerProcess::start(&server_binary(), &scratch.path)?;
-    let base = format!("http://{}", server.address);
+    let server = Launch::new(
+        &binary,
+        &scratch.path.join("data"),
+        &scratch.path.join("server.log"),
+    )
+    .start()?;
+    let base = server.url();
     println!("browser: server up at {base}");
 
     let dom = dump_dom(&scratch, &format!("{base}/api/"))?;
@@ -130,14 +137,6 @@ fn excerpt(dom: &str) -> String {
     format!("; the page begins:\n{text}")
 }
 
-/// The server binary cargo built.
-fn server_binary() -> PathBuf {
-    let target = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    target.join("debug").join("netcfg-http")
-}
-
 /// Installs Chromium when missing (as root), or says how.
 fn ensure_chromium() -> Result<()> {
     if Path::new(CHROMIUM).exists() {
@@ -192,72 +191,6 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
-    }
-}
-
-/// The server, killed on drop.
-#[derive(Debug)]
-struct ServerProcess {
-    child: Child,
-    address: SocketAddr,
-    log: PathBuf,
-}
-
-impl ServerProcess {
-    /// Starts `binary` on a free loopback port with the data directory
-    /// `<scratch>/data`, and waits until it answers.
-    fn start(binary: &Path, scratch: &Path) -> Result<Self> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .context("finding a free port")?
-            .port();
-        let log = scratch.join("server.log");
-        let child = Command::new(binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .arg("--data-dir")
-            .arg(scratch.join("data"))
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(&log).context("creating the server's log")?)
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?;
-        let mut server = Self {
-            child,
-            address: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-            log,
-        };
-        let deadline = Instant::now() + HUNG;
-        while !server.answers() {
-            if let Some(status) = server.child.try_wait()? {
-                bail!("the server exited with {status}:\n{}", server.log_text());
-            }
-            ensure!(
-                Instant::now() < deadline,
-                "the server did not answer within {HUNG:?}:\n{}",
-                server.log_text()
-            );
-            thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
-    }
-
-    /// True when `GET /api.json` answers 200.
-    fn answers(&self) -> bool {
-        Client::at(&self.address.to_string())
-            .send("GET", "/api.json", None)
-            .is_ok_and(|answer| answer.status == 200)
-    }
-
-    fn log_text(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

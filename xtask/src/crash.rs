@@ -29,7 +29,7 @@ use anyhow::{Context, Result, bail};
 use clap::builder::RangedU64ValueParser;
 
 use self::tracker::{Expect, Tracker, Verdict};
-use crate::server::{self, Client, Rng, Server, Value, object};
+use crate::server::{self, Client, Launch, Profile, Rng, Value, object};
 
 const NETS: [&str; 2] = ["crash-a", "crash-b"];
 /// Setting keys per worker, created before the first kill.
@@ -76,7 +76,7 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
     if let Err(why) = &sqlite3 {
         println!("crash: sqlite3 checks skipped: {why}");
     }
-    let binary = server::build()?;
+    let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("crash")?;
     let (data, log, checks) = (
         scratch.join("data"),
@@ -84,7 +84,8 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         scratch.join("check"),
     );
     std::fs::create_dir_all(&checks)?;
-    let mut server = Server::start(&binary, &data, &log)?;
+    let launch = Launch::new(&binary, &data, &log);
+    let mut server = launch.start()?;
     let mut client = Client::new(server.port());
     setup(&mut client, threads)?;
 
@@ -120,12 +121,13 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         }
         if round % 4 == 0 {
             // Now and then a kill while the server opens its files.
-            let early = Server::spawn(&binary, &data, &log)?;
+            let early = launch.spawn()?;
             thread::sleep(Duration::from_millis(rng.range(0, 80).unsigned_abs()));
             early.kill()?;
             report.startup_kills += 1;
         }
-        server = Server::start(&binary, &data, &log)
+        server = launch
+            .start()
             .with_context(|| format!("the server did not restart after kill {round}"))?;
         control.port.store(server.port(), Ordering::SeqCst);
         client.set_port(server.port());

@@ -24,7 +24,7 @@ use self::{
     model::{Model, Net},
     worker::{Shared, Worker},
 };
-use crate::server::{self, Client, Rng, Server, Value, object};
+use crate::server::{self, Client, Launch, Profile, Rng, Value, object};
 
 /// The configurations every worker writes into.
 const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
@@ -61,10 +61,10 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
         "soak: {} minute(s), {} clients, seed {seed} (NETCFG_SOAK_SEED={seed} replays the choices)",
         options.minutes, options.threads
     );
-    let binary = server::build()?;
+    let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("soak")?;
     let log = scratch.join("server.log");
-    let mut server = Server::start(&binary, &scratch.join("data"), &log)?;
+    let mut server = Launch::new(&binary, &scratch.join("data"), &log).start()?;
     eprintln!(
         "soak: server pid {} on port {}, data and log in {}",
         server.pid(),
