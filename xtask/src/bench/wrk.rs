@@ -83,11 +83,17 @@ pub(crate) fn get_script(dir: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The script of `PATCH /nets/{net}/devices/{serial}`: each request a full
-/// tag body with a new name, cycling over `serials`; each wrk thread starts
-/// at its own place in the list, so concurrent requests hit different
-/// devices.
-pub(crate) fn patch_script(dir: &Path, net: &str, serials: &[String]) -> Result<PathBuf> {
+/// The script of `PATCH /nets/{net}/devices/{serial}`: each request the
+/// full device body `body` (a Lua format string: `%s` the serial number,
+/// then `%s` and `%d` for a new name), cycling over `serials`; each wrk
+/// thread starts at its own place in the list, so concurrent requests hit
+/// different devices.
+pub(crate) fn patch_script(
+    dir: &Path,
+    net: &str,
+    serials: &[String],
+    body: &str,
+) -> Result<PathBuf> {
     let list: Vec<String> = serials
         .iter()
         .map(|serial| format!("\"{serial}\""))
@@ -105,9 +111,7 @@ end
 function request()
   counter = counter + 1
   local serial = serials[((offset + counter) % #serials) + 1]
-  local body = string.format(
-    '{{"serial_number":"%s","name":"Tag %s rev %d","disabled":false,"interfaces":[{{"identifier":0,"role_id":4}}]}}',
-    serial, serial, counter)
+  local body = string.format('{body}', serial, serial, counter)
   return wrk.format("PATCH", "/nets/{net}/devices/" .. serial,
     {{ ["Content-Type"] = "application/json" }}, body)
 end
