@@ -37,7 +37,10 @@ use self::{
     report::{Figures, Footprint, ReadPoint},
     wrk::Load,
 };
-use crate::server::{self, Client, Launch, Profile, Server, Value};
+use crate::{
+    server::{self, Client, Launch, Profile, Server, Value},
+    tools,
+};
 
 /// The site's configuration.
 const NET: &str = "bench";
@@ -69,7 +72,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     let started = Instant::now();
     let site = fixture::load()?;
-    wrk::ensure_installed()?;
+    tools::wrk()?;
     let binary = server::build(Profile::Release)?;
 
     // Emptied: the reports, the logs and the data directories of the last

@@ -18,11 +18,10 @@ use anyhow::{Context, Result, bail, ensure};
 
 use super::{
     server::{self, Launch, Profile},
+    tools::{self, CHROMIUM},
     workspace_root,
 };
 
-/// Where Debian's package puts the browser.
-const CHROMIUM: &str = "/usr/bin/chromium";
 /// How long Chromium may take to render a page; only a hung run reaches
 /// it.
 const HUNG: Duration = Duration::from_secs(120);
@@ -38,7 +37,7 @@ const PATH_5_0: &str = "/nets/{net_name}/action";
 /// Runs the check; prints each thing it checked.
 pub(crate) fn browser_check() -> Result<()> {
     let binary = server::build(Profile::Debug)?;
-    ensure_chromium()?;
+    tools::chromium()?;
     let scratch = Scratch::new()?;
     let server = Launch::new(
         &binary,
@@ -135,39 +134,6 @@ fn check_swagger_ui(dom: &str) -> Result<()> {
 fn excerpt(dom: &str) -> String {
     let text: String = dom.chars().take(2000).collect();
     format!("; the page begins:\n{text}")
-}
-
-/// Installs Chromium when missing (as root), or says how.
-fn ensure_chromium() -> Result<()> {
-    if Path::new(CHROMIUM).exists() {
-        return Ok(());
-    }
-    let install = "apt-get install -y chromium";
-    let user = Command::new("id")
-        .arg("-u")
-        .output()
-        .context("running id -u")?;
-    if String::from_utf8_lossy(&user.stdout).trim() != "0" {
-        bail!("{CHROMIUM} is missing: install it with `sudo {install}`");
-    }
-    println!("browser: {CHROMIUM} is missing; running `{install}`");
-    let apt = |args: &[&str]| -> Result<bool> {
-        Ok(Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .context("running apt-get")?
-            .success())
-    };
-    // A fresh machine may have no package lists yet.
-    let installed = apt(&["install", "-y", "chromium"])?
-        || (apt(&["update"])? && apt(&["install", "-y", "chromium"])?);
-    ensure!(installed, "`{install}` failed");
-    ensure!(
-        Path::new(CHROMIUM).exists(),
-        "`{install}` did not provide {CHROMIUM}"
-    );
-    Ok(())
 }
 
 /// A temporary directory, removed on drop.

@@ -29,7 +29,10 @@ use anyhow::{Context, Result, bail};
 use clap::builder::RangedU64ValueParser;
 
 use self::tracker::{Expect, Tracker, Verdict};
-use crate::server::{self, Client, Launch, Profile, Rng, Value, object};
+use crate::{
+    server::{self, Client, Launch, Profile, Rng, Value, object},
+    tools,
+};
 
 const NETS: [&str; 2] = ["crash-a", "crash-b"];
 /// Setting keys per worker, created before the first kill.
@@ -449,40 +452,12 @@ fn verify(
     Ok(())
 }
 
-/// Whether `sqlite3` can be run, installing it when root and missing.
+/// Whether `sqlite3` can be run (installed when root and missing), or why
+/// not.
 fn sqlite3_available() -> Result<String, String> {
-    let works = || {
-        Command::new("sqlite3")
-            .arg("-version")
-            .output()
-            .is_ok_and(|out| out.status.success())
-    };
-    if works() {
-        return Ok("sqlite3".to_owned());
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
-    if !root {
-        return Err("the sqlite3 command is missing and installing it needs root".to_owned());
-    }
-    println!("crash: installing sqlite3 with apt-get");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q", "sqlite3"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !install() {
-        let _ = Command::new("apt-get").args(["update", "-q"]).status();
-        install();
-    }
-    if works() {
-        Ok("sqlite3".to_owned())
-    } else {
-        Err("apt-get install sqlite3 failed".to_owned())
-    }
+    tools::sqlite3()
+        .map(|()| "sqlite3".to_owned())
+        .map_err(|why| format!("{why:#}"))
 }
 
 /// `PRAGMA integrity_check` of one file: `None` when it says ok.

@@ -31,6 +31,7 @@ mod dist;
 mod schemathesis;
 mod server;
 mod soak;
+mod tools;
 
 use std::{env, path::PathBuf, process::Command};
 
@@ -253,6 +254,7 @@ fn cargo(args: &[&str], extra_env: &[(&str, &str)]) -> Result<()> {
 }
 
 fn ci() -> Result<()> {
+    tools::install_for_ci()?;
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     layers()?;
     cargo(

@@ -9,35 +9,17 @@ use anyhow::{Context, Result, bail};
 
 use crate::{
     server::{self, Launch, Profile},
-    workspace_root,
+    tools, workspace_root,
 };
 
-/// The version these checks were written against (see ../shared/tooling.md).
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Test cases per operation and the seed: bounded and repeatable. One
 /// worker keeps the runs in a fixed order; see [`KNOWN_TOOL_BUG`] for the one
 /// error of the tool itself that is retried.
 const EXAMPLES: &str = "20";
 const SEED: &str = "1";
 
-fn installed() -> bool {
-    Command::new("schemathesis")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains("4.32.5"))
-}
-
 pub(crate) fn schemathesis() -> Result<()> {
-    if !installed() {
-        eprintln!("schemathesis: installing {SCHEMATHESIS} from PyPI");
-        let status = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", SCHEMATHESIS])
-            .status()
-            .context("could not run pip")?;
-        if !status.success() {
-            bail!("pip install {SCHEMATHESIS} failed");
-        }
-    }
+    tools::schemathesis()?;
     let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("schemathesis")?;
     let server =

@@ -42,40 +42,6 @@ function done(summary, latency, requests)
 end
 "#;
 
-fn installed() -> bool {
-    Command::new("wrk")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains("wrk"))
-}
-
-/// Installs wrk with apt-get when it is missing and we are root.
-pub(crate) fn ensure_installed() -> Result<()> {
-    if installed() {
-        return Ok(());
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "0");
-    if root {
-        eprintln!("bench: installing wrk with apt-get");
-        let mut install = Command::new("apt-get");
-        install
-            .args(["install", "-y", "wrk"])
-            .env("DEBIAN_FRONTEND", "noninteractive");
-        if !install.status().is_ok_and(|status| status.success()) {
-            // A fresh machine may have no package lists yet.
-            let _ = Command::new("apt-get").arg("update").status();
-            let _ = install.status();
-        }
-    }
-    if !installed() {
-        bail!("wrk is missing and could not be installed: run `sudo apt-get install -y wrk`");
-    }
-    Ok(())
-}
-
 /// The script of a plain GET.
 pub(crate) fn get_script(dir: &Path) -> Result<PathBuf> {
     let path = dir.join("get.lua");
