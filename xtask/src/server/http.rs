@@ -68,7 +68,6 @@ impl Client {
             // A 4xx or 5xx is an answer the tasks look at, not an error.
             .http_status_as_error(false)
             .timeout_global(Some(IO_TIMEOUT))
-            .max_idle_connections_per_host(64)
             .build()
             .into();
         Client {
@@ -85,15 +84,7 @@ impl Client {
 
     /// A request with an optional JSON body.
     pub(crate) fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Response> {
-        match body {
-            Some(json) => self.request(
-                method,
-                path,
-                Some("application/json"),
-                json.to_string().into_bytes(),
-            ),
-            None => self.request(method, path, None, Vec::new()),
-        }
+        self.send_text(method, path, body.map(Value::to_string).as_deref())
     }
 
     /// A request with an optional JSON body given as text; fails unless the
@@ -104,15 +95,7 @@ impl Client {
         path: &str,
         json: Option<&str>,
     ) -> Result<Response> {
-        let response = match json {
-            Some(json) => self.request(
-                method,
-                path,
-                Some("application/json"),
-                json.as_bytes().to_vec(),
-            )?,
-            None => self.request(method, path, None, Vec::new())?,
-        };
+        let response = self.send_text(method, path, json)?;
         if !(200..300).contains(&response.status) {
             bail!(
                 "{method} {path} answered {}: {}",
@@ -121,6 +104,18 @@ impl Client {
             );
         }
         Ok(response)
+    }
+
+    fn send_text(&self, method: &str, path: &str, json: Option<&str>) -> Result<Response> {
+        match json {
+            Some(json) => self.request(
+                method,
+                path,
+                Some("application/json"),
+                json.as_bytes().to_vec(),
+            ),
+            None => self.request(method, path, None, Vec::new()),
+        }
     }
 
     /// `POST /nets/upload` of a saved-state file under `name`.
@@ -172,5 +167,77 @@ impl Client {
             .read_to_vec()
             .with_context(|| format!("{method} {path}: reading the answer"))?;
         Ok(Response { status, body })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::{BufRead, BufReader, Write},
+        net::TcpListener,
+        sync::{
+            Arc,
+            atomic::{AtomicUsize, Ordering},
+        },
+        thread,
+    };
+
+    use super::*;
+    use crate::server::object;
+
+    /// A server that answers `{}` to every request and counts the
+    /// connections it accepted.
+    fn counting_server() -> (u16, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                counter.fetch_add(1, Ordering::SeqCst);
+                thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut writer = stream;
+                    loop {
+                        let mut length = 0;
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if let Some(value) =
+                                line.to_ascii_lowercase().strip_prefix("content-length:")
+                            {
+                                length = value.trim().parse().unwrap();
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        std::io::Read::read_exact(&mut reader, &mut body).unwrap();
+                        let _ = writer.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+                    }
+                });
+            }
+        });
+        (port, accepted)
+    }
+
+    #[test]
+    fn one_connection_serves_every_request() {
+        let (port, accepted) = counting_server();
+        let client = Client::new(port);
+        for round in 0..20 {
+            let body = object([("round", Value::from(round))]);
+            assert_eq!(client.send("PATCH", "/x", Some(&body)).unwrap().status, 200);
+            assert_eq!(
+                client.send("GET", "/x", None).unwrap().json().unwrap(),
+                object::<String>([])
+            );
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
     }
 }
