@@ -1,8 +1,8 @@
-//! `cargo xtask bench`: load benchmarks of the real server (issue 8), on
-//! loopback, with wrk. Every figure is a ratio or a distribution from one
-//! run; targets are reported beside them, never enforced (the command fails
-//! only when something could not run). What each figure means:
-//! docs/benchmarks.md.
+//! `cargo xtask bench`: load benchmarks of the real server (issues 8 and
+//! 12), on loopback, with wrk. Every figure is a ratio or a distribution
+//! from one run; goals are reported beside them, never enforced (the
+//! command fails only when something could not run). What each figure
+//! means: docs/benchmarks.md.
 //!
 //! The steps, in order, over `target/bench/`:
 //! 1. start-up of the server on an empty data directory (several runs);
@@ -11,18 +11,17 @@
 //! 3. growth: single adds timed at the 10th and the 10,000th device
 //!    (bench/growth.rs);
 //! 4. restart with the baseline route, then reads (devices and baseline, at
-//!    1, 8, 32, 64 connections) and durable writes (PATCH at 1 and 32),
-//!    sampling memory;
+//!    1, 8, 32, 64 connections); the disk's fdatasync in the data directory
+//!    (bench/disk.rs); durable writes (PATCH of the full device body at 1
+//!    and 32 connections); memory sampled throughout;
 //! 5. copy the site into 100 configurations; start-up over them (several
 //!    runs) and idle memory;
-//! 6. write report.json, report.md and latency.svg.
+//! 6. print the figures beside their goals; write report.md and report.json.
 
+mod disk;
 mod fixture;
 mod growth;
-mod http;
 mod report;
-mod server;
-mod svg;
 mod wrk;
 
 use std::{
@@ -35,12 +34,13 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use self::{
-    http::Client,
     report::{Figures, Footprint, ReadPoint},
-    server::{Launch, Server},
     wrk::Load,
 };
-use crate::{cargo, workspace_root};
+use crate::{
+    server::{self, Client, Launch, Profile, Server, Value},
+    tools,
+};
 
 /// The site's configuration.
 const NET: &str = "bench";
@@ -50,87 +50,56 @@ const READ_CONNECTIONS: [u32; 4] = [1, 8, 32, 64];
 const FLEET: usize = 100;
 /// Start-ups timed for each start-up median.
 const STARTUPS: usize = 5;
+/// Timed fdatasyncs of the disk figure.
+const FDATASYNC_ROUNDS: usize = 400;
 /// Client threads that load fixtures (their adds share commits).
 const LOADERS: usize = 8;
 
-const USAGE: &str = "usage: cargo xtask bench [--seconds N] [--write-fixture]\n\n  --seconds N      seconds per load point (default 5)\n  --write-fixture  rewrite fixtures/bench/site.jsonl from the code and stop";
-
-struct Options {
+/// `cargo xtask bench`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// Seconds per load point
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     seconds: u32,
+    /// Rewrite fixtures/bench/site.jsonl from the code and stop
+    #[arg(long)]
     write_fixture: bool,
 }
 
-fn options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        seconds: 5,
-        write_fixture: false,
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--seconds" => {
-                let value = args.next().context("--seconds needs a value")?;
-                options.seconds = value
-                    .parse()
-                    .ok()
-                    .filter(|seconds| *seconds > 0)
-                    .with_context(|| format!("--seconds {value}: not a positive integer"))?;
-            }
-            "--write-fixture" => options.write_fixture = true,
-            "--help" | "-h" => bail!("{USAGE}"),
-            other => bail!("unknown argument `{other}`\n\n{USAGE}"),
-        }
-    }
-    Ok(options)
-}
-
-pub(crate) fn bench(args: &[String]) -> Result<()> {
-    let options = options(args)?;
+pub(crate) fn bench(options: &Options) -> Result<()> {
     if options.write_fixture {
         return fixture::write();
     }
     let started = Instant::now();
     let site = fixture::load()?;
-    wrk::ensure_installed()?;
-    cargo(&["build", "--release", "--package", "netcfg-http"], &[])?;
+    tools::wrk()?;
+    let binary = server::build(Profile::Release)?;
 
-    let dir = workspace_root().join("target/bench");
-    let data = dir.join("data");
-    let empty = dir.join("empty");
-    for stale in [&data, &empty] {
-        if stale.exists() {
-            fs::remove_dir_all(stale)
-                .with_context(|| format!("could not remove {}", stale.display()))?;
-        }
-    }
-    fs::create_dir_all(&dir)?;
-    let launch = |data_dir: &'static str, baseline: Option<&Path>| -> Result<Server> {
-        Server::start(&Launch {
-            data_dir: &dir.join(data_dir),
-            baseline,
-            log: dir.join(format!("server-{data_dir}.log")),
-        })
-    };
+    // Emptied: the reports, the logs and the data directories of the last
+    // run go.
+    let dir = server::scratch_dir("bench")?;
+    let empty = Launch::new(&binary, &dir.join("empty"), &dir.join("server-empty.log"));
+    let site_data = Launch::new(&binary, &dir.join("data"), &dir.join("server-data.log"));
 
     let load_before = load_average();
     step("start-up on an empty data directory");
     let mut rss_idle_empty_kb = 0;
     let startup_empty_ms = startups(|| {
-        let server = launch("empty", None)?;
+        let server = empty.start()?;
         thread::sleep(Duration::from_secs(1));
-        rss_idle_empty_kb = server.rss_kb()?;
+        rss_idle_empty_kb = server.rss_kib()?;
         Ok(server)
     })?;
 
     step("loading the site: 50 anchors, 1,000 tags");
-    let server = launch("data", None)?;
-    let mut client = Client::connect(server.port)?;
-    create_net(&mut client, NET)?;
+    let server = site_data.start()?;
+    let client = server.client();
+    create_net(&client, NET)?;
     let adds: Vec<_> = site
         .iter()
         .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
         .collect();
-    growth::send_concurrently(server.port, LOADERS, &adds)?;
+    growth::send_concurrently(server.port(), LOADERS, &adds)?;
     let rendered = client
         .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
         .body;
@@ -138,7 +107,7 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
     fs::write(&baseline_file, &rendered)?;
 
     step("growth: single adds at the 10th and at the 10,000th device");
-    let growth = growth::measure(server.port, LOADERS)?;
+    let growth = growth::measure(server.port(), LOADERS)?;
     eprintln!(
         "    median add {:.2} ms at device {}, {:.2} ms at device {}: ratio {:.2}",
         report::median(&growth.early_ms),
@@ -150,8 +119,8 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
     drop(client);
     server.stop()?;
 
-    let server = launch("data", Some(&baseline_file))?;
-    let mut client = Client::connect(server.port)?;
+    let server = site_data.clone().baseline(&baseline_file).start()?;
+    let client = server.client();
     let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
     let devices_bytes = client
         .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
@@ -160,9 +129,9 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         bail!("the baseline route does not answer the bytes of GET /nets/{NET}/devices");
     }
     thread::sleep(Duration::from_millis(500));
-    let rss_idle_before_kb = server.rss_kb()?;
+    let rss_idle_before_kb = server.rss_kib()?;
 
-    let base_url = format!("http://127.0.0.1:{}", server.port);
+    let base_url = server.url();
     let get = wrk::get_script(&dir)?;
     let devices_url = format!("{base_url}/nets/{NET}/devices");
     let baseline_url = format!("{base_url}/_bench/baseline");
@@ -187,23 +156,44 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         reads.push(point);
     }
 
-    let patch = wrk::patch_script(&dir, NET, &fixture::tag_serials(&site))?;
+    let serials = fixture::tag_serials(&site);
+    check_full_body_patch(&server.client(), &serials)?;
+    let patch = wrk::patch_script(
+        &dir,
+        NET,
+        &serials,
+        &fixture::tag_body("%s", "Tag %s rev %d"),
+    )?;
+    step(&format!(
+        "disk: {FDATASYNC_ROUNDS} fdatasyncs of a {} KiB block in the data directory",
+        disk::BLOCK_BYTES / 1024
+    ));
+    let fdatasync_ms = disk::fdatasync_ms(&dir.join("data"), FDATASYNC_ROUNDS)?;
+    eprintln!(
+        "    p50 {:.3} ms, p99 {:.3} ms",
+        report::median(&fdatasync_ms),
+        report::percentile(&fdatasync_ms, 99)
+    );
     let mut writes = Vec::new();
     for connections in [1, 32] {
         step(&format!("durable writes at {connections} connections"));
         let load = checked(wrk::run(&patch, &base_url, connections, options.seconds)?)?;
-        eprintln!("    {:.0} PATCH/s", load.rate());
+        eprintln!(
+            "    {:.0} PATCH/s (p50 {:.3} ms, p99 {:.3} ms)",
+            load.rate(),
+            load.p50_ms,
+            load.p99_ms
+        );
         writes.push(load);
     }
     let rss_load_peak_kb = sampler.finish();
     thread::sleep(Duration::from_secs(1));
-    let rss_idle_after_kb = server.rss_kb()?;
+    let rss_idle_after_kb = server.rss_kib()?;
 
     step(&format!(
         "footprint: copying the site into {FLEET} configurations"
     ));
-    // The server closed the connection while it sat idle during the runs.
-    let mut client = Client::connect(server.port)?;
+    let client = server.client();
     for number in 1..FLEET {
         client.expect_ok(
             "POST",
@@ -219,17 +209,16 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
     step(&format!("start-up with {FLEET} configurations"));
     let mut rss_idle_full_kb = 0;
     let startup_full_ms = startups(|| {
-        let server = launch("data", None)?;
-        let listed = Client::connect(server.port)?
-            .expect_ok("GET", "/nets", None)?
-            .text()
-            .matches(&format!("\"{NET}-copy-"))
-            .count();
+        let server = site_data.start()?;
+        let listed =
+            String::from_utf8_lossy(&server.client().expect_ok("GET", "/nets", None)?.body)
+                .matches(&format!("\"{NET}-copy-"))
+                .count();
         if listed != FLEET - 1 {
             bail!("GET /nets listed {listed} copies, not {}", FLEET - 1);
         }
         thread::sleep(Duration::from_secs(1));
-        rss_idle_full_kb = server.rss_kb()?;
+        rss_idle_full_kb = server.rss_kib()?;
         Ok(server)
     })?;
 
@@ -242,6 +231,7 @@ pub(crate) fn bench(args: &[String]) -> Result<()> {
         reads,
         writes_1,
         writes_32,
+        fdatasync_ms,
         growth,
         load_average: [load_before, load_average()],
         footprint: Footprint {
@@ -306,7 +296,7 @@ fn startups(mut start: impl FnMut() -> Result<Server>) -> Result<Vec<f64>> {
     Ok(times)
 }
 
-fn create_net(client: &mut Client, name: &str) -> Result<()> {
+fn create_net(client: &Client, name: &str) -> Result<()> {
     client.expect_ok(
         "POST",
         "/nets",
@@ -315,11 +305,32 @@ fn create_net(client: &mut Client, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The write benchmark's body is the seed's full `device_body` (its
+/// required `serial_number`, `interfaces` and `disabled`, and a `name`):
+/// one PATCH of it must answer 200 and the device must then read back as
+/// sent, or the write figures would measure something else.
+fn check_full_body_patch(client: &Client, serials: &[String]) -> Result<()> {
+    let serial = serials.first().context("the site has no tags")?;
+    let body = fixture::tag_body(serial, &format!("Tag {serial} rev 0"));
+    let path = format!("/nets/{NET}/devices/{serial}");
+    client.expect_ok("PATCH", &path, Some(&body))?;
+    let sent: Value = serde_json::from_str(&body)?;
+    let stored = client.expect_ok("GET", &path, None)?.payload("device")?;
+    for field in ["serial_number", "name", "disabled", "interfaces"] {
+        if stored.get(field) != sent.get(field) {
+            bail!(
+                "PATCH {path} {body}: the device reads back with {field} {}",
+                stored.get(field).unwrap_or(&Value::Null)
+            );
+        }
+    }
+    Ok(())
+}
+
 fn write_reports(dir: &Path, figures: &Figures) -> Result<()> {
-    let files: [(PathBuf, String); 3] = [
+    let files: [(PathBuf, String); 2] = [
         (dir.join("report.json"), figures.json()),
         (dir.join("report.md"), figures.markdown()),
-        (dir.join("latency.svg"), svg::latency_chart(&figures.reads)),
     ];
     for (path, text) in files {
         fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))?;

@@ -7,22 +7,23 @@
 
 use std::{
     env, fs,
-    io::{Read, Write},
-    net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream},
+    io::Read,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::{Command, Stdio},
     thread,
     time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use anyhow::{Context, Result, bail, ensure};
 
-use super::{cargo, workspace_root};
+use super::{
+    server::{self, Launch, Profile},
+    tools::{self, CHROMIUM},
+    workspace_root,
+};
 
-/// Where Debian's package puts the browser.
-const CHROMIUM: &str = "/usr/bin/chromium";
-/// How long the server may take to answer, and Chromium to render a page;
-/// only a hung run reaches these.
+/// How long Chromium may take to render a page; only a hung run reaches
+/// it.
 const HUNG: Duration = Duration::from_secs(120);
 /// The smallest screenshot of a rendered page, and how many times larger
 /// than a blank page's screenshot (taken in the same run) it must be.
@@ -35,11 +36,16 @@ const PATH_5_0: &str = "/nets/{net_name}/action";
 
 /// Runs the check; prints each thing it checked.
 pub(crate) fn browser_check() -> Result<()> {
-    cargo(&["build", "-p", "netcfg-http"], &[])?;
-    ensure_chromium()?;
+    let binary = server::build(Profile::Debug)?;
+    tools::chromium()?;
     let scratch = Scratch::new()?;
-    let server = ServerProcess::start(&server_binary(), &scratch.path)?;
-    let base = format!("http://{}", server.address);
+    let server = Launch::new(
+        &binary,
+        &scratch.path.join("data"),
+        &scratch.path.join("server.log"),
+    )
+    .start()?;
+    let base = server.url();
     println!("browser: server up at {base}");
 
     let dom = dump_dom(&scratch, &format!("{base}/api/"))?;
@@ -130,47 +136,6 @@ fn excerpt(dom: &str) -> String {
     format!("; the page begins:\n{text}")
 }
 
-/// The server binary cargo built.
-fn server_binary() -> PathBuf {
-    let target = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target"));
-    target.join("debug").join("netcfg-http")
-}
-
-/// Installs Chromium when missing (as root), or says how.
-fn ensure_chromium() -> Result<()> {
-    if Path::new(CHROMIUM).exists() {
-        return Ok(());
-    }
-    let install = "apt-get install -y chromium";
-    let user = Command::new("id")
-        .arg("-u")
-        .output()
-        .context("running id -u")?;
-    if String::from_utf8_lossy(&user.stdout).trim() != "0" {
-        bail!("{CHROMIUM} is missing: install it with `sudo {install}`");
-    }
-    println!("browser: {CHROMIUM} is missing; running `{install}`");
-    let apt = |args: &[&str]| -> Result<bool> {
-        Ok(Command::new("apt-get")
-            .args(args)
-            .env("DEBIAN_FRONTEND", "noninteractive")
-            .status()
-            .context("running apt-get")?
-            .success())
-    };
-    // A fresh machine may have no package lists yet.
-    let installed = apt(&["install", "-y", "chromium"])?
-        || (apt(&["update"])? && apt(&["install", "-y", "chromium"])?);
-    ensure!(installed, "`{install}` failed");
-    ensure!(
-        Path::new(CHROMIUM).exists(),
-        "`{install}` did not provide {CHROMIUM}"
-    );
-    Ok(())
-}
-
 /// A temporary directory, removed on drop.
 #[derive(Debug)]
 struct Scratch {
@@ -192,82 +157,6 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.path);
-    }
-}
-
-/// The server, killed on drop.
-#[derive(Debug)]
-struct ServerProcess {
-    child: Child,
-    address: SocketAddr,
-    log: PathBuf,
-}
-
-impl ServerProcess {
-    /// Starts `binary` on a free loopback port with the data directory
-    /// `<scratch>/data`, and waits until it answers.
-    fn start(binary: &Path, scratch: &Path) -> Result<Self> {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .context("finding a free port")?
-            .port();
-        let log = scratch.join("server.log");
-        let child = Command::new(binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .arg("--data-dir")
-            .arg(scratch.join("data"))
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(fs::File::create(&log).context("creating the server's log")?)
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?;
-        let mut server = Self {
-            child,
-            address: SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-            log,
-        };
-        let deadline = Instant::now() + HUNG;
-        while !server.answers() {
-            if let Some(status) = server.child.try_wait()? {
-                bail!("the server exited with {status}:\n{}", server.log_text());
-            }
-            ensure!(
-                Instant::now() < deadline,
-                "the server did not answer within {HUNG:?}:\n{}",
-                server.log_text()
-            );
-            thread::sleep(Duration::from_millis(50));
-        }
-        Ok(server)
-    }
-
-    /// True when `GET /api.json` answers 200.
-    fn answers(&self) -> bool {
-        let attempt = || -> std::io::Result<bool> {
-            let mut stream = TcpStream::connect_timeout(&self.address, Duration::from_secs(2))?;
-            stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-            write!(
-                stream,
-                "GET /api.json HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                self.address
-            )?;
-            let mut head = [0_u8; 12];
-            stream.read_exact(&mut head)?;
-            Ok(head.ends_with(b" 200"))
-        };
-        attempt().unwrap_or(false)
-    }
-
-    fn log_text(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

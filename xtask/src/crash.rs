@@ -26,9 +26,13 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::builder::RangedU64ValueParser;
 
 use self::tracker::{Expect, Tracker, Verdict};
-use crate::server::{self, Client, Json, Rng, Server};
+use crate::{
+    server::{self, Client, Launch, Profile, Rng, Value, object},
+    tools,
+};
 
 const NETS: [&str; 2] = ["crash-a", "crash-b"];
 /// Setting keys per worker, created before the first kill.
@@ -47,8 +51,22 @@ fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
     tracker.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-pub(crate) fn crash(args: &[String]) -> Result<()> {
-    let (kills, threads) = options(args)?;
+/// Writer threads by default.
+pub(crate) const THREADS: usize = 4;
+
+/// `cargo xtask crash`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// SIGKILLs under load
+    #[arg(long, default_value_t = 20)]
+    pub(crate) kills: u32,
+    /// Writer threads (1 to 15)
+    #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
+    pub(crate) threads: usize,
+}
+
+pub(crate) fn crash(options: &Options) -> Result<()> {
+    let Options { kills, threads } = *options;
     let seed = match std::env::var("NETCFG_CRASH_SEED") {
         Ok(seed) => seed.parse().context("NETCFG_CRASH_SEED: a number")?,
         Err(_) => Rng::seed_from_clock(),
@@ -61,7 +79,7 @@ pub(crate) fn crash(args: &[String]) -> Result<()> {
     if let Err(why) = &sqlite3 {
         println!("crash: sqlite3 checks skipped: {why}");
     }
-    let binary = server::build()?;
+    let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("crash")?;
     let (data, log, checks) = (
         scratch.join("data"),
@@ -69,7 +87,8 @@ pub(crate) fn crash(args: &[String]) -> Result<()> {
         scratch.join("check"),
     );
     std::fs::create_dir_all(&checks)?;
-    let mut server = Server::start(&binary, &data, &log)?;
+    let launch = Launch::new(&binary, &data, &log);
+    let mut server = launch.start()?;
     let mut client = Client::new(server.port());
     setup(&mut client, threads)?;
 
@@ -105,12 +124,13 @@ pub(crate) fn crash(args: &[String]) -> Result<()> {
         }
         if round % 4 == 0 {
             // Now and then a kill while the server opens its files.
-            let early = Server::spawn(&binary, &data, &log)?;
+            let early = launch.spawn()?;
             thread::sleep(Duration::from_millis(rng.range(0, 80).unsigned_abs()));
             early.kill()?;
             report.startup_kills += 1;
         }
-        server = Server::start(&binary, &data, &log)
+        server = launch
+            .start()
             .with_context(|| format!("the server did not restart after kill {round}"))?;
         control.port.store(server.port(), Ordering::SeqCst);
         client.set_port(server.port());
@@ -183,25 +203,6 @@ pub(crate) fn crash(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn options(args: &[String]) -> Result<(u32, usize)> {
-    let (mut kills, mut threads) = (20, 4);
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let value = args
-            .next()
-            .with_context(|| format!("{arg} needs a value"))?;
-        match arg.as_str() {
-            "--kills" => kills = value.parse().context("--kills: a number")?,
-            "--threads" => threads = value.parse().context("--threads: a number")?,
-            _ => bail!("usage: cargo xtask crash [--kills N] [--threads T]"),
-        }
-    }
-    if threads == 0 || threads > 15 {
-        bail!("--threads must be between 1 and 15");
-    }
-    Ok((kills, threads))
-}
-
 #[derive(Debug, Default)]
 struct Report {
     problems: Vec<String>,
@@ -222,15 +223,15 @@ fn setting_key(worker: usize, k: u64) -> String {
 /// The configurations, and each worker's setting keys at value 0.
 fn setup(client: &mut Client, threads: usize) -> Result<()> {
     for net in NETS {
-        let body = Json::object([("name", Json::from(net)), ("instance", Json::from("sim"))]);
+        let body = object([("name", Value::from(net)), ("instance", Value::from("sim"))]);
         expect(
             client.send("POST", "/nets", Some(&body))?,
             201,
             "POST /nets",
         )?;
         let keys = (0..threads)
-            .flat_map(|w| (0..KEYS_PER_WORKER).map(move |k| (setting_key(w, k), Json::from(0))));
-        let body = Json::object(keys);
+            .flat_map(|w| (0..KEYS_PER_WORKER).map(move |k| (setting_key(w, k), Value::from(0))));
+        let body = object(keys);
         expect(
             client.send("POST", &format!("/nets/{net}/settings"), Some(&body))?,
             200,
@@ -247,7 +248,7 @@ fn initial_tracker(worker: usize) -> Tracker {
             tracker.settings.insert(
                 (net.to_owned(), setting_key(worker, k)),
                 Expect {
-                    acked: Some(Json::from(0)),
+                    acked: Some(Value::from(0)),
                     unanswered: Vec::new(),
                 },
             );
@@ -314,8 +315,8 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
             }
             _ => {
                 let key = setting_key(id, rng.below(KEYS_PER_WORKER));
-                let value = Json::from(i64::from(counter));
-                let body = Json::object([(key.clone(), value.clone())]);
+                let value = Value::from(i64::from(counter));
+                let body = object([(key.clone(), value.clone())]);
                 let path = format!("/nets/{net}/settings");
                 ("setting", key, "PATCH", path, body, value)
             }
@@ -366,18 +367,18 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
     }
 }
 
-fn device(serial: &str, rng: &mut Rng, counter: u32) -> Json {
-    Json::object([
-        ("serial_number", Json::from(serial)),
+fn device(serial: &str, rng: &mut Rng, counter: u32) -> Value {
+    object([
+        ("serial_number", Value::from(serial)),
         (
             "interfaces",
-            Json::Array(vec![Json::object([
-                ("identifier", Json::from(0)),
-                ("role_id", Json::from(4)),
+            Value::Array(vec![object([
+                ("identifier", Value::from(0)),
+                ("role_id", Value::from(4)),
             ])]),
         ),
-        ("disabled", Json::from(rng.chance(30))),
-        ("name", Json::from(format!("write {counter}"))),
+        ("disabled", Value::from(rng.chance(30))),
+        ("name", Value::from(format!("write {counter}"))),
     ])
 }
 
@@ -394,14 +395,15 @@ fn verify(
             "GET devices",
         )?
         .payload("devices")?;
-        let devices: std::collections::BTreeMap<String, Json> = devices
+        let devices: std::collections::BTreeMap<String, Value> = devices
             .as_array()
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
             .filter_map(|device| {
                 let serial = device.get("serial_number")?.as_str()?.to_owned();
                 let mut device = device.clone();
-                device.members_mut()?.remove("id");
+                device.as_object_mut()?.remove("id");
                 // The server answers a name left out as null; the writers always send one.
                 Some((serial, device))
             })
@@ -412,8 +414,9 @@ fn verify(
             "GET settings",
         )?
         .payload("settings")?;
-        let settings: std::collections::BTreeMap<String, Json> = settings
+        let settings: std::collections::BTreeMap<String, Value> = settings
             .as_array()
+            .map(Vec::as_slice)
             .unwrap_or_default()
             .iter()
             .filter_map(|s| {
@@ -449,40 +452,12 @@ fn verify(
     Ok(())
 }
 
-/// Whether `sqlite3` can be run, installing it when root and missing.
+/// Whether `sqlite3` can be run (installed when root and missing), or why
+/// not.
 fn sqlite3_available() -> Result<String, String> {
-    let works = || {
-        Command::new("sqlite3")
-            .arg("-version")
-            .output()
-            .is_ok_and(|out| out.status.success())
-    };
-    if works() {
-        return Ok("sqlite3".to_owned());
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "0");
-    if !root {
-        return Err("the sqlite3 command is missing and installing it needs root".to_owned());
-    }
-    println!("crash: installing sqlite3 with apt-get");
-    let install = || {
-        Command::new("apt-get")
-            .args(["install", "-y", "-q", "sqlite3"])
-            .status()
-            .is_ok_and(|s| s.success())
-    };
-    if !install() {
-        let _ = Command::new("apt-get").args(["update", "-q"]).status();
-        install();
-    }
-    if works() {
-        Ok("sqlite3".to_owned())
-    } else {
-        Err("apt-get install sqlite3 failed".to_owned())
-    }
+    tools::sqlite3()
+        .map(|()| "sqlite3".to_owned())
+        .map_err(|why| format!("{why:#}"))
 }
 
 /// `PRAGMA integrity_check` of one file: `None` when it says ok.

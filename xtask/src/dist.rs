@@ -20,7 +20,7 @@ use std::{
     process::Command,
 };
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 pub(crate) use check::check;
 use files::{output_of, sha256sums};
@@ -56,11 +56,9 @@ struct Artefacts {
 
 /// `cargo xtask dist` builds the artefacts; `cargo xtask dist --check`
 /// builds them twice and checks them (what CI runs).
-pub(crate) fn dist(args: &[String]) -> Result<()> {
-    match args {
-        [] => {}
-        [flag] if flag == "--check" => return check(),
-        _ => bail!("usage: cargo xtask dist [--check]"),
+pub(crate) fn dist(check_only: bool) -> Result<()> {
+    if check_only {
+        return check();
     }
     let release = Release::build()?;
     let artefacts = release.package(&release.root.join("target/dist"))?;
@@ -139,20 +137,25 @@ impl Release {
     }
 }
 
-/// The workspace version: `version` under `[workspace.package]` in the root
-/// manifest (a line scan: xtask has no TOML parser, and this file's shape is ours).
+/// The workspace version, as cargo reads it: the version of the server's
+/// package (`version.workspace = true`), from `cargo metadata`.
 fn workspace_version(root: &Path) -> Result<String> {
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
-    let mut in_package = false;
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_package = line == "[workspace.package]";
-        } else if in_package && let Some(value) = line.strip_prefix("version") {
-            let value = value.trim_start().trim_start_matches('=').trim();
-            return Ok(value.trim_matches('"').to_owned());
-        }
-    }
-    bail!("no version under [workspace.package] in Cargo.toml")
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let metadata = output_of(
+        Command::new(cargo)
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(root),
+    )?;
+    let metadata: serde_json::Value =
+        serde_json::from_str(&metadata).context("`cargo metadata` printed no JSON")?;
+    metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|package| package["name"] == BINARIES[0])
+        .and_then(|package| package["version"].as_str())
+        .map(str::to_owned)
+        .with_context(|| format!("`cargo metadata` gives no version of {}", BINARIES[0]))
 }
 
 /// The host target triple, from `rustc -vV`.
@@ -204,4 +207,20 @@ fn source_date_epoch(root: &Path) -> u64 {
     .ok()
     .and_then(|time| time.trim().parse().ok())
     .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_is_what_cargo_reads() {
+        let version = workspace_version(&crate::workspace_root()).unwrap();
+        let parts: Vec<&str> = version.split('.').collect();
+        assert_eq!(parts.len(), 3, "{version}");
+        assert!(
+            parts.iter().all(|part| part.parse::<u64>().is_ok()),
+            "{version}"
+        );
+    }
 }

@@ -3,128 +3,37 @@
 //! from `/api.json` of each table and checks every response against the
 //! documented statuses and schemas; it must report no failure.
 
-use std::{
-    net::TcpListener,
-    path::Path,
-    process::{Child, Command, Stdio},
-    thread,
-    time::{Duration, Instant},
-};
+use std::{path::Path, process::Command};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, workspace_root};
+use crate::{
+    server::{self, Launch, Profile},
+    tools, workspace_root,
+};
 
-/// The version these checks were written against (see ../shared/tooling.md).
-const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// Test cases per operation and the seed: bounded and repeatable. One
 /// worker keeps the runs in a fixed order; see [`KNOWN_TOOL_BUG`] for the one
 /// error of the tool itself that is retried.
 const EXAMPLES: &str = "20";
 const SEED: &str = "1";
 
-/// Stops the server when the check ends, whatever happens.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn installed() -> bool {
-    Command::new("schemathesis")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains("4.32.5"))
-}
-
-fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
-fn wait_until_up(port: u16) -> Result<()> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Ok(());
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-    bail!("the server did not listen on port {port} within 30 s")
-}
-
-/// POSTs a JSON body with a tiny HTTP/1.1 client (xtask has no HTTP crate).
-fn post_json(port: u16, path: &str, body: &str) -> Result<()> {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port))?;
-    write!(
-        stream,
-        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
-    if !answer.starts_with("HTTP/1.1 2") {
-        bail!(
-            "POST {path} failed: {}",
-            answer.lines().next().unwrap_or("")
-        );
-    }
-    Ok(())
-}
-
 pub(crate) fn schemathesis() -> Result<()> {
-    if !installed() {
-        eprintln!("schemathesis: installing {SCHEMATHESIS} from PyPI");
-        let status = Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet", SCHEMATHESIS])
-            .status()
-            .context("could not run pip")?;
-        if !status.success() {
-            bail!("pip install {SCHEMATHESIS} failed");
-        }
-    }
-    cargo(&["build", "--package", "netcfg-http"], &[])?;
-    let root = workspace_root();
-    let data = root.join("target/schemathesis/data");
-    let _ = std::fs::remove_dir_all(&data);
-    let port = free_port()?;
-    let log = std::fs::File::create(root.join("target/schemathesis/server.log"))
-        .or_else(|_| {
-            std::fs::create_dir_all(root.join("target/schemathesis"))?;
-            std::fs::File::create(root.join("target/schemathesis/server.log"))
-        })
-        .context("could not create the server log")?;
-    let server = Command::new(root.join("target/debug/netcfg-http"))
-        .args([
-            "--bind",
-            "127.0.0.1",
-            "--port",
-            &port.to_string(),
-            "--data-dir",
-        ])
-        .arg(&data)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .context("could not start netcfg-http")?;
-    let _server = Server(server);
-    wait_until_up(port)?;
+    tools::schemathesis()?;
+    let binary = server::build(Profile::Debug)?;
+    let scratch = server::scratch_dir("schemathesis")?;
+    let server =
+        Launch::new(&binary, &scratch.join("data"), &scratch.join("server.log")).start()?;
     // One configuration, so that operations on `demo` reach their handlers.
-    post_json(port, "/nets", r#"{"name": "demo", "instance": "sim"}"#)?;
-    for (version, url) in [
-        (
-            "5.1",
-            format!("http://127.0.0.1:{port}/api.json?version=5.1"),
-        ),
-        (
-            "5.0",
-            format!("http://127.0.0.1:{port}/api.json?version=5.0"),
-        ),
-    ] {
+    server.client().expect_ok(
+        "POST",
+        "/nets",
+        Some(r#"{"name": "demo", "instance": "sim"}"#),
+    )?;
+    let root = workspace_root();
+    for version in ["5.1", "5.0"] {
         eprintln!("schemathesis: the {version} table");
+        let url = format!("{}/api.json?version={version}", server.url());
         run(&root, &url, version)?;
     }
     eprintln!("schemathesis: both tables clean");

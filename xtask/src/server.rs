@@ -1,34 +1,74 @@
-//! The real server for the load tasks (`soak`, `crash`): build it, start it
-//! on a free loopback port over a data directory, read its memory, kill it;
-//! and a tiny HTTP/1.1 client (xtask has no HTTP crate).
+//! The one server launcher of the tasks that run the real server (bench,
+//! soak, crash, schemathesis, browser): build it, start it on a free
+//! loopback port over a data directory (optionally with the bench's
+//! baseline route), wait for its first answer, read its memory, stop it
+//! with SIGTERM or kill it; and the one HTTP client they talk to it with.
 
 mod http;
-pub(crate) mod json;
+mod memory;
 mod rng;
 
 use std::{
+    env,
     fs::OpenOptions,
-    net::{TcpListener, TcpStream},
+    net::TcpListener,
     path::{Path, PathBuf},
-    process::{Child, Command, Stdio},
+    process::{Child, Command, ExitStatus, Stdio},
     thread,
     time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
+pub(crate) use serde_json::Value;
 
 pub(crate) use self::{
     http::{Client, Response},
-    json::Json,
+    memory::RssSampler,
     rng::Rng,
 };
 use crate::{cargo, workspace_root};
 
-/// Builds the server (debug: the load tasks look for errors, lost writes and
-/// leaks, not speed) and returns the binary's path.
-pub(crate) fn build() -> Result<PathBuf> {
-    cargo(&["build", "--package", "netcfg-http"], &[])?;
-    Ok(workspace_root().join("target/debug/netcfg-http"))
+/// The environment variable that makes the server serve the baseline route
+/// (bins/netcfg-http/src/baseline.rs); only the bench sets it.
+const BASELINE_VARIABLE: &str = "NETCFG_BENCH_BASELINE";
+/// Only a hung server takes this long to answer its first request.
+const START_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A JSON object from key-value pairs.
+pub(crate) fn object<K: Into<String>>(pairs: impl IntoIterator<Item = (K, Value)>) -> Value {
+    Value::Object(
+        pairs
+            .into_iter()
+            .map(|(key, value)| (key.into(), value))
+            .collect(),
+    )
+}
+
+/// Which build of the server.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Profile {
+    /// The load and contract tasks look for errors, lost writes and leaks,
+    /// not speed.
+    Debug,
+    /// The benchmarks measure what users run.
+    Release,
+}
+
+/// Builds the server and returns the binary's path.
+pub(crate) fn build(profile: Profile) -> Result<PathBuf> {
+    let (args, dir): (&[&str], _) = match profile {
+        Profile::Debug => (&["build", "--package", "netcfg-http"], "debug"),
+        Profile::Release => (
+            &["build", "--release", "--package", "netcfg-http"],
+            "release",
+        ),
+    };
+    cargo(args, &[])?;
+    let target = env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| workspace_root().join(dir))
+        .unwrap_or_else(|| workspace_root().join("target"));
+    Ok(target.join(dir).join("netcfg-http"))
 }
 
 /// A directory under `target/<task>`, emptied: kept after the run, so a
@@ -47,29 +87,50 @@ fn free_port() -> Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
-/// A running server; dropped, it is killed.
-#[derive(Debug)]
-pub(crate) struct Server {
-    child: Child,
-    port: u16,
+/// What a server is started with.
+#[derive(Debug, Clone)]
+pub(crate) struct Launch {
+    binary: PathBuf,
+    data_dir: PathBuf,
+    log: PathBuf,
+    baseline: Option<PathBuf>,
 }
 
-impl Server {
-    /// Starts `binary` on a free loopback port over `data_dir`, appending its
-    /// log to `log`, and waits until it accepts connections.
-    pub(crate) fn start(binary: &Path, data_dir: &Path, log: &Path) -> Result<Server> {
-        Server::spawn(binary, data_dir, log)?.wait_until_up()
+impl Launch {
+    /// `binary` over `data_dir`, its standard error appended to `log`.
+    pub(crate) fn new(binary: &Path, data_dir: &Path, log: &Path) -> Launch {
+        Launch {
+            binary: binary.to_owned(),
+            data_dir: data_dir.to_owned(),
+            log: log.to_owned(),
+            baseline: None,
+        }
     }
 
-    /// Starts the server without waiting for it to listen.
-    pub(crate) fn spawn(binary: &Path, data_dir: &Path, log: &Path) -> Result<Server> {
+    /// Also serve `GET /_bench/baseline` with the bytes of `file`.
+    pub(crate) fn baseline(mut self, file: &Path) -> Launch {
+        self.baseline = Some(file.to_owned());
+        self
+    }
+
+    /// Starts the server and waits for its first answer.
+    pub(crate) fn start(&self) -> Result<Server> {
+        let mut server = self.spawn()?;
+        server.wait_for_first_answer()?;
+        Ok(server)
+    }
+
+    /// Starts the server without waiting for it (to kill it while it opens
+    /// its files).
+    pub(crate) fn spawn(&self) -> Result<Server> {
         let port = free_port()?;
         let log = OpenOptions::new()
             .create(true)
             .append(true)
-            .open(log)
-            .with_context(|| format!("could not open {}", log.display()))?;
-        let child = Command::new(binary)
+            .open(&self.log)
+            .with_context(|| format!("could not open {}", self.log.display()))?;
+        let mut command = Command::new(&self.binary);
+        command
             .args([
                 "--bind",
                 "127.0.0.1",
@@ -77,37 +138,91 @@ impl Server {
                 &port.to_string(),
                 "--data-dir",
             ])
-            .arg(data_dir)
+            .arg(&self.data_dir)
             .env("RUST_LOG", "warn")
             // As the systemd unit runs it (packaging/netcfg.service): one
             // malloc arena, so memory freed by one thread serves them all.
             .env("MALLOC_ARENA_MAX", "1")
+            .env_remove(BASELINE_VARIABLE)
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(log)
+            .stderr(log);
+        if let Some(baseline) = &self.baseline {
+            command.env(BASELINE_VARIABLE, baseline);
+        }
+        let spawned = Instant::now();
+        let child = command
             .spawn()
-            .with_context(|| format!("could not start {}", binary.display()))?;
-        Ok(Server { child, port })
+            .with_context(|| format!("could not start {}", self.binary.display()))?;
+        Ok(Server {
+            child,
+            port,
+            spawned,
+            startup: Duration::ZERO,
+            log: self.log.clone(),
+        })
     }
+}
 
-    fn wait_until_up(mut self) -> Result<Self> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return Ok(self);
-            }
+/// A running server; dropped, it is killed.
+#[derive(Debug)]
+pub(crate) struct Server {
+    child: Child,
+    port: u16,
+    spawned: Instant,
+    /// From spawn to the first 200 answer to `GET /nets` (which lists every
+    /// configuration), once started.
+    pub(crate) startup: Duration,
+    log: PathBuf,
+}
+
+impl Server {
+    fn wait_for_first_answer(&mut self) -> Result<()> {
+        let client = Client::new(self.port);
+        while self.spawned.elapsed() < START_TIMEOUT {
             if let Some(status) = self.child.try_wait()? {
-                bail!("the server exited at start with {status} (see its log)");
+                bail!(
+                    "the server exited at start with {status}; its log ({}) ends:\n{}",
+                    self.log.display(),
+                    self.log_tail()
+                );
             }
-            thread::sleep(Duration::from_millis(20));
+            if client
+                .send("GET", "/nets", None)
+                .is_ok_and(|answer| answer.status == 200)
+            {
+                self.startup = self.spawned.elapsed();
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(2));
         }
         bail!(
-            "the server did not listen on port {} within 30 s",
-            self.port
+            "the server did not answer on port {} within {START_TIMEOUT:?}; its log ({}) ends:\n{}",
+            self.port,
+            self.log.display(),
+            self.log_tail()
         )
+    }
+
+    /// The last lines of the server's log, for an error message.
+    fn log_tail(&self) -> String {
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = log.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
     pub(crate) fn port(&self) -> u16 {
         self.port
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub(crate) fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// A new client of this server.
+    pub(crate) fn client(&self) -> Client {
+        Client::new(self.port)
     }
 
     pub(crate) fn pid(&self) -> u32 {
@@ -116,13 +231,12 @@ impl Server {
 
     /// Resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
     pub(crate) fn rss_kib(&self) -> Result<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
-            .context("could not read the server's /proc status")?;
-        status
-            .lines()
-            .find_map(|line| line.strip_prefix("VmRSS:"))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-            .context("no VmRSS in the server's /proc status")
+        memory::rss_kb(self.pid())
+    }
+
+    /// Samples the resident memory every 50 ms until the sampler finishes.
+    pub(crate) fn sample_rss(&self) -> RssSampler {
+        RssSampler::start(self.pid())
     }
 
     /// SIGKILL (what `Child::kill` sends on Unix), then reap it.
@@ -132,8 +246,24 @@ impl Server {
         Ok(())
     }
 
-    /// Whether the server is still running (it must not die by itself).
-    pub(crate) fn exited(&mut self) -> Option<std::process::ExitStatus> {
+    /// Stops the server with SIGTERM (it drains and closes its files), and
+    /// fails if it has not exited within 20 s.
+    pub(crate) fn stop(mut self) -> Result<()> {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.pid().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if self.child.try_wait()?.is_some() {
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        bail!("the server did not stop within 20 s of SIGTERM")
+    }
+
+    /// How the server ended, if it did (it must not end by itself).
+    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 }

@@ -18,51 +18,41 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::builder::RangedU64ValueParser;
 
 use self::{
     model::{Model, Net},
     worker::{Shared, Worker},
 };
-use crate::server::{self, Client, Json, Rng, Server};
+use crate::server::{self, Client, Launch, Profile, Rng, Value, object};
 
 /// The configurations every worker writes into.
 const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
 /// Memory may grow this much (percent) from the end of the warm-up.
 const MAX_GROWTH_PERCENT: f64 = 10.0;
 
-struct Options {
-    minutes: f64,
-    threads: usize,
+/// Clients by default.
+pub(crate) const THREADS: usize = 6;
+
+/// `cargo xtask soak`'s options.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Options {
+    /// How long to run, in minutes
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
+    pub(crate) minutes: f64,
+    /// Client threads (1 to 15)
+    #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
+    pub(crate) threads: usize,
 }
 
-fn options(args: &[String]) -> Result<Options> {
-    let mut options = Options {
-        minutes: 1.0,
-        threads: 6,
-    };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let value = args
-            .next()
-            .with_context(|| format!("{arg} needs a value"))?;
-        match arg.as_str() {
-            "--minutes" => options.minutes = value.parse().context("--minutes: a number")?,
-            "--threads" => options.threads = value.parse().context("--threads: a number")?,
-            _ => bail!("usage: cargo xtask soak [--minutes N] [--threads T]"),
-        }
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(minutes) if minutes > 0.0 => Ok(minutes),
+        _ => Err(format!("{text}: not a positive number")),
     }
-    if options.minutes.is_nan()
-        || options.minutes <= 0.0
-        || options.threads == 0
-        || options.threads > 15
-    {
-        bail!("--minutes must be positive and --threads between 1 and 15");
-    }
-    Ok(options)
 }
 
-pub(crate) fn soak(args: &[String]) -> Result<()> {
-    let options = options(args)?;
+pub(crate) fn soak(options: &Options) -> Result<()> {
     let seed = match std::env::var("NETCFG_SOAK_SEED") {
         Ok(seed) => seed.parse().context("NETCFG_SOAK_SEED: a number")?,
         Err(_) => Rng::seed_from_clock(),
@@ -71,10 +61,10 @@ pub(crate) fn soak(args: &[String]) -> Result<()> {
         "soak: {} minute(s), {} clients, seed {seed} (NETCFG_SOAK_SEED={seed} replays the choices)",
         options.minutes, options.threads
     );
-    let binary = server::build()?;
+    let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("soak")?;
     let log = scratch.join("server.log");
-    let mut server = Server::start(&binary, &scratch.join("data"), &log)?;
+    let mut server = Launch::new(&binary, &scratch.join("data"), &log).start()?;
     eprintln!(
         "soak: server pid {} on port {}, data and log in {}",
         server.pid(),
@@ -218,7 +208,10 @@ pub(crate) fn soak(args: &[String]) -> Result<()> {
 fn setup(client: &mut Client) -> Result<Model> {
     let mut model = Model::default();
     for name in SHARED_NETS {
-        let body = Json::object([("name", Json::from(name)), ("instance", Json::from("sim"))]);
+        let body = object([
+            ("name", Value::from(name)),
+            ("instance", Value::from("sim")),
+        ]);
         let response = client.send("POST", "/nets", Some(&body))?;
         if response.status != 201 {
             bail!("POST /nets {body}: {} {}", response.status, response.text());
@@ -239,9 +232,10 @@ fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
     let listed: BTreeSet<String> = response
         .payload("configurations")?
         .as_array()
+        .map(Vec::as_slice)
         .unwrap_or_default()
         .iter()
-        .filter_map(|net| net.get("name").and_then(Json::as_str).map(str::to_owned))
+        .filter_map(|net| net.get("name").and_then(Value::as_str).map(str::to_owned))
         .collect();
     let expected: BTreeSet<String> = model.nets.keys().cloned().collect();
     for name in listed.difference(&expected) {

@@ -12,7 +12,8 @@ use std::{thread, time::Instant};
 
 use anyhow::{Result, anyhow};
 
-use super::{fixture, http::Client, report::Growth};
+use super::{fixture, report::Growth};
+use crate::server::Client;
 
 const SMALL_NET: &str = "growth-10";
 const LARGE_NET: &str = "growth-10000";
@@ -51,7 +52,7 @@ pub(crate) fn send_concurrently(
             .chunks(share)
             .map(|chunk| {
                 scope.spawn(move || -> Result<()> {
-                    let mut client = Client::connect(port)?;
+                    let client = Client::new(port);
                     for (method, path, body) in chunk {
                         client.expect_ok(method, path, Some(body))?;
                     }
@@ -74,7 +75,7 @@ fn adds(net: &str, numbers: std::ops::Range<usize>) -> Vec<(&'static str, String
 }
 
 /// Adds the `number`th tag to `net`, timed, and deletes it again.
-fn timed_add(client: &mut Client, net: &str, number: usize) -> Result<f64> {
+fn timed_add(client: &Client, net: &str, number: usize) -> Result<f64> {
     let body = tag(number);
     let start = Instant::now();
     client.expect_ok("POST", &format!("/nets/{net}/devices"), Some(&body))?;
@@ -89,9 +90,9 @@ fn timed_add(client: &mut Client, net: &str, number: usize) -> Result<f64> {
 
 /// Measures growth with a fresh pair of configurations, deleted afterwards.
 pub(crate) fn measure(port: u16, loaders: usize) -> Result<Growth> {
-    let mut client = Client::connect(port)?;
+    let client = Client::new(port);
     for net in [SMALL_NET, LARGE_NET] {
-        super::create_net(&mut client, net)?;
+        super::create_net(&client, net)?;
     }
     send_concurrently(port, loaders, &adds(SMALL_NET, 1..EARLY))?;
     send_concurrently(port, loaders, &adds(LARGE_NET, 1..LATE))?;
@@ -109,11 +110,11 @@ pub(crate) fn measure(port: u16, loaders: usize) -> Result<Growth> {
         .collect();
     send_concurrently(port, 1, &warming)?;
     // The fill left the connection idle long enough for the server to close it.
-    let mut client = Client::connect(port)?;
+    let client = Client::new(port);
     let (mut early_ms, mut late_ms) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        early_ms.push(timed_add(&mut client, SMALL_NET, EARLY)?);
-        late_ms.push(timed_add(&mut client, LARGE_NET, LATE)?);
+        early_ms.push(timed_add(&client, SMALL_NET, EARLY)?);
+        late_ms.push(timed_add(&client, LARGE_NET, LATE)?);
     }
     for net in [SMALL_NET, LARGE_NET] {
         client.expect_ok("DELETE", &format!("/nets/{net}"), None)?;

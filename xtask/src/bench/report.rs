@@ -1,8 +1,9 @@
-//! The bench's figures, each beside its target from issue 8, written as
-//! JSON, as a Markdown table, and as an SVG chart of latency by connection
-//! count.
+//! The bench's figures, each beside its goal (issues 8 and 12), printed,
+//! and written as a Markdown table and as JSON.
 
 use std::fmt::Write as _;
+
+use serde_json::{Value, json};
 
 use super::wrk::Load;
 
@@ -16,6 +17,11 @@ impl ReadPoint {
     /// Devices rate over baseline rate.
     pub(crate) fn ratio(&self) -> f64 {
         self.devices.rate() / self.baseline.rate()
+    }
+
+    /// Devices p99 latency over baseline p99 latency.
+    pub(crate) fn p99_ratio(&self) -> f64 {
+        self.devices.p99_ms / self.baseline.p99_ms
     }
 }
 
@@ -59,6 +65,9 @@ pub(crate) struct Figures {
     pub(crate) reads: Vec<ReadPoint>,
     pub(crate) writes_1: Load,
     pub(crate) writes_32: Load,
+    /// Timed fdatasyncs of a 4 KiB block in the data directory, in ms,
+    /// measured just before the writes.
+    pub(crate) fdatasync_ms: Vec<f64>,
     pub(crate) growth: Growth,
     pub(crate) footprint: Footprint,
     /// `/proc/loadavg` before and after: other work on the machine.
@@ -74,6 +83,15 @@ pub(crate) fn median(samples: &[f64]) -> f64 {
         n if n % 2 == 1 => sorted[n / 2],
         n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
     }
+}
+
+/// The `percent` percentile of some samples, nearest rank (0 when there
+/// are none).
+pub(crate) fn percentile(samples: &[f64], percent: usize) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let rank = (sorted.len() * percent).div_ceil(100).max(1);
+    sorted.get(rank - 1).copied().unwrap_or(0.0)
 }
 
 /// One figure of the summary, with its target.
@@ -106,20 +124,46 @@ impl Figures {
                     point.baseline.rate()
                 ),
                 value: format!("{:.3}", point.ratio()),
-                target: ">= 0.5",
-                met: Some(point.ratio() >= 0.5),
+                target: ">= 0.9",
+                met: Some(point.ratio() >= 0.9),
             });
             lines.push(Line {
-                key: "reads_latency_64",
-                what: "reads: GET devices latency p50 / p99, 64 connections".to_owned(),
-                value: format!(
-                    "{:.2} / {:.2} ms",
-                    point.devices.p50_ms, point.devices.p99_ms
+                key: "reads_p99_ratio_64",
+                what: format!(
+                    "reads: p99 GET devices / baseline, 64 connections ({:.2} / {:.2} ms; devices p50 {:.2} ms)",
+                    point.devices.p99_ms, point.baseline.p99_ms, point.devices.p50_ms
                 ),
-                target: "",
-                met: None,
+                value: format!("{:.2}", point.p99_ratio()),
+                target: "<= 1.5",
+                met: Some(point.p99_ratio() <= 1.5),
             });
         }
+        let (fsync_p50, fsync_p99) = (
+            median(&self.fdatasync_ms),
+            percentile(&self.fdatasync_ms, 99),
+        );
+        lines.push(Line {
+            key: "fdatasync",
+            what: format!(
+                "disk: fdatasync of a {} KiB block in the data directory, p50 / p99 ({} rounds)",
+                super::disk::BLOCK_BYTES / 1024,
+                self.fdatasync_ms.len()
+            ),
+            value: format!("{fsync_p50:.3} / {fsync_p99:.3} ms"),
+            target: "",
+            met: None,
+        });
+        let to_fsync = self.writes_1.p50_ms / fsync_p50;
+        lines.push(Line {
+            key: "patch_to_fdatasync",
+            what: format!(
+                "durable writes: PATCH p50 at 1 connection / fdatasync p50 ({:.3} / {fsync_p50:.3} ms)",
+                self.writes_1.p50_ms
+            ),
+            value: format!("{to_fsync:.2}"),
+            target: "<= 3",
+            met: Some(to_fsync <= 3.0),
+        });
         let writes = self.writes_32.rate() / self.writes_1.rate();
         lines.push(Line {
             key: "writes_ratio",
@@ -255,128 +299,112 @@ impl Figures {
                 load.errors
             );
         }
-        md.push_str("\n![latency by connection count](latency.svg)\n");
+        let _ = writeln!(
+            md,
+            "\nThe disk, in the same run: fdatasync of a {} KiB block in the data directory, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} rounds).",
+            super::disk::BLOCK_BYTES / 1024,
+            median(&self.fdatasync_ms),
+            percentile(&self.fdatasync_ms, 99),
+            percentile(&self.fdatasync_ms, 100),
+            self.fdatasync_ms.len()
+        );
         md
     }
 
     /// `report.json`.
     pub(crate) fn json(&self) -> String {
         let load = |load: &Load| {
-            format!(
-                r#"{{"connections": {}, "requests": {}, "seconds": {:.3}, "requests_per_second": {:.1}, "errors": {}, "latency_ms": {{"p50": {:.3}, "p90": {:.3}, "p99": {:.3}, "max": {:.3}}}}}"#,
-                load.connections,
-                load.requests,
-                load.seconds,
-                load.rate(),
-                load.errors,
-                load.p50_ms,
-                load.p90_ms,
-                load.p99_ms,
-                load.max_ms
-            )
+            json!({
+                "connections": load.connections,
+                "requests": load.requests,
+                "seconds": load.seconds,
+                "requests_per_second": load.rate(),
+                "errors": load.errors,
+                "latency_ms": {
+                    "p50": load.p50_ms,
+                    "p90": load.p90_ms,
+                    "p99": load.p99_ms,
+                    "max": load.max_ms,
+                },
+            })
         };
-        let numbers = |samples: &[f64]| {
-            let items: Vec<String> = samples.iter().map(|ms| format!("{ms:.3}")).collect();
-            format!("[{}]", items.join(", "))
-        };
-        let reads: Vec<String> = self
+        let reads: Vec<Value> = self
             .reads
             .iter()
             .map(|point| {
-                format!(
-                    "    {{\"connections\": {}, \"ratio\": {:.4}, \"devices\": {}, \"baseline\": {}}}",
-                    point.devices.connections,
-                    point.ratio(),
-                    load(&point.devices),
-                    load(&point.baseline)
-                )
+                json!({
+                    "connections": point.devices.connections,
+                    "ratio": point.ratio(),
+                    "p99_ratio": point.p99_ratio(),
+                    "devices": load(&point.devices),
+                    "baseline": load(&point.baseline),
+                })
             })
             .collect();
-        let summary: Vec<String> = self
+        let summary: Vec<Value> = self
             .lines()
             .iter()
             .map(|line| {
-                format!(
-                    "    {{\"key\": {}, \"figure\": {}, \"value\": {}, \"target\": {}, \"met\": {}}}",
-                    json_string(line.key),
-                    json_string(&line.what),
-                    json_string(&line.value),
-                    json_string(line.target),
-                    line.met.map_or("null".to_owned(), |met| met.to_string())
-                )
+                json!({
+                    "key": line.key,
+                    "figure": line.what,
+                    "value": line.value,
+                    "target": line.target,
+                    "met": line.met,
+                })
             })
             .collect();
-        let footprint = &self.footprint;
-        let growth = &self.growth;
-        format!(
-            r#"{{
-  "seconds_per_point": {seconds},
-  "site_devices": {devices},
-  "devices_response_bytes": {bytes},
-  "load_average": [{load_before}, {load_after}],
-  "summary": [
-{summary}
-  ],
-  "reads": [
-{reads}
-  ],
-  "writes": {{"ratio_32_to_1": {write_ratio:.3}, "connections_1": {w1}, "connections_32": {w32}}},
-  "growth": {{"ratio": {growth_ratio:.3}, "early_at": {early_at}, "late_at": {late_at}, "early_median_ms": {early_median:.3}, "late_median_ms": {late_median:.3}, "early_ms": {early}, "late_ms": {late}}},
-  "footprint": {{"configurations": {configurations}, "devices_each": {devices_each}, "startup_full_ms": {startup_full}, "startup_empty_ms": {startup_empty}, "startup_full_median_ms": {full_median:.3}, "startup_empty_median_ms": {empty_median:.3}, "rss_idle_full_kb": {idle_full}, "rss_idle_empty_kb": {idle_empty}, "rss_idle_before_load_kb": {idle_before}, "rss_idle_after_load_kb": {idle_after}, "rss_load_peak_kb": {peak}}}
-}}
-"#,
-            seconds = self.seconds_per_point,
-            devices = self.devices,
-            bytes = self.response_bytes,
-            load_before = json_string(&self.load_average[0]),
-            load_after = json_string(&self.load_average[1]),
-            summary = summary.join(",\n"),
-            reads = reads.join(",\n"),
-            write_ratio = self.writes_32.rate() / self.writes_1.rate(),
-            w1 = load(&self.writes_1),
-            w32 = load(&self.writes_32),
-            growth_ratio = growth.ratio(),
-            early_at = growth.early_at,
-            late_at = growth.late_at,
-            early_median = median(&growth.early_ms),
-            late_median = median(&growth.late_ms),
-            early = numbers(&growth.early_ms),
-            late = numbers(&growth.late_ms),
-            configurations = footprint.configurations,
-            devices_each = footprint.devices_each,
-            startup_full = numbers(&footprint.startup_full_ms),
-            startup_empty = numbers(&footprint.startup_empty_ms),
-            full_median = median(&footprint.startup_full_ms),
-            empty_median = median(&footprint.startup_empty_ms),
-            idle_full = footprint.rss_idle_full_kb,
-            idle_empty = footprint.rss_idle_empty_kb,
-            idle_before = footprint.rss_idle_before_kb,
-            idle_after = footprint.rss_idle_after_kb,
-            peak = footprint.rss_load_peak_kb,
-        )
+        let (footprint, growth) = (&self.footprint, &self.growth);
+        let report = json!({
+            "seconds_per_point": self.seconds_per_point,
+            "site_devices": self.devices,
+            "devices_response_bytes": self.response_bytes,
+            "load_average": self.load_average,
+            "summary": summary,
+            "reads": reads,
+            "fdatasync_ms": {
+                "block_bytes": super::disk::BLOCK_BYTES,
+                "p50": median(&self.fdatasync_ms),
+                "p99": percentile(&self.fdatasync_ms, 99),
+                "samples": self.fdatasync_ms,
+            },
+            "writes": {
+                "ratio_32_to_1": self.writes_32.rate() / self.writes_1.rate(),
+                "p50_1_to_fdatasync_p50": self.writes_1.p50_ms / median(&self.fdatasync_ms),
+                "connections_1": load(&self.writes_1),
+                "connections_32": load(&self.writes_32),
+            },
+            "growth": {
+                "ratio": growth.ratio(),
+                "early_at": growth.early_at,
+                "late_at": growth.late_at,
+                "early_median_ms": median(&growth.early_ms),
+                "late_median_ms": median(&growth.late_ms),
+                "early_ms": growth.early_ms,
+                "late_ms": growth.late_ms,
+            },
+            "footprint": {
+                "configurations": footprint.configurations,
+                "devices_each": footprint.devices_each,
+                "startup_full_ms": footprint.startup_full_ms,
+                "startup_empty_ms": footprint.startup_empty_ms,
+                "startup_full_median_ms": median(&footprint.startup_full_ms),
+                "startup_empty_median_ms": median(&footprint.startup_empty_ms),
+                "rss_idle_full_kb": footprint.rss_idle_full_kb,
+                "rss_idle_empty_kb": footprint.rss_idle_empty_kb,
+                "rss_idle_before_load_kb": footprint.rss_idle_before_kb,
+                "rss_idle_after_load_kb": footprint.rss_idle_after_kb,
+                "rss_load_peak_kb": footprint.rss_load_peak_kb,
+            },
+        });
+        let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
+        text.push('\n');
+        text
     }
 }
 
 fn mb(kb: u64) -> String {
     format!("{:.1} MB", kb as f64 / 1024.0)
-}
-
-/// A JSON string literal.
-pub(crate) fn json_string(text: &str) -> String {
-    let mut quoted = String::from("\"");
-    for character in text.chars() {
-        match character {
-            '"' => quoted.push_str("\\\""),
-            '\\' => quoted.push_str("\\\\"),
-            '\n' => quoted.push_str("\\n"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(quoted, "\\u{:04x}", c as u32);
-            }
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    quoted
 }
 
 #[cfg(test)]
@@ -391,8 +419,11 @@ mod tests {
     }
 
     #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a \"b\"\\\n"), r#""a \"b\"\\\n""#);
-        assert_eq!(json_string("\u{1}"), r#""\u0001""#);
+    fn percentiles_are_nearest_rank() {
+        let samples: Vec<f64> = (1..=200).map(f64::from).collect();
+        assert_eq!(percentile(&samples, 50), 100.0);
+        assert_eq!(percentile(&samples, 99), 198.0);
+        assert_eq!(percentile(&samples, 100), 200.0);
+        assert_eq!(percentile(&[], 99), 0.0);
     }
 }

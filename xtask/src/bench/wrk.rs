@@ -42,40 +42,6 @@ function done(summary, latency, requests)
 end
 "#;
 
-fn installed() -> bool {
-    Command::new("wrk")
-        .arg("--version")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).contains("wrk"))
-}
-
-/// Installs wrk with apt-get when it is missing and we are root.
-pub(crate) fn ensure_installed() -> Result<()> {
-    if installed() {
-        return Ok(());
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "0");
-    if root {
-        eprintln!("bench: installing wrk with apt-get");
-        let mut install = Command::new("apt-get");
-        install
-            .args(["install", "-y", "wrk"])
-            .env("DEBIAN_FRONTEND", "noninteractive");
-        if !install.status().is_ok_and(|status| status.success()) {
-            // A fresh machine may have no package lists yet.
-            let _ = Command::new("apt-get").arg("update").status();
-            let _ = install.status();
-        }
-    }
-    if !installed() {
-        bail!("wrk is missing and could not be installed: run `sudo apt-get install -y wrk`");
-    }
-    Ok(())
-}
-
 /// The script of a plain GET.
 pub(crate) fn get_script(dir: &Path) -> Result<PathBuf> {
     let path = dir.join("get.lua");
@@ -83,11 +49,17 @@ pub(crate) fn get_script(dir: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The script of `PATCH /nets/{net}/devices/{serial}`: each request a full
-/// tag body with a new name, cycling over `serials`; each wrk thread starts
-/// at its own place in the list, so concurrent requests hit different
-/// devices.
-pub(crate) fn patch_script(dir: &Path, net: &str, serials: &[String]) -> Result<PathBuf> {
+/// The script of `PATCH /nets/{net}/devices/{serial}`: each request the
+/// full device body `body` (a Lua format string: `%s` the serial number,
+/// then `%s` and `%d` for a new name), cycling over `serials`; each wrk
+/// thread starts at its own place in the list, so concurrent requests hit
+/// different devices.
+pub(crate) fn patch_script(
+    dir: &Path,
+    net: &str,
+    serials: &[String],
+    body: &str,
+) -> Result<PathBuf> {
     let list: Vec<String> = serials
         .iter()
         .map(|serial| format!("\"{serial}\""))
@@ -105,9 +77,7 @@ end
 function request()
   counter = counter + 1
   local serial = serials[((offset + counter) % #serials) + 1]
-  local body = string.format(
-    '{{"serial_number":"%s","name":"Tag %s rev %d","disabled":false,"interfaces":[{{"identifier":0,"role_id":4}}]}}',
-    serial, serial, counter)
+  local body = string.format('{body}', serial, serial, counter)
   return wrk.format("PATCH", "/nets/{net}/devices/" .. serial,
     {{ ["Content-Type"] = "application/json" }}, body)
 end

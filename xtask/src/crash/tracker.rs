@@ -5,15 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::server::Json;
+use crate::server::Value;
 
 /// One item (a device, or a setting's value).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Expect {
     /// The last acknowledged value; `None`: no write of it was acknowledged.
-    pub(crate) acked: Option<Json>,
+    pub(crate) acked: Option<Value>,
     /// Values sent after it without an answer.
-    pub(crate) unanswered: Vec<Json>,
+    pub(crate) unanswered: Vec<Value>,
 }
 
 /// Where an item lives: the configuration and the item's key.
@@ -48,20 +48,22 @@ pub(crate) enum Verdict {
 impl Expect {
     /// Compares with what the server holds (`None`: the item is absent),
     /// and settles the item: from now on, what was found is acknowledged.
-    pub(crate) fn settle(&mut self, found: Option<&Json>) -> Verdict {
+    pub(crate) fn settle(&mut self, found: Option<&Value>) -> Verdict {
         let verdict = match (found, &self.acked) {
             (Some(found), Some(acked)) if found == acked => Verdict::Acknowledged,
             (Some(found), _) if self.unanswered.contains(found) => Verdict::Landed,
             (None, None) => Verdict::Absent,
             (found, acked) => Verdict::Lost(format!(
                 "acknowledged {}, unanswered [{}], found {}",
-                acked.as_ref().map_or("nothing".to_owned(), Json::to_string),
+                acked
+                    .as_ref()
+                    .map_or("nothing".to_owned(), Value::to_string),
                 self.unanswered
                     .iter()
-                    .map(Json::to_string)
+                    .map(Value::to_string)
                     .collect::<Vec<_>>()
                     .join(", "),
-                found.map_or("nothing".to_owned(), Json::to_string),
+                found.map_or("nothing".to_owned(), Value::to_string),
             )),
         };
         self.acked = found.cloned();

@@ -5,8 +5,7 @@
 
 use std::{
     collections::BTreeMap,
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
+    io::{BufRead, BufReader},
     os::unix::fs::PermissionsExt,
     path::{Path, PathBuf},
     process::{Command, Stdio},
@@ -22,6 +21,7 @@ use super::{
     files::{EXECUTABLE, output_of, walk, which},
     tarball,
 };
+use crate::server::Client;
 
 /// Only a hung server reaches this.
 const HUNG: Duration = Duration::from_secs(60);
@@ -478,31 +478,18 @@ fn check_server(release: &Release, root: &Path, scratch: &Path) -> Result<()> {
             }
         }
     };
-    let answer = get(&address, "/api.json");
+    let answer = Client::at(&address).send("GET", "/api.json", None);
     let _ = child.kill();
     child.wait()?;
     let answer = answer?;
     ensure!(
-        answer.starts_with("HTTP/1.1 200") && answer.contains("\"openapi\""),
-        "GET /api.json from the unpacked server: {}",
-        answer.lines().next().unwrap_or_default()
+        answer.status == 200 && answer.json()?.get("openapi").is_some(),
+        "GET /api.json from the unpacked server: {} {}",
+        answer.status,
+        answer.text()
     );
     println!(
         "dist check: the unpacked server starts with the packaged configuration and serves /api.json (200)"
     );
     Ok(())
-}
-
-/// A plain HTTP/1.1 GET, read to the end.
-fn get(address: &str, path: &str) -> Result<String> {
-    let mut stream =
-        TcpStream::connect(address).with_context(|| format!("could not connect to {address}"))?;
-    stream.set_read_timeout(Some(HUNG))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    )?;
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer)?;
-    Ok(answer)
 }

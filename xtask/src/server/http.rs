@@ -1,19 +1,20 @@
-//! A tiny HTTP/1.1 client over one kept-alive `TcpStream`: enough for the
-//! load tasks (JSON bodies, a multipart upload, Content-Length or chunked
-//! answers), nothing more.
+//! The one HTTP client of xtask: [`ureq`] with plain HTTP only, keeping
+//! connections alive between requests (`ureq` probes a pooled connection
+//! before reusing it, so one the server closed while it sat idle is
+//! replaced, not failed on).
 
-use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
-    time::Duration,
-};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use ureq::{Agent, http};
 
-use super::Json;
+use super::Value;
 
-/// No request of the load tasks takes this long unless the server hangs.
-const IO_TIMEOUT: Duration = Duration::from_secs(30);
+/// No request of the tasks takes this long unless the server hangs.
+const IO_TIMEOUT: Duration = Duration::from_secs(60);
+/// The largest answer read: a downloaded configuration of the benchmarks'
+/// site fits many times over.
+const BODY_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// One answer.
 #[derive(Debug)]
@@ -24,8 +25,8 @@ pub(crate) struct Response {
 
 impl Response {
     /// The body as JSON.
-    pub(crate) fn json(&self) -> Result<Json> {
-        Json::parse(&String::from_utf8_lossy(&self.body))
+    pub(crate) fn json(&self) -> Result<Value> {
+        serde_json::from_slice(&self.body)
             .with_context(|| format!("a {} answer that is not JSON: {}", self.status, self.text()))
     }
 
@@ -39,7 +40,7 @@ impl Response {
     }
 
     /// The payload under `key` of a JSON envelope.
-    pub(crate) fn payload(&self, key: &str) -> Result<Json> {
+    pub(crate) fn payload(&self, key: &str) -> Result<Value> {
         self.json()?
             .get(key)
             .cloned()
@@ -47,223 +48,196 @@ impl Response {
     }
 }
 
-/// A client of one server port, reusing its connection.
-#[derive(Debug)]
+/// A client of one server; clones share its connections.
+#[derive(Debug, Clone)]
 pub(crate) struct Client {
-    port: u16,
-    connection: Option<BufReader<TcpStream>>,
+    agent: Agent,
+    /// `http://host:port`.
+    base: String,
 }
 
 impl Client {
+    /// A client of the server on `port` of the loopback interface.
     pub(crate) fn new(port: u16) -> Client {
+        Client::at(&format!("127.0.0.1:{port}"))
+    }
+
+    /// A client of the server at `address` (`host:port`).
+    pub(crate) fn at(address: &str) -> Client {
+        let agent = Agent::config_builder()
+            // A 4xx or 5xx is an answer the tasks look at, not an error.
+            .http_status_as_error(false)
+            .timeout_global(Some(IO_TIMEOUT))
+            .build()
+            .into();
         Client {
-            port,
-            connection: None,
+            agent,
+            base: format!("http://{address}"),
         }
     }
 
-    /// Points the client at another port (a restarted server).
+    /// Points the client at another port of the loopback interface (a
+    /// restarted server).
     pub(crate) fn set_port(&mut self, port: u16) {
-        if port != self.port {
-            self.port = port;
-            self.connection = None;
-        }
+        self.base = format!("http://127.0.0.1:{port}");
     }
 
     /// A request with an optional JSON body.
-    pub(crate) fn send(
-        &mut self,
+    pub(crate) fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Response> {
+        self.send_text(method, path, body.map(Value::to_string).as_deref())
+    }
+
+    /// A request with an optional JSON body given as text; fails unless the
+    /// answer is 2xx.
+    pub(crate) fn expect_ok(
+        &self,
         method: &str,
         path: &str,
-        body: Option<&Json>,
+        json: Option<&str>,
     ) -> Result<Response> {
-        match body {
+        let response = self.send_text(method, path, json)?;
+        if !(200..300).contains(&response.status) {
+            bail!(
+                "{method} {path} answered {}: {}",
+                response.status,
+                response.text()
+            );
+        }
+        Ok(response)
+    }
+
+    fn send_text(&self, method: &str, path: &str, json: Option<&str>) -> Result<Response> {
+        match json {
             Some(json) => self.request(
                 method,
                 path,
                 Some("application/json"),
-                json.to_string().as_bytes(),
+                json.as_bytes().to_vec(),
             ),
-            None => self.request(method, path, None, b""),
+            None => self.request(method, path, None, Vec::new()),
         }
     }
 
     /// `POST /nets/upload` of a saved-state file under `name`.
-    pub(crate) fn upload(&mut self, name: &str, file: &[u8]) -> Result<Response> {
+    pub(crate) fn upload(&self, name: &str, file: &[u8]) -> Result<Response> {
         let boundary = "netcfg-xtask-4f1c2a9e";
-        let mut body = Vec::new();
-        write!(
-            body,
+        let mut body = format!(
             "--{boundary}\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\n{name}\r\n\
              --{boundary}\r\nContent-Disposition: form-data; name=\"net_file\"; filename=\"{name}.sqlite\"\r\n\
              Content-Type: application/vnd.sqlite3\r\n\r\n"
-        )?;
+        )
+        .into_bytes();
         body.extend_from_slice(file);
-        write!(body, "\r\n--{boundary}--\r\n")?;
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
         self.request(
             "POST",
             "/nets/upload",
             Some(&format!("multipart/form-data; boundary={boundary}")),
-            &body,
+            body,
         )
     }
 
-    /// One request. On a reused connection that the server closed while it
-    /// was idle (nothing at all came back), the request is sent once more
-    /// on a new connection: the server never saw the first one.
+    /// One request, its answer read whole.
     pub(crate) fn request(
-        &mut self,
+        &self,
         method: &str,
         path: &str,
         content_type: Option<&str>,
-        body: &[u8],
+        body: Vec<u8>,
     ) -> Result<Response> {
-        let reused = self.connection.is_some();
-        match self.exchange(method, path, content_type, body) {
-            Ok(response) => Ok(response),
-            Err(Exchange::NothingBack(_)) if reused => self
-                .exchange(method, path, content_type, body)
-                .map_err(Exchange::into_error),
-            Err(error) => Err(error.into_error()),
-        }
-    }
-
-    fn exchange(
-        &mut self,
-        method: &str,
-        path: &str,
-        content_type: Option<&str>,
-        body: &[u8],
-    ) -> Result<Response, Exchange> {
-        let result = self.try_exchange(method, path, content_type, body);
-        if result.is_err() {
-            self.connection = None;
-        }
-        result
-    }
-
-    fn try_exchange(
-        &mut self,
-        method: &str,
-        path: &str,
-        content_type: Option<&str>,
-        body: &[u8],
-    ) -> Result<Response, Exchange> {
-        if self.connection.is_none() {
-            let stream = TcpStream::connect(("127.0.0.1", self.port))
-                .with_context(|| format!("could not connect to port {}", self.port))
-                .map_err(Exchange::Failed)?;
-            stream
-                .set_read_timeout(Some(IO_TIMEOUT))
-                .map_err(|e| Exchange::Failed(e.into()))?;
-            stream
-                .set_write_timeout(Some(IO_TIMEOUT))
-                .map_err(|e| Exchange::Failed(e.into()))?;
-            let _ = stream.set_nodelay(true);
-            self.connection = Some(BufReader::new(stream));
-        }
-        let Some(connection) = self.connection.as_mut() else {
-            return Err(Exchange::Failed(anyhow::anyhow!("no connection")));
-        };
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {}\r\n",
-            body.len()
-        );
+        let mut request = http::Request::builder()
+            .method(method)
+            .uri(format!("{}{path}", self.base));
         if let Some(content_type) = content_type {
-            head.push_str(&format!("Content-Type: {content_type}\r\n"));
+            request = request.header("Content-Type", content_type);
         }
-        head.push_str("\r\n");
-        let mut request = head.into_bytes();
-        request.extend_from_slice(body);
-        // A write to a connection the server closed may still succeed (the
-        // bytes go to the kernel); the read then finds nothing.
-        if let Err(error) = connection.get_mut().write_all(&request) {
-            return Err(Exchange::NothingBack(error.into()));
-        }
-        let mut status_line = String::new();
-        match connection.read_line(&mut status_line) {
-            Ok(0) => {
-                return Err(Exchange::NothingBack(anyhow::anyhow!(
-                    "the server closed the connection"
-                )));
-            }
-            Ok(_) => {}
-            Err(error) if status_line.is_empty() && is_reset(&error) => {
-                return Err(Exchange::NothingBack(error.into()));
-            }
-            Err(error) => return Err(Exchange::Failed(error.into())),
-        }
-        read_rest(connection, &status_line).map_err(Exchange::Failed)
-    }
-}
-
-fn is_reset(error: &std::io::Error) -> bool {
-    matches!(
-        error.kind(),
-        std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted
-    )
-}
-
-/// How an exchange failed: before any byte of an answer came back, or later.
-enum Exchange {
-    NothingBack(anyhow::Error),
-    Failed(anyhow::Error),
-}
-
-impl Exchange {
-    fn into_error(self) -> anyhow::Error {
-        match self {
-            Exchange::NothingBack(error) | Exchange::Failed(error) => error,
-        }
-    }
-}
-
-fn read_rest(connection: &mut BufReader<TcpStream>, status_line: &str) -> Result<Response> {
-    let status: u16 = status_line
-        .split_whitespace()
-        .nth(1)
-        .and_then(|code| code.parse().ok())
-        .with_context(|| format!("not an HTTP status line: {status_line:?}"))?;
-    let mut length = None;
-    let mut chunked = false;
-    loop {
-        let mut line = String::new();
-        if connection.read_line(&mut line)? == 0 {
-            bail!("the connection closed inside the headers");
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let Some((name, value)) = line.split_once(':') else {
-            bail!("a malformed header: {line:?}");
+        let invalid = || format!("{method} {path}: not a valid request");
+        // A GET or DELETE goes without a body, not with an empty one.
+        let answer = if body.is_empty() && content_type.is_none() {
+            self.agent.run(request.body(()).with_context(invalid)?)
+        } else {
+            self.agent.run(request.body(body).with_context(invalid)?)
         };
-        let value = value.trim();
-        match name.to_ascii_lowercase().as_str() {
-            "content-length" => length = Some(value.parse::<usize>()?),
-            "transfer-encoding" => chunked = value.eq_ignore_ascii_case("chunked"),
-            _ => {}
-        }
+        let mut response = answer.with_context(|| format!("{method} {}{path}", self.base))?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(BODY_LIMIT)
+            .read_to_vec()
+            .with_context(|| format!("{method} {path}: reading the answer"))?;
+        Ok(Response { status, body })
     }
-    let mut body = Vec::new();
-    if chunked {
-        loop {
-            let mut size_line = String::new();
-            connection.read_line(&mut size_line)?;
-            let size = usize::from_str_radix(size_line.trim().split(';').next().unwrap_or(""), 16)
-                .with_context(|| format!("a bad chunk size: {size_line:?}"))?;
-            let mut chunk = vec![0; size + 2];
-            connection.read_exact(&mut chunk)?;
-            if size == 0 {
-                break;
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::{BufRead, BufReader, Write},
+        net::TcpListener,
+        sync::{
+            Arc,
+            atomic::{AtomicUsize, Ordering},
+        },
+        thread,
+    };
+
+    use super::*;
+    use crate::server::object;
+
+    /// A server that answers `{}` to every request and counts the
+    /// connections it accepted.
+    fn counting_server() -> (u16, Arc<AtomicUsize>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let counter = accepted.clone();
+        thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { return };
+                counter.fetch_add(1, Ordering::SeqCst);
+                thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut writer = stream;
+                    loop {
+                        let mut length = 0;
+                        let mut line = String::new();
+                        loop {
+                            line.clear();
+                            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                                return;
+                            }
+                            if let Some(value) =
+                                line.to_ascii_lowercase().strip_prefix("content-length:")
+                            {
+                                length = value.trim().parse().unwrap();
+                            }
+                            if line == "\r\n" {
+                                break;
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        std::io::Read::read_exact(&mut reader, &mut body).unwrap();
+                        let _ = writer.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+                    }
+                });
             }
-            body.extend_from_slice(&chunk[..size]);
-        }
-    } else if let Some(length) = length {
-        body.resize(length, 0);
-        connection.read_exact(&mut body)?;
-    } else if status != 204 && status != 304 {
-        bail!("a {status} answer with neither a length nor chunks");
+        });
+        (port, accepted)
     }
-    Ok(Response { status, body })
+
+    #[test]
+    fn one_connection_serves_every_request() {
+        let (port, accepted) = counting_server();
+        let client = Client::new(port);
+        for round in 0..20 {
+            let body = object([("round", Value::from(round))]);
+            assert_eq!(client.send("PATCH", "/x", Some(&body)).unwrap().status, 200);
+            assert_eq!(
+                client.send("GET", "/x", None).unwrap().json().unwrap(),
+                object::<String>([])
+            );
+        }
+        assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, bail};
 
-use crate::server::{Client, Json};
+use crate::server::{Client, Value};
 
 /// The collections of a configuration the soak writes and compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -60,20 +60,20 @@ impl Kind {
     }
 
     /// The key that names an item in its collection (and in its path).
-    pub(crate) fn key_of(self, item: &Json) -> Option<String> {
+    pub(crate) fn key_of(self, item: &Value) -> Option<String> {
         let field = match self {
             Kind::Devices => "serial_number",
             Kind::Settings => "setting_key",
             Kind::Roles | Kind::Streams | Kind::Limits => "id",
         };
         match item.get(field)? {
-            Json::String(text) => Some(text.clone()),
+            Value::String(text) => Some(text.clone()),
             number => number.as_i64().map(|n| n.to_string()),
         }
     }
 
     /// The item's name, by which a worker knows its own items.
-    pub(crate) fn name_of(self, item: &Json) -> Option<&str> {
+    pub(crate) fn name_of(self, item: &Value) -> Option<&str> {
         let field = match self {
             Kind::Devices => "serial_number",
             Kind::Settings => "setting_key",
@@ -84,7 +84,7 @@ impl Kind {
 }
 
 /// A collection: item key to item.
-pub(crate) type Items = BTreeMap<String, Json>;
+pub(crate) type Items = BTreeMap<String, Value>;
 
 /// One configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -94,11 +94,11 @@ pub(crate) struct Net {
 }
 
 impl Net {
-    pub(crate) fn items(&self, kind: Kind) -> impl Iterator<Item = (&String, &Json)> {
+    pub(crate) fn items(&self, kind: Kind) -> impl Iterator<Item = (&String, &Value)> {
         self.items.get(&kind).into_iter().flatten()
     }
 
-    pub(crate) fn put(&mut self, kind: Kind, item: Json) -> Result<()> {
+    pub(crate) fn put(&mut self, kind: Kind, item: Value) -> Result<()> {
         let key = kind
             .key_of(&item)
             .with_context(|| format!("an item without its key: {item}"))?;
@@ -133,7 +133,7 @@ impl Net {
             bail!("GET {path}: {} {}", response.status, response.text());
         }
         let state = response.payload("configuration")?;
-        net.running = state.get("state").and_then(Json::as_str) == Some("running");
+        net.running = state.get("state").and_then(Value::as_str) == Some("running");
         Ok(net)
     }
 

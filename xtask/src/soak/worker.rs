@@ -19,7 +19,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use super::model::{Kind, Model, Net};
-use crate::server::{Client, Json, Response, Rng};
+use crate::server::{Client, Response, Rng, Value, object};
 
 /// What every worker shares.
 #[derive(Debug)]
@@ -122,7 +122,7 @@ impl Worker {
         self.counter
     }
 
-    fn owns(&self, kind: Kind, item: &Json) -> bool {
+    fn owns(&self, kind: Kind, item: &Value) -> bool {
         let Some(name) = kind.name_of(item) else {
             return false;
         };
@@ -134,7 +134,7 @@ impl Worker {
     }
 
     /// This worker's items of `kind` in `net`, as the model holds them.
-    fn own(&self, net: &str, kind: Kind) -> Vec<(String, Json)> {
+    fn own(&self, net: &str, kind: Kind) -> Vec<(String, Value)> {
         let model = self.shared.model();
         model
             .nets
@@ -163,7 +163,7 @@ impl Worker {
         op: &'static str,
         method: &str,
         path: &str,
-        body: Option<&Json>,
+        body: Option<&Value>,
         expected: u16,
     ) -> Result<Response> {
         *self.counts.entry(op).or_default() += 1;
@@ -183,7 +183,7 @@ impl Worker {
     }
 
     /// Compares what the server answered with what the model expects.
-    fn expect_equal(&self, what: &str, expected: &Json, answered: &Json) -> Result<()> {
+    fn expect_equal(&self, what: &str, expected: &Value, answered: &Value) -> Result<()> {
         if expected != answered {
             bail!("{what}: expected {expected}, the server answered {answered}");
         }
@@ -252,8 +252,8 @@ impl Worker {
         if mine != expected {
             bail!(
                 "GET {path}: this worker's items differ from its acknowledged writes: expected {}, found {}",
-                Json::Object(expected),
-                Json::Object(mine)
+                Value::Object(expected.into_iter().collect()),
+                Value::Object(mine.into_iter().collect())
             );
         }
         Ok(())
@@ -297,7 +297,7 @@ impl Worker {
     }
 
     /// A device body, and the device the server must then hold (less its id).
-    fn device_body(&mut self, net: &str, serial: &str) -> (Json, Json) {
+    fn device_body(&mut self, net: &str, serial: &str) -> (Value, Value) {
         let mut roles: Vec<i64> = self
             .own(net, Kind::Roles)
             .iter()
@@ -305,40 +305,43 @@ impl Worker {
             .collect();
         roles.extend([2, 4]);
         let role = self.rng.pick(&roles).copied().unwrap_or(4);
-        let mut interface = vec![("identifier", Json::from(0)), ("role_id", Json::from(role))];
+        let mut interface = vec![
+            ("identifier", Value::from(0)),
+            ("role_id", Value::from(role)),
+        ];
         if role == 2 || self.rng.chance(30) {
-            interface.push(("x", Json::from(self.rng.range(-50_000, 50_000))));
-            interface.push(("y", Json::from(self.rng.range(-50_000, 50_000))));
-            interface.push(("z", Json::from(self.rng.range(0, 5_000))));
+            interface.push(("x", Value::from(self.rng.range(-50_000, 50_000))));
+            interface.push(("y", Value::from(self.rng.range(-50_000, 50_000))));
+            interface.push(("z", Value::from(self.rng.range(0, 5_000))));
         }
-        let interfaces = Json::Array(vec![Json::object(interface)]);
+        let interfaces = Value::Array(vec![object(interface)]);
         let name = if self.rng.chance(70) {
-            Json::from(format!("w{} device {}", self.id, self.rng.below(1000)))
+            Value::from(format!("w{} device {}", self.id, self.rng.below(1000)))
         } else {
-            Json::Null
+            Value::Null
         };
-        let disabled = Json::from(self.rng.chance(20));
-        let expected = Json::object([
-            ("serial_number", Json::from(serial)),
+        let disabled = Value::from(self.rng.chance(20));
+        let expected = object([
+            ("serial_number", Value::from(serial)),
             ("interfaces", interfaces.clone()),
             ("disabled", disabled.clone()),
             ("name", name.clone()),
         ]);
         // The interfaces may also travel as a string that holds the array.
         let sent_interfaces = if self.rng.chance(20) {
-            Json::from(interfaces.to_string())
+            Value::from(interfaces.to_string())
         } else {
             interfaces
         };
         let mut body = vec![
-            ("serial_number", Json::from(serial)),
+            ("serial_number", Value::from(serial)),
             ("interfaces", sent_interfaces),
             ("disabled", disabled),
         ];
-        if name != Json::Null {
+        if name != Value::Null {
             body.push(("name", name));
         }
-        (Json::object(body), expected)
+        (object(body), expected)
     }
 
     fn create_device(&mut self, net: &str) -> Result<()> {
@@ -348,7 +351,7 @@ impl Worker {
         let path = format!("/nets/{net}/devices");
         let response = self.call("create device", "POST", &path, Some(&body), 201)?;
         let answered = response.payload("device")?;
-        if let (Some(members), Some(id)) = (expected.members_mut(), answered.get("id")) {
+        if let (Some(members), Some(id)) = (expected.as_object_mut(), answered.get("id")) {
             members.insert("id".to_owned(), id.clone());
         }
         self.record(net, |model| model.put(Kind::Devices, expected.clone()))?;
@@ -356,8 +359,8 @@ impl Worker {
     }
 
     /// The path key of a device: its serial number, or now and then its id.
-    fn device_key(&mut self, serial: &str, device: &Json) -> String {
-        match device.get("id").and_then(Json::as_i64) {
+    fn device_key(&mut self, serial: &str, device: &Value) -> String {
+        match device.get("id").and_then(Value::as_i64) {
             Some(id) if self.rng.chance(30) => id.to_string(),
             _ => serial.to_owned(),
         }
@@ -369,7 +372,7 @@ impl Worker {
             return Ok(());
         };
         let (body, mut expected) = self.device_body(net, &serial);
-        if let (Some(members), Some(id)) = (expected.members_mut(), device.get("id")) {
+        if let (Some(members), Some(id)) = (expected.as_object_mut(), device.get("id")) {
             members.insert("id".to_owned(), id.clone());
         }
         let key = self.device_key(&serial, &device);
@@ -395,11 +398,11 @@ impl Worker {
     }
 
     /// Random role fields (the ones a role body may hold, less `name`).
-    fn role_fields(&mut self, all: bool) -> Vec<(&'static str, Json)> {
+    fn role_fields(&mut self, all: bool) -> Vec<(&'static str, Value)> {
         let mut fields = Vec::new();
         if all || self.rng.chance(40) {
             let period = *self.rng.pick(&ROLE_PERIODS).unwrap_or(&97_500);
-            fields.push(("network_period", Json::from(period)));
+            fields.push(("network_period", Value::from(period)));
         }
         for field in ROLE_OPTIONAL {
             if self.rng.chance(25) {
@@ -409,15 +412,15 @@ impl Worker {
                     "device_count" => self.rng.range(0, 50),
                     _ => *self.rng.pick(&SENSOR_PERIODS).unwrap_or(&0),
                 };
-                fields.push((field, Json::from(value)));
+                fields.push((field, Value::from(value)));
             }
         }
         if self.rng.chance(25) {
             let brightness = *self.rng.pick(&LED_BRIGHTNESS).unwrap_or(&"Dim");
-            fields.push(("led_brightness", Json::from(brightness)));
+            fields.push(("led_brightness", Value::from(brightness)));
         }
         if fields.is_empty() {
-            fields.push(("device_count", Json::from(self.rng.range(0, 50))));
+            fields.push(("device_count", Value::from(self.rng.range(0, 50))));
         }
         fields
     }
@@ -426,18 +429,18 @@ impl Worker {
         let n = self.next();
         let name = format!("t{}-role-{}", self.id, n);
         let mut fields = self.role_fields(true);
-        fields.push(("name", Json::from(name.as_str())));
-        let body = Json::object(fields);
+        fields.push(("name", Value::from(name.as_str())));
+        let body = object(fields);
         let path = format!("/nets/{net}/roles");
         let response = self.call("create role", "POST", &path, Some(&body), 201)?;
         let answered = response.payload("role")?;
-        let mut expected = Json::object(
+        let mut expected = object(
             ROLE_OPTIONAL
                 .iter()
-                .map(|field| (*field, Json::from(0)))
-                .chain([("led_brightness", Json::from("Bright"))]),
+                .map(|field| (*field, Value::from(0)))
+                .chain([("led_brightness", Value::from("Bright"))]),
         );
-        if let (Some(members), Json::Object(sent)) = (expected.members_mut(), &body) {
+        if let (Some(members), Value::Object(sent)) = (expected.as_object_mut(), &body) {
             members.extend(sent.clone());
             if let Some(id) = answered.get("id") {
                 members.insert("id".to_owned(), id.clone());
@@ -456,13 +459,13 @@ impl Worker {
         if self.rng.chance(15) {
             let n = self.next();
             let name = format!("t{}-role-{}", self.id, n);
-            fields.push(("name", Json::from(name)));
+            fields.push(("name", Value::from(name)));
         }
-        let body = Json::object(fields);
+        let body = object(fields);
         let path = format!("/nets/{net}/roles/{id}");
         let response = self.call("patch role", "PATCH", &path, Some(&body), 200)?;
         let mut expected = role;
-        if let (Some(members), Json::Object(sent)) = (expected.members_mut(), &body) {
+        if let (Some(members), Value::Object(sent)) = (expected.as_object_mut(), &body) {
             members.extend(sent.clone());
         }
         self.record(net, |model| model.put(Kind::Roles, expected.clone()))?;
@@ -477,10 +480,11 @@ impl Worker {
             .flat_map(|(_, device)| {
                 device
                     .get("interfaces")
-                    .and_then(Json::as_array)
+                    .and_then(Value::as_array)
+                    .map(Vec::as_slice)
                     .unwrap_or_default()
                     .iter()
-                    .filter_map(|interface| interface.get("role_id").and_then(Json::as_i64))
+                    .filter_map(|interface| interface.get("role_id").and_then(Value::as_i64))
                     .collect::<Vec<_>>()
             })
             .collect();
@@ -501,17 +505,17 @@ impl Worker {
         })
     }
 
-    fn stream_body(&mut self, name: &str) -> Json {
-        Json::object([
-            ("name", Json::from(name)),
-            ("destination_ip", Json::from("239.255.76.67")),
+    fn stream_body(&mut self, name: &str) -> Value {
+        object([
+            ("name", Value::from(name)),
+            ("destination_ip", Value::from("239.255.76.67")),
             (
                 "destination_port",
-                Json::from(self.rng.range(20_000, 40_000)),
+                Value::from(self.rng.range(20_000, 40_000)),
             ),
-            ("interface", Json::from("0.0.0.0")),
-            ("interface_port", Json::from(0)),
-            ("time_to_live", Json::from(self.rng.range(1, 4))),
+            ("interface", Value::from("0.0.0.0")),
+            ("interface_port", Value::from(0)),
+            ("time_to_live", Value::from(self.rng.range(1, 4))),
         ])
     }
 
@@ -523,7 +527,7 @@ impl Worker {
         let response = self.call("create stream", "POST", &path, Some(&body), 201)?;
         let answered = response.payload("stream")?;
         let mut expected = body.clone();
-        if let (Some(members), Some(id)) = (expected.members_mut(), answered.get("id")) {
+        if let (Some(members), Some(id)) = (expected.as_object_mut(), answered.get("id")) {
             members.insert("id".to_owned(), id.clone());
         }
         self.record(net, |model| model.put(Kind::Streams, expected.clone()))?;
@@ -537,14 +541,14 @@ impl Worker {
         };
         let name = stream
             .get("name")
-            .and_then(Json::as_str)
+            .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
         let body = self.stream_body(&name);
         let path = format!("/nets/{net}/data-streams/{id}");
         let response = self.call("patch stream", "PATCH", &path, Some(&body), 200)?;
         let mut expected = body.clone();
-        if let (Some(members), Some(id)) = (expected.members_mut(), stream.get("id")) {
+        if let (Some(members), Some(id)) = (expected.as_object_mut(), stream.get("id")) {
             members.insert("id".to_owned(), id.clone());
         }
         self.record(net, |model| model.put(Kind::Streams, expected.clone()))?;
@@ -565,16 +569,16 @@ impl Worker {
     fn create_limit(&mut self, net: &str) -> Result<()> {
         let n = self.next();
         let name = format!("t{}-box-{}", self.id, n);
-        let mut fields = vec![("name", Json::from(name))];
+        let mut fields = vec![("name", Value::from(name))];
         for field in LIMIT_FIELDS {
-            fields.push((field, Json::from(self.limit_value(field))));
+            fields.push((field, Value::from(self.limit_value(field))));
         }
-        let body = Json::object(fields);
+        let body = object(fields);
         let path = format!("/nets/{net}/position_limits");
         let response = self.call("create limit", "POST", &path, Some(&body), 200)?;
         let answered = response.payload("position_limit")?;
         let mut expected = body.clone();
-        if let (Some(members), Some(id)) = (expected.members_mut(), answered.get("id")) {
+        if let (Some(members), Some(id)) = (expected.as_object_mut(), answered.get("id")) {
             members.insert("id".to_owned(), id.clone());
         }
         self.record(net, |model| model.put(Kind::Limits, expected.clone()))?;
@@ -589,14 +593,14 @@ impl Worker {
         let mut fields = Vec::new();
         for field in LIMIT_FIELDS {
             if fields.is_empty() && field == "max_z" || self.rng.chance(30) {
-                fields.push((field, Json::from(self.limit_value(field))));
+                fields.push((field, Value::from(self.limit_value(field))));
             }
         }
-        let body = Json::object(fields);
+        let body = object(fields);
         let path = format!("/nets/{net}/position_limits/{id}");
         let response = self.call("patch limit", "PATCH", &path, Some(&body), 200)?;
         let mut expected = limit;
-        if let (Some(members), Json::Object(sent)) = (expected.members_mut(), &body) {
+        if let (Some(members), Value::Object(sent)) = (expected.as_object_mut(), &body) {
             members.extend(sent.clone());
         }
         self.record(net, |model| model.put(Kind::Limits, expected.clone()))?;
@@ -622,19 +626,19 @@ impl Worker {
         })
     }
 
-    fn setting_value(&mut self) -> Json {
+    fn setting_value(&mut self) -> Value {
         if self.rng.chance(50) {
-            Json::from(self.rng.range(0, 1_000_000))
+            Value::from(self.rng.range(0, 1_000_000))
         } else {
-            Json::from(format!("value {}", self.rng.below(1_000_000)))
+            Value::from(format!("value {}", self.rng.below(1_000_000)))
         }
     }
 
-    fn setting(key: &str, value: Json) -> Json {
-        Json::object([
-            ("setting_class", Json::from("system")),
-            ("setting_id", Json::from(0)),
-            ("setting_key", Json::from(key)),
+    fn setting(key: &str, value: Value) -> Value {
+        object([
+            ("setting_class", Value::from("system")),
+            ("setting_id", Value::from(0)),
+            ("setting_key", Value::from(key)),
             ("value", value),
         ])
     }
@@ -643,8 +647,8 @@ impl Worker {
         let n = self.next();
         let key = format!("t{}_key_{}", self.id, n);
         let value = self.setting_value();
-        let body = Json::object([
-            ("setting_key", Json::from(key.as_str())),
+        let body = object([
+            ("setting_key", Value::from(key.as_str())),
             ("value", value.clone()),
         ]);
         let path = format!("/nets/{net}/settings");
@@ -677,7 +681,7 @@ impl Worker {
             };
             changes.insert(key, self.setting_value());
         }
-        let body = Json::Object(changes.clone());
+        let body = Value::Object(changes.clone().into_iter().collect());
         let path = format!("/nets/{net}/settings");
         let (op, method) = if put {
             ("put settings", "PUT")
@@ -685,7 +689,7 @@ impl Worker {
             ("patch settings", "PATCH")
         };
         let response = self.call(op, method, &path, Some(&body), 200)?;
-        let expected: Vec<Json> = changes
+        let expected: Vec<Value> = changes
             .iter()
             .map(|(key, value)| Self::setting(key, value.clone()))
             .collect();
@@ -714,11 +718,11 @@ impl Worker {
             // The answer is the whole new set, in key order.
             return self.expect_equal(
                 &format!("PUT {path} {body}"),
-                &Json::Array(whole),
+                &Value::Array(whole),
                 &answered,
             );
         }
-        let answered = answered.as_array().unwrap_or_default();
+        let answered = answered.as_array().map(Vec::as_slice).unwrap_or_default();
         for setting in &expected {
             if !answered.contains(setting) {
                 bail!("{method} {path} {body}: the answer lacks {setting}");
@@ -743,7 +747,7 @@ impl Worker {
         };
         let path = format!("/nets/{net}");
         if self.is_running(&net) {
-            let body = Json::object([("action", Json::from("stop"))]);
+            let body = object([("action", Value::from("stop"))]);
             self.call("stop", "POST", &path, Some(&body), 200)?;
             self.running_devices.remove(&net);
             self.record(&net, |model| {
@@ -754,10 +758,10 @@ impl Worker {
             let enabled: Vec<String> = self
                 .own(&net, Kind::Devices)
                 .into_iter()
-                .filter(|(_, device)| device.get("disabled") == Some(&Json::Bool(false)))
+                .filter(|(_, device)| device.get("disabled") == Some(&Value::Bool(false)))
                 .map(|(serial, _)| serial)
                 .collect();
-            let body = Json::object([("action", Json::from("start"))]);
+            let body = object([("action", Value::from("start"))]);
             self.call("start", "POST", &path, Some(&body), 200)?;
             self.running_devices.insert(net.clone(), enabled);
             self.record(&net, |model| {
@@ -781,14 +785,14 @@ impl Worker {
             return Ok(());
         };
         let action = match self.rng.below(4) {
-            0 => Json::object([("action", Json::from("get_device_attributes"))]),
-            1 => Json::object([("action", Json::from("clear_device_error"))]),
-            2 => Json::object([("action", Json::from("soft_reset"))]),
-            _ => Json::object([
-                ("action", Json::from("set_led")),
-                ("color", Json::from("green")),
-                ("mode", Json::from("flash")),
-                ("timeout", Json::from(5)),
+            0 => object([("action", Value::from("get_device_attributes"))]),
+            1 => object([("action", Value::from("clear_device_error"))]),
+            2 => object([("action", Value::from("soft_reset"))]),
+            _ => object([
+                ("action", Value::from("set_led")),
+                ("color", Value::from("green")),
+                ("mode", Value::from("flash")),
+                ("timeout", Value::from(5)),
             ]),
         };
         let path = format!("/nets/{net}/devices/{serial}/action");
@@ -799,9 +803,9 @@ impl Worker {
     fn create_private(&mut self) -> Result<()> {
         let n = self.next();
         let name = format!("soak-w{}-{}", self.id, n);
-        let body = Json::object([
-            ("name", Json::from(name.as_str())),
-            ("instance", Json::from("sim")),
+        let body = object([
+            ("name", Value::from(name.as_str())),
+            ("instance", Value::from("sim")),
         ]);
         self.call("create net", "POST", "/nets", Some(&body), 201)?;
         let mut model = self.shared.model();
@@ -827,9 +831,9 @@ impl Worker {
         };
         let n = self.next();
         let name = format!("soak-w{}-{}", self.id, n);
-        let body = Json::object([
-            ("action", Json::from("copy")),
-            ("name", Json::from(name.as_str())),
+        let body = object([
+            ("action", Value::from("copy")),
+            ("name", Value::from(name.as_str())),
         ]);
         self.call(
             "copy net",
@@ -859,7 +863,7 @@ impl Worker {
         if self.rng.chance(50) {
             self.call("delete net", "DELETE", &format!("/nets/{name}"), None, 204)?;
         } else {
-            let body = Json::object([("action", Json::from("delete"))]);
+            let body = object([("action", Value::from("delete"))]);
             self.call(
                 "delete net",
                 "POST",

@@ -1,0 +1,75 @@
+//! Resident memory of a server process, read from `/proc/<pid>/status`.
+
+use std::{
+    fs,
+    sync::{
+        Arc,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    thread,
+    time::Duration,
+};
+
+use anyhow::{Context, Result};
+
+/// VmRSS of a process, in kB.
+pub(super) fn rss_kb(pid: u32) -> Result<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status"))
+        .with_context(|| format!("could not read /proc/{pid}/status"))?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|value| value.split_whitespace().next())
+        .and_then(|kb| kb.parse().ok())
+        .context("no VmRSS line in /proc/<pid>/status")
+}
+
+/// The highest resident memory seen while it lives.
+#[derive(Debug)]
+pub(crate) struct RssSampler {
+    running: Arc<AtomicBool>,
+    peak_kb: Arc<AtomicU64>,
+    thread: Option<thread::JoinHandle<()>>,
+}
+
+impl RssSampler {
+    pub(super) fn start(pid: u32) -> Self {
+        let running = Arc::new(AtomicBool::new(true));
+        let peak_kb = Arc::new(AtomicU64::new(0));
+        let thread = thread::spawn({
+            let (running, peak_kb) = (running.clone(), peak_kb.clone());
+            move || {
+                while running.load(Ordering::Relaxed) {
+                    if let Ok(kb) = rss_kb(pid) {
+                        peak_kb.fetch_max(kb, Ordering::Relaxed);
+                    }
+                    thread::sleep(Duration::from_millis(50));
+                }
+            }
+        });
+        Self {
+            running,
+            peak_kb,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops sampling; the peak in kB.
+    pub(crate) fn finish(mut self) -> u64 {
+        self.stop_thread();
+        self.peak_kb.load(Ordering::Relaxed)
+    }
+
+    fn stop_thread(&mut self) {
+        self.running.store(false, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for RssSampler {
+    fn drop(&mut self) {
+        self.stop_thread();
+    }
+}
