@@ -349,3 +349,75 @@ fn sigterm_stops_the_running_configuration_and_exits_cleanly() {
     // The configuration survives, stopped, for the next start.
     assert!(server.data_dir.join(format!("{name}.sqlite")).is_file());
 }
+
+/// A field of the server's `/proc/<pid>/status`, in KiB.
+fn memory_kib(server: &Server, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))
+        .expect("the server's /proc status is readable");
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/<pid>/status"))
+}
+
+/// How much the server's peak resident memory rises (in MiB) while
+/// `uploads` run, from its resident memory when they start.
+fn peak_rise_mib(server: &Server, uploads: impl FnOnce()) -> u64 {
+    // Writing 5 resets the peak (VmHWM) to what is resident now.
+    std::fs::write(format!("/proc/{}/clear_refs", server.pid()), "5")
+        .expect("the server's peak memory can be reset");
+    let before = memory_kib(server, "VmRSS");
+    uploads();
+    memory_kib(server, "VmHWM").saturating_sub(before) / 1024
+}
+
+#[test]
+fn uploads_go_to_disk_as_they_arrive_not_into_memory() {
+    let server = Server::start();
+    let send = |request: Request| server.send(&request);
+    send(Request::json(
+        "POST",
+        "/nets",
+        &json!({"name": "seed", "instance": "sim"}),
+    ))
+    .expect(201);
+    let download = send(Request::get("/nets/seed/download"));
+    assert_eq!(download.status, 200);
+    // A valid file padded to 63 MiB: SQLite reads the size its header gives,
+    // so the padding travels and is stored without harm.
+    let mut file = download.body;
+    file.resize(63 << 20, 0);
+    let upload = |name: &str| {
+        Request::multipart(
+            "/nets/upload",
+            &[("name", name)],
+            &[("net_file", "big.sqlite", file.as_slice())],
+        )
+    };
+
+    let one = peak_rise_mib(&server, || {
+        send(upload("big-0")).expect(201);
+    });
+    assert!(
+        one < 16,
+        "one 63 MiB upload raised the server's memory by {one} MiB"
+    );
+
+    let requests: Vec<Request> = (1..=10).map(|n| upload(&format!("big-{n}"))).collect();
+    let ten = peak_rise_mib(&server, || {
+        std::thread::scope(|scope| {
+            for request in &requests {
+                scope.spawn(|| server.send(request).expect(201));
+            }
+        });
+    });
+    assert!(
+        ten < 64,
+        "ten concurrent 63 MiB uploads raised the server's memory by {ten} MiB"
+    );
+    let stored = std::fs::metadata(server.data_dir.join("big-10.sqlite"))
+        .expect("the last upload is a file of the data directory")
+        .len();
+    assert_eq!(stored, 63 << 20);
+}

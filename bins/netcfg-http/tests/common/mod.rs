@@ -170,6 +170,11 @@ impl Server {
         false
     }
 
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The directory that holds the data directory (and nothing else of the server's).
     pub(crate) fn root(&self) -> &Path {
         self.root.path()
