@@ -1,0 +1,160 @@
+//! The gate every request passes first: [`VersionGate`] reads the API
+//! version the request selects (400 for an unknown one) and, when access
+//! control is on, judges its token (401, 403); it then sets `Api-Version`
+//! on whatever answers. Refusals get the envelope of the version selected.
+
+use std::{
+    future::{Future, Ready, ready},
+    pin::Pin,
+    rc::Rc,
+};
+
+use actix_web::{
+    Error, HttpMessage,
+    body::{EitherBody, MessageBody},
+    dev::{Service, ServiceRequest, ServiceResponse, Transform},
+    http::{
+        StatusCode,
+        header::{self, HeaderName, HeaderValue},
+    },
+};
+
+use crate::{
+    auth::{Auth, Verdict},
+    dispatch,
+    error_code::ErrorCode,
+    reply::ApiError,
+    version::ApiVersion,
+};
+
+/// The version-and-access middleware (see the module).
+#[derive(Debug, Clone)]
+pub struct VersionGate {
+    default_version: ApiVersion,
+    auth: Rc<Auth>,
+}
+
+impl VersionGate {
+    /// A gate that answers with `default_version` when a request names
+    /// none, and checks tokens with `auth`.
+    pub fn new(default_version: ApiVersion, auth: Auth) -> Self {
+        Self {
+            default_version,
+            auth: Rc::new(auth),
+        }
+    }
+
+    /// The version the request selects, or why it is refused.
+    fn judge(&self, request: &ServiceRequest) -> Result<ApiVersion, (ApiError, ApiVersion)> {
+        let version = dispatch::select_version(request, self.default_version)
+            .map_err(|error| (error, self.default_version))?;
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok());
+        match self
+            .auth
+            .judge(request.method().as_str(), request.path(), authorization)
+        {
+            Verdict::Allowed => Ok(version),
+            Verdict::Unauthenticated => Err((
+                ApiError::new(
+                    ErrorCode::Unauthorized,
+                    "a token is required: send Authorization: Bearer <token>",
+                ),
+                version,
+            )),
+            Verdict::Forbidden => Err((
+                ApiError::new(
+                    ErrorCode::Forbidden,
+                    "this token may only read; a change needs an admin token",
+                ),
+                version,
+            )),
+        }
+    }
+}
+
+impl<S, B> Transform<S, ServiceRequest> for VersionGate
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<EitherBody<B>>;
+    type Error = Error;
+    type Transform = VersionGateService<S>;
+    type InitError = ();
+    type Future = Ready<Result<Self::Transform, Self::InitError>>;
+
+    fn new_transform(&self, service: S) -> Self::Future {
+        ready(Ok(VersionGateService {
+            gate: self.clone(),
+            service: Rc::new(service),
+        }))
+    }
+}
+
+/// The gate around the application's service.
+#[derive(Debug)]
+pub struct VersionGateService<S> {
+    gate: VersionGate,
+    service: Rc<S>,
+}
+
+/// `Api-Version`, as a header name that needs no check at run time.
+fn version_header() -> HeaderName {
+    HeaderName::from_static("api-version")
+}
+
+impl<S, B> Service<ServiceRequest> for VersionGateService<S>
+where
+    S: Service<ServiceRequest, Response = ServiceResponse<B>, Error = Error> + 'static,
+    B: MessageBody + 'static,
+{
+    type Response = ServiceResponse<EitherBody<B>>;
+    type Error = Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>>>>;
+
+    actix_web::dev::forward_ready!(service);
+
+    fn call(&self, request: ServiceRequest) -> Self::Future {
+        match self.gate.judge(&request) {
+            Ok(version) => {
+                request.extensions_mut().insert(version);
+                let call = self.service.call(request);
+                Box::pin(async move {
+                    let mut response = call.await?;
+                    response
+                        .headers_mut()
+                        .insert(version_header(), HeaderValue::from_static(version.full()));
+                    Ok(response.map_into_left_body())
+                })
+            }
+            Err((error, version)) => {
+                let mut response = dispatch::render_error(&error, None, version);
+                let headers = response.headers_mut();
+                headers.insert(version_header(), HeaderValue::from_static(version.full()));
+                if error.status == StatusCode::UNAUTHORIZED {
+                    headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                }
+                let answer = request.into_response(response).map_into_right_body();
+                Box::pin(async move { Ok(answer) })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::version::VERSION_HEADER;
+
+    #[test]
+    fn the_header_name_is_the_versions_header() {
+        assert!(
+            version_header()
+                .as_str()
+                .eq_ignore_ascii_case(VERSION_HEADER)
+        );
+    }
+}
