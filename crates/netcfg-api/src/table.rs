@@ -141,6 +141,10 @@ pub struct Route {
     /// (5.0 answers 204 where 5.1 answers 200 for some deletions; a conflict
     /// becomes 400 where the seed's row lists no 409).
     pub remaps: Vec<(StatusCode, StatusCode)>,
+    /// The handler answers some conflicts with 400 (`ApiError::
+    /// conflict_as_invalid`, as `copy` onto a taken name does): the 400's
+    /// codes include the conflicts'.
+    pub conflicts_as_bad_request: bool,
     /// The parameter sets of the handler's path type: every path of the
     /// route has exactly one of these (checked when the table is built).
     pub shapes: Vec<&'static [PathParameter]>,
@@ -173,6 +177,7 @@ impl Route {
             body: None,
             responses: Vec::new(),
             remaps: Vec::new(),
+            conflicts_as_bad_request: false,
             shapes: P::shapes(),
             handler: Handler::new(handler),
         }
@@ -234,6 +239,12 @@ impl Route {
         if self.declared(to).is_none() {
             self = self.responds(to, Payload::Message, Level::Error);
         }
+        self
+    }
+
+    /// Says that the handler answers some conflicts with 400.
+    pub fn conflicts_as_bad_request(mut self) -> Self {
+        self.conflicts_as_bad_request = true;
         self
     }
 

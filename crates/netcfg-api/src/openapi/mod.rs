@@ -363,8 +363,11 @@ fn response(
 }
 
 /// The codes an error response of `declared`'s status can carry on
-/// `route`: those of its status, and those of statuses the row remaps to it.
+/// `route`: those of its status, those of statuses the row remaps to it,
+/// and a conflict's where the handler answers one with 400.
 fn codes_of(route: &Route, declared: &Declared) -> Vec<&'static str> {
+    let conflicts = (route.conflicts_as_bad_request && declared.status == StatusCode::BAD_REQUEST)
+        .then_some(StatusCode::CONFLICT);
     let sources: Vec<StatusCode> = std::iter::once(declared.status)
         .chain(
             route
@@ -373,6 +376,7 @@ fn codes_of(route: &Route, declared: &Declared) -> Vec<&'static str> {
                 .filter(|(_, to)| *to == declared.status)
                 .map(|(from, _)| *from),
         )
+        .chain(conflicts)
         .collect();
     ErrorCode::ALL
         .iter()

@@ -226,6 +226,8 @@ fn configurations() -> Vec<Route> {
             .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
         Route::new(POST, &["/nets/{net_name}"], Operation::ConfigurationAction, "Copy, delete, start or stop a configuration", nets::action)
             .json_body::<ActionBody>()
+            // A copy onto a taken name is a 400 (the seed lists no 409 there).
+            .conflicts_as_bad_request()
             .responds(StatusCode::OK, Payload::json::<ConfigurationStatus>("status"), Information)
             .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
         Route::new(GET, &["/nets/{net_name}"], Operation::GetConfiguration, "One configuration", nets::get)
