@@ -6,7 +6,7 @@
 //! interfaces as an array, defaults filled in), or one line per problem,
 //! `path: message`, in the order the model reports them.
 //!
-//! `UPDATE_EXPECT=1 cargo test -p netcfg-model --test body_fixtures` rewrites
+//! `UPDATE_EXPECT=1 cargo test -p netcfg-model --test it body_fixtures` rewrites
 //! the expected files; review the diff before committing it.
 
 use std::{
