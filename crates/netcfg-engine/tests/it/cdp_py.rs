@@ -16,7 +16,6 @@
 //! - the golden fixtures of `fixtures/engine/cdp/`: cdp-py reads the valid
 //!   ones as our decoder does, and rejects the packet-level errors.
 
-mod common;
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -26,7 +25,7 @@ use std::{
     time::Duration,
 };
 
-use common::*;
+use crate::support::*;
 use netcfg_engine::{
     Engine, EngineOptions, NetcfgEngine,
     cdp::{self, Item, Packet},

@@ -1,6 +1,6 @@
 //! The wire codec from fixtures (bytes beside their decoded form) and
 //! property tests: arbitrary bytes never panic a decoder; messages survive
-//! a round trip. (The data streams' CDP codec has its own, `tests/cdp.rs`.)
+//! a round trip. (The data streams' CDP codec has its own, `tests/it/cdp.rs`.)
 //!
 //! Each `fixtures/engine/<name>.hex` holds frame bytes in hexadecimal (`#`
 //! starts a comment); `<name>.txt` beside it holds the decoded frame
