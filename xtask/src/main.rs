@@ -154,7 +154,14 @@ fn workspace_root() -> PathBuf {
 /// them out of it.
 fn layers() -> Result<()> {
     cargo(
-        &["test", "--package", "netcfg-http", "--test", "it", "layers::"],
+        &[
+            "test",
+            "--package",
+            "netcfg-http",
+            "--test",
+            "it",
+            "layers::",
+        ],
         &[],
     )?;
     eprintln!("layers: every crate keeps to its layer");

@@ -4,7 +4,6 @@
 //! simulator, device commands, datagrams, stop, download, delete, upload),
 //! and stopped with SIGTERM while a configuration runs.
 
-
 use std::{
     net::{Ipv4Addr, UdpSocket},
     time::{Duration, Instant},

@@ -3,7 +3,6 @@
 //! server keeps serving; unknown API versions are refused; every response
 //! carries `Api-Version`.
 
-
 use std::path::PathBuf;
 
 use crate::support::{Request, Response, Server, tree};

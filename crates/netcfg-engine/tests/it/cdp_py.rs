@@ -16,7 +16,6 @@
 //! - the golden fixtures of `fixtures/engine/cdp/`: cdp-py reads the valid
 //!   ones as our decoder does, and rejects the packet-level errors.
 
-
 use std::{
     collections::{BTreeMap, HashMap},
     io::Write,

@@ -4,9 +4,10 @@
 //!
 //! Each `fixtures/engine/<name>.hex` holds frame bytes in hexadecimal (`#`
 //! starts a comment); `<name>.txt` beside it holds the decoded frame
-//! (`{:#?}`) or `error: <message>`. Run with `NETCFG_BLESS=1` to rewrite the
+//! (`{:#?}`) or `error: <message>`. Run with `UPDATE_EXPECT=1` to rewrite the
 //! `.txt` files after a deliberate change, then review the diff.
 
+use crate::support::parse_hex;
 use std::{fs, path::Path};
 
 use netcfg_engine::protocol::{
@@ -17,19 +18,10 @@ use netcfg_model::{
 };
 use proptest::prelude::*;
 
-fn parse_hex(text: &str) -> Vec<u8> {
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or(""))
-        .flat_map(str::split_whitespace)
-        .map(|byte| u8::from_str_radix(byte, 16).unwrap_or_else(|_| panic!("bad hex byte {byte}")))
-        .collect()
-}
-
 #[test]
 fn every_fixture_decodes_as_recorded_and_valid_frames_re_encode_to_their_bytes() {
     let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/engine");
-    let bless = std::env::var_os("NETCFG_BLESS").is_some();
-    let mut checked = 0;
+    let mut expected = netcfg_expect::Expected::new();
     let mut errors = 0;
     let mut entries: Vec<_> = fs::read_dir(&directory)
         .unwrap()
@@ -57,16 +49,10 @@ fn every_fixture_decodes_as_recorded_and_valid_frames_re_encode_to_their_bytes()
                 format!("error: {error}\n")
             }
         };
-        let expected_path = hex_path.with_extension("txt");
-        if bless {
-            fs::write(&expected_path, &text).unwrap();
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| {
-            panic!("{} has no {}", hex_path.display(), expected_path.display())
-        });
-        assert_eq!(text, expected, "{}", hex_path.display());
-        checked += 1;
+        expected.file(&hex_path.with_extension("txt"), &text);
     }
+    let checked = expected.checked();
+    expected.assert();
     // Every message kind and every error kind has a fixture.
     assert!(checked >= 36, "only {checked} fixtures");
     assert!(errors >= 11, "only {errors} error fixtures");

@@ -1,6 +1,5 @@
 //! The engine against the simulator, through a real pseudo-terminal.
 
-
 use std::{sync::Arc, time::Duration};
 
 use crate::support::*;

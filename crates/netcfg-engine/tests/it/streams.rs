@@ -2,7 +2,6 @@
 //! destination receives CDP announcements, anchor health and positions at
 //! the configured rates. (`cdp_py.rs` decodes them with the vendor's decoder.)
 
-
 use std::time::Duration;
 
 use crate::support::*;

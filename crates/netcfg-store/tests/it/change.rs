@@ -2,7 +2,6 @@
 //! runtime with no blocking thread in between; a change made of changes
 //! commits whole or not at all; changes awaited together share commits.
 
-
 use std::{sync::mpsc, thread, time::Duration};
 
 use netcfg_model::{DeviceKey, Instance, SerialNumber};

@@ -5,7 +5,6 @@
 //! ends before the copy does. The test checks the order of events, never a
 //! duration.
 
-
 use std::{
     path::Path,
     sync::{

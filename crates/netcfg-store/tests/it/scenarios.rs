@@ -3,7 +3,6 @@
 //! an operation of [`Net`] with its arguments, the outcome expected (`ok` or
 //! an error kind) and, optionally, a JSON value the result must contain.
 
-
 use netcfg_model::{
     DeviceKey, Level, NetworkMode, PairType, RoleId, SettingKey,
     body::{DevicePairsBody, InterfaceRef, SettingsBody},

@@ -100,3 +100,13 @@ pub(crate) async fn notification(
     })
     .await
 }
+
+/// The bytes of a fixture's `.hex` file: hexadecimal bytes separated by
+/// white space, `#` starting a comment.
+pub(crate) fn parse_hex(text: &str) -> Vec<u8> {
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or(""))
+        .flat_map(str::split_whitespace)
+        .map(|byte| u8::from_str_radix(byte, 16).unwrap_or_else(|_| panic!("bad hex byte {byte}")))
+        .collect()
+}
