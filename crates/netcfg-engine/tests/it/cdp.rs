@@ -8,8 +8,7 @@
 //! `.txt` files after a deliberate change, then review the diff. The
 //! `cdp_py` test feeds the same fixtures to the vendor's decoder.
 
-use crate::support::parse_hex;
-use std::{fs, net::Ipv4Addr, path::Path};
+use std::{net::Ipv4Addr, path::Path};
 
 use netcfg_engine::cdp::{
     self, AccelerometerV3, AnchorHealthV5, DeviceActivityState, DeviceNames, Item,
@@ -17,42 +16,20 @@ use netcfg_engine::cdp::{
     Synchronization, TemperatureV2, Vector3,
 };
 use netcfg_model::SerialNumber;
+
+use crate::support::check_hex_fixtures;
 use proptest::prelude::*;
 
 #[test]
 fn every_cdp_fixture_decodes_as_recorded_and_valid_packets_re_encode_to_their_bytes() {
     let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/engine/cdp");
-    let mut expected = netcfg_expect::Expected::new();
-    let mut entries: Vec<_> = fs::read_dir(&directory)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "hex"))
-        .collect();
-    entries.sort();
-    let mut errors = 0;
     let mut types = std::collections::BTreeSet::new();
-    for hex_path in &entries {
-        let bytes = parse_hex(&fs::read_to_string(hex_path).unwrap());
-        let text = match Packet::decode(&bytes) {
-            Ok(packet) => {
-                assert_eq!(
-                    packet.encode().unwrap(),
-                    bytes,
-                    "{} does not re-encode to its bytes",
-                    hex_path.display()
-                );
-                types.extend(packet.items.iter().map(Item::item_type));
-                format!("{packet:#?}\n")
-            }
-            Err(error) => {
-                errors += 1;
-                format!("error: {error}\n")
-            }
-        };
-        expected.file(&hex_path.with_extension("txt"), &text);
-    }
-    let checked = expected.checked();
-    expected.assert();
+    let (checked, errors) = check_hex_fixtures(
+        &directory,
+        Packet::decode,
+        |packet| packet.encode().unwrap(),
+        |packet| types.extend(packet.items.iter().map(Item::item_type)),
+    );
     // Every item netcfg sends has a golden fixture, and so does every error.
     use cdp::item_type as t;
     for item_type in [

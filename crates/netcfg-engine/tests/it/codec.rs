@@ -7,8 +7,7 @@
 //! (`{:#?}`) or `error: <message>`. Run with `UPDATE_EXPECT=1` to rewrite the
 //! `.txt` files after a deliberate change, then review the diff.
 
-use crate::support::parse_hex;
-use std::{fs, path::Path};
+use std::path::Path;
 
 use netcfg_engine::protocol::{
     AnchorCounters, Frame, FrameDecoder, Message, NackReason, PositionReport,
@@ -18,41 +17,17 @@ use netcfg_model::{
 };
 use proptest::prelude::*;
 
+use crate::support::check_hex_fixtures;
+
 #[test]
 fn every_fixture_decodes_as_recorded_and_valid_frames_re_encode_to_their_bytes() {
     let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/engine");
-    let mut expected = netcfg_expect::Expected::new();
-    let mut errors = 0;
-    let mut entries: Vec<_> = fs::read_dir(&directory)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    entries.sort();
-    for hex_path in entries
-        .iter()
-        .filter(|path| path.extension().is_some_and(|ext| ext == "hex"))
-    {
-        let bytes = parse_hex(&fs::read_to_string(hex_path).unwrap());
-        let decoded = Frame::decode_exact(&bytes);
-        let text = match &decoded {
-            Ok(frame) => {
-                assert_eq!(
-                    frame.encode().unwrap(),
-                    bytes,
-                    "{} does not re-encode to its bytes",
-                    hex_path.display()
-                );
-                format!("{frame:#?}\n")
-            }
-            Err(error) => {
-                errors += 1;
-                format!("error: {error}\n")
-            }
-        };
-        expected.file(&hex_path.with_extension("txt"), &text);
-    }
-    let checked = expected.checked();
-    expected.assert();
+    let (checked, errors) = check_hex_fixtures(
+        &directory,
+        Frame::decode_exact,
+        |frame| frame.encode().unwrap(),
+        |_| {},
+    );
     // Every message kind and every error kind has a fixture.
     assert!(checked >= 36, "only {checked} fixtures");
     assert!(errors >= 11, "only {errors} error fixtures");
