@@ -16,7 +16,8 @@
 //!   10. `crash --kills 20`; 11. `dist --check`.
 //! - `layers`: no crate depends on what its layer must not know
 //!   (docs/architecture.md): runs the test that holds the rules,
-//!   `cargo test -p netcfg-http --test layers`, on `cargo metadata`'s graph.
+//!   `cargo test -p netcfg-http --test it layers::` (the module `layers`
+//!   of netcfg-http's one test binary), on `cargo metadata`'s graph.
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be blank.
 //! - `schemathesis`: property-based tests of both tables from their own
@@ -70,7 +71,7 @@ enum Task {
     #[command(long_about = CI_ABOUT)]
     Ci,
     /// Check that no crate depends on what its layer must not know (the
-    /// `layers` test of netcfg-http)
+    /// `layers` tests of netcfg-http's test binary `it`)
     Layers,
     /// Render /api in headless Chromium and check it (installs Chromium if
     /// missing, as root)
@@ -111,7 +112,7 @@ const CI_ABOUT: &str = "Run every check CI runs, in this order, stopping at the 
      cdp-py)
   2. cargo fmt --all -- --check
   3. layers: the layer rules on cargo metadata's graph
-     (cargo test -p netcfg-http --test layers)
+     (cargo test -p netcfg-http --test it layers::)
   4. cargo clippy --workspace --all-targets -- -D warnings
   5. cargo doc --workspace --no-deps, with RUSTDOCFLAGS=-D warnings
   6. cargo test --workspace (includes the generated documents' staleness
@@ -148,10 +149,19 @@ fn workspace_root() -> PathBuf {
 }
 
 /// The layer rules live in a test (so plain `cargo test` keeps them):
-/// bins/netcfg-http/tests/layers.rs, on `cargo metadata`'s graph.
+/// bins/netcfg-http/tests/it/layers.rs, on `cargo metadata`'s graph. They
+/// are the module `layers` of the binary `it`: the filter `layers::` picks
+/// them out of it.
 fn layers() -> Result<()> {
     cargo(
-        &["test", "--package", "netcfg-http", "--test", "layers"],
+        &[
+            "test",
+            "--package",
+            "netcfg-http",
+            "--test",
+            "it",
+            "layers::",
+        ],
         &[],
     )?;
     eprintln!("layers: every crate keeps to its layer");

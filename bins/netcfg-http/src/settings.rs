@@ -313,21 +313,14 @@ mod tests {
     fn the_configuration_reference_is_current() {
         let path =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/configuration.md");
-        let document = std::fs::read_to_string(&path).expect("docs/configuration.md exists");
-        let (start, end) = ("<!-- keys:start -->\n", "<!-- keys:end -->");
-        let begin = document.find(start).expect("the start marker") + start.len();
-        let finish = document.find(end).expect("the end marker");
-        let table = reference_table();
-        if std::env::var_os("UPDATE_EXPECT").is_some() {
-            let updated = format!("{}{table}{}", &document[..begin], &document[finish..]);
-            std::fs::write(&path, updated).expect("docs/configuration.md is writable");
-            return;
-        }
-        assert_eq!(
-            &document[begin..finish],
-            table,
-            "docs/configuration.md is stale: run `cargo xtask codegen` and commit it"
+        let mut expected = netcfg_expect::Expected::new();
+        expected.section(
+            &path,
+            "<!-- keys:start -->\n",
+            "<!-- keys:end -->",
+            &reference_table(),
         );
+        expected.assert();
     }
 
     #[test]

@@ -160,22 +160,9 @@ mod tests {
             "<!-- error codes: written from netcfg_api::ErrorCode; a test keeps them equal -->\n";
         const END: &str = "<!-- end of error codes -->";
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/api.md");
-        let text = std::fs::read_to_string(&path).expect("docs/api.md is readable");
-        let (before, rest) = text
-            .split_once(START)
-            .expect("docs/api.md marks the table's start");
-        let (listed, after) = rest
-            .split_once(END)
-            .expect("docs/api.md marks the table's end");
-        let table = ErrorCode::markdown_table();
-        if listed != table {
-            if std::env::var_os("UPDATE_EXPECT").is_some() {
-                std::fs::write(&path, format!("{before}{START}{table}{END}{after}"))
-                    .expect("docs/api.md is writable");
-            } else {
-                panic!("docs/api.md lists other error codes; run with UPDATE_EXPECT=1:\n{table}");
-            }
-        }
+        let mut expected = netcfg_expect::Expected::new();
+        expected.section(&path, START, END, &ErrorCode::markdown_table());
+        expected.assert();
     }
 
     #[test]

@@ -1,20 +1,12 @@
 //! What the network last reported about each device (the cache manager).
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::{device_action::DeviceActionName, serial::SerialNumber, time::NetworkTime};
 
 /// How a device is connected.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Connectivity {
     /// Not connected.
@@ -29,18 +21,7 @@ pub enum Connectivity {
 }
 
 /// How a device takes part in network time.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Synchronisation {
     /// Not synchronised.
@@ -91,17 +72,7 @@ pub struct DeviceAttributes {
 }
 
 /// The kind of a firmware image on a device.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum FirmwareImageType {
     /// Recovery image.

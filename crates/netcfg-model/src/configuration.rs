@@ -1,5 +1,8 @@
 //! Configurations ("nets") and the engine instance that runs them.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use crate::{names::ConfigName, network_mode::NetworkMode};
@@ -114,18 +117,7 @@ impl schemars::JsonSchema for Instance {
 }
 
 /// Whether a configuration's network is running.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunState {
     /// Not running.

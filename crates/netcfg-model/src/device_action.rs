@@ -1,5 +1,8 @@
 //! Device actions (commands to devices) and their replies.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::{borrow::Cow, fmt};
 
 use serde_json::Value;
@@ -12,17 +15,7 @@ use crate::{
 };
 
 /// The name of a device action.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceActionName {
     /// Resets the device's network state without rebooting.
@@ -82,17 +75,7 @@ impl fmt::Display for DeviceActionName {
 }
 
 /// An LED colour for `set_led`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LedColor {
     /// Red.
@@ -110,18 +93,7 @@ pub enum LedColor {
 }
 
 /// How the LED shows its colour.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LedMode {
     /// Steadily on.

@@ -1,5 +1,8 @@
 //! Facts about the host the manager runs on.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::net::IpAddr;
 
 /// A network interface of the host (`GET /network-info`).
@@ -19,17 +22,7 @@ pub struct HostNetworkInterface {
 }
 
 /// Whether an installed component is usable.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PackageState {
     /// Installed and usable.

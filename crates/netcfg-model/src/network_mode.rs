@@ -1,20 +1,12 @@
 //! Network (operating) modes.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::fmt;
 
 /// How the network locates tags.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NetworkMode {
     /// Time difference of arrival at synchronised anchors: one beacon per location.

@@ -1,5 +1,8 @@
 //! Device pairs: interfaces that range with each other, or must ignore each other.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::fmt;
 
 use crate::{
@@ -8,17 +11,7 @@ use crate::{
 };
 
 /// What a pair of interfaces does.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PairType {
     /// The two interfaces range with each other (two-way ranging).

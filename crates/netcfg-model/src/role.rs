@@ -1,5 +1,8 @@
 //! Roles: what a device's radio interface does in the network.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::fmt;
 
 use crate::{
@@ -63,18 +66,7 @@ impl fmt::Display for RoleId {
 }
 
 /// How bright a device's LED is.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub enum LedBrightness {
     /// LED off.
     Off,

@@ -1,5 +1,7 @@
 //! Network time: the unit every period of the API is counted in.
 
+use serde::{Deserialize, Serialize};
+
 use std::{borrow::Cow, fmt};
 
 /// A duration in network time units of 1/975,000 s (about 1.0256 µs).
@@ -16,17 +18,7 @@ use std::{borrow::Cow, fmt};
 /// assert_eq!(NetworkTime::from_millis(50), NetworkTime::from_units(48_750));
 /// ```
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(transparent)]
 pub struct NetworkTime(u32);
@@ -125,17 +117,7 @@ impl schemars::JsonSchema for NetworkTime {
 /// assert_eq!(SensorPeriod::try_from(975).unwrap().period(), Some(NetworkTime::ONE_MILLISECOND));
 /// ```
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
 #[serde(try_from = "u32", into = "u32")]
 pub struct SensorPeriod(NetworkTime);

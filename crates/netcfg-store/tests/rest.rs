@@ -3,19 +3,21 @@
 //! the rest keep working, and listing the configurations wakes none.
 //!
 //! Writer threads are counted through `/proc/self/task`, so this file holds
-//! the only store of its process: one test, in steps.
+//! the only store of its process: one test, in steps, in a binary of its own
+//! (not a module of `tests/it/`, where other tests run stores beside it).
 
 use std::{
     thread,
     time::{Duration, Instant},
 };
 
-mod common;
+#[path = "it/support/mod.rs"]
+mod support;
 
 use netcfg_model::{ConfigName, Instance, SerialNumber};
 use netcfg_store::StoreOptions;
 
-use common::{name, tag, temp_store_with};
+use support::{name, tag, temp_store_with};
 
 /// The writer threads of this process.
 fn writer_threads() -> usize {

@@ -1,22 +1,15 @@
 //! Bodies that only the 5.0 table uses.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use std::{borrow::Cow, fmt, str::FromStr};
 
 use super::{no_check, plain_body};
 use crate::serial::SerialNumber;
 
 /// The 5.0 engine command (`POST /nets/{net_name}/action`).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum EngineCommand {
     /// Push the saved configuration to the running network.

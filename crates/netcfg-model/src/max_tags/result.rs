@@ -1,19 +1,12 @@
 //! The answer of the calculation: the `maximum_tags_calculation` payload.
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
 use crate::{network_mode::NetworkMode, time::NetworkTime};
 
 /// What stops the network from carrying more tags.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LimitingFactor {
     /// The tags' slots fill the airtime the seeders leave.

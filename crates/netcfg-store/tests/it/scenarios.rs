@@ -3,8 +3,6 @@
 //! an operation of [`Net`] with its arguments, the outcome expected (`ok` or
 //! an error kind) and, optionally, a JSON value the result must contain.
 
-mod common;
-
 use netcfg_model::{
     DeviceKey, Level, NetworkMode, PairType, RoleId, SettingKey,
     body::{DevicePairsBody, InterfaceRef, SettingsBody},
@@ -15,7 +13,7 @@ use netcfg_store::{
 };
 use serde_json::{Value, json};
 
-use common::{kind, store_with_net};
+use crate::support::{kind, store_with_net};
 
 fn arg<T: serde::de::DeserializeOwned>(step: &Value, field: &str) -> T {
     let value = step
@@ -268,7 +266,7 @@ fn contains(actual: &Value, expected: &Value) -> bool {
 
 #[test]
 fn every_scenario_behaves_as_its_fixture_says() {
-    let dir = common::fixture("scenarios");
+    let dir = crate::support::fixture("scenarios");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("the scenario directory")
         .map(|entry| entry.unwrap().path())

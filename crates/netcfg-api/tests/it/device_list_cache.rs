@@ -1,7 +1,7 @@
 //! The device list is kept rendered between requests; every change to the
 //! configuration must show in the next list (never a stale one).
 
-mod common;
+use crate::support::app_state;
 
 use actix_web::test as actix_test;
 use netcfg_api::create_app;
@@ -30,7 +30,7 @@ fn tag(serial: &str, name: &str) -> Value {
 
 #[actix_web::test]
 async fn every_change_shows_in_the_next_list() {
-    let fixture = common::fixture();
+    let fixture = app_state::fixture();
     let app = actix_test::init_service(create_app(fixture.state.clone())).await;
     let call = |request: actix_test::TestRequest| request.to_request();
     let list = || actix_test::TestRequest::get().uri("/nets/site/devices");

@@ -1,14 +1,14 @@
 //! Lifecycle, files, migration, upload, locking and concurrency of the store.
 
-mod common;
-
 use std::{sync::Arc, thread};
 
 use netcfg_model::{DeviceKey, Instance, NetworkMode, SerialNumber, body::MultipleDevicePatchBody};
 use netcfg_store::{BadUpload, SCHEMA_VERSION, StoreError, StoreOptions};
 use serde_json::{Value, json};
 
-use common::{dir_listing, fixture, kind, name, store_with_net, tag, temp_store, temp_store_with};
+use crate::support::{
+    dir_listing, fixture, kind, name, store_with_net, tag, temp_store, temp_store_with,
+};
 
 fn serial(value: u32) -> DeviceKey {
     DeviceKey::Serial(SerialNumber::from_u32(value))

@@ -11,7 +11,7 @@
 //! the reason; every path of every row (aliases too) is requested in each
 //! version that serves it.
 
-mod support;
+use crate::support;
 
 use std::{
     collections::{BTreeMap, BTreeSet},

@@ -3,11 +3,9 @@
 //! server keeps serving; unknown API versions are refused; every response
 //! carries `Api-Version`.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{Request, Response, Server, tree};
+use crate::support::{Request, Response, Server, tree};
 use serde_json::json;
 
 /// A configuration that exists, with a log file, for traversals to aim beside.

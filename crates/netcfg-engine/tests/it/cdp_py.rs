@@ -16,8 +16,6 @@
 //! - the golden fixtures of `fixtures/engine/cdp/`: cdp-py reads the valid
 //!   ones as our decoder does, and rejects the packet-level errors.
 
-mod common;
-
 use std::{
     collections::{BTreeMap, HashMap},
     io::Write,
@@ -26,9 +24,9 @@ use std::{
     time::Duration,
 };
 
-use common::*;
+use crate::support::*;
 use netcfg_engine::{
-    Engine, EngineOptions, NetcfgEngine,
+    Engine, EngineOptions, NetcfgEngine, NetworkPlan,
     cdp::{self, Item, Packet},
     protocol::{Frame, FrameDecoder, Message, PositionReport},
     sim::SimFault,
@@ -181,6 +179,18 @@ fn setting(key: &str, value: i64) -> SystemSetting {
     }
 }
 
+/// One listener for each stream of the site (Config, Anchor, User), each
+/// stream aimed at its own.
+async fn aim_every_stream(plan: &mut NetworkPlan) -> [UdpSocket; 3] {
+    let mut sockets = Vec::new();
+    for stream in ["Config", "Anchor", "User"] {
+        let (socket, port) = listener().await;
+        aim_stream(plan, stream, port);
+        sockets.push(socket);
+    }
+    sockets.try_into().expect("three sockets")
+}
+
 async fn listener() -> (UdpSocket, u16) {
     let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
     let port = socket.local_addr().unwrap().port();
@@ -198,13 +208,8 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
         },
         tokio::runtime::Handle::current(),
     );
-    let (config, config_port) = listener().await;
-    let (anchor, anchor_port) = listener().await;
-    let (user, user_port) = listener().await;
     let mut plan = site_plan("cdp-site", "sim", logs.path());
-    aim_stream(&mut plan, "Config", config_port);
-    aim_stream(&mut plan, "Anchor", anchor_port);
-    aim_stream(&mut plan, "User", user_port);
+    let [config, anchor, user] = aim_every_stream(&mut plan).await;
     plan.settings
         .push(setting("anchor_health_report_period", 1));
     // A custom tag role at 20 Hz with every sensor on; tag 01:05:0002 has it.
@@ -315,11 +320,8 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
             )
         })
         .collect();
-    for (stream, port) in [
-        ("Config", config_port),
-        ("Anchor", anchor_port),
-        ("User", user_port),
-    ] {
+    for (stream, socket) in [("Config", &config), ("Anchor", &anchor), ("User", &user)] {
+        let port = socket.local_addr().unwrap().port();
         assert!(
             streams.contains(&(stream.to_owned(), u64::from(port))),
             "{streams:?}"
@@ -402,13 +404,8 @@ async fn an_activity_change_is_sent_at_once() {
         },
         tokio::runtime::Handle::current(),
     );
-    let (config, config_port) = listener().await;
-    let (anchor, anchor_port) = listener().await;
-    let (user, user_port) = listener().await;
     let mut plan = site_plan("cdp-change", "sim", logs.path());
-    aim_stream(&mut plan, "Config", config_port);
-    aim_stream(&mut plan, "Anchor", anchor_port);
-    aim_stream(&mut plan, "User", user_port);
+    let [config, anchor, user] = aim_every_stream(&mut plan).await;
     let name = plan.configuration.clone();
     within("start", engine.start(plan)).await.unwrap();
     let sockets = [("Config", &config), ("Anchor", &anchor), ("User", &user)];
@@ -527,15 +524,10 @@ async fn positions_keep_their_network_time_and_quality() {
         .collect();
     tokio::spawn(scripted_device(device_end, batches));
     let engine = NetcfgEngine::new(EngineOptions::default(), tokio::runtime::Handle::current());
-    let (config, config_port) = listener().await;
-    let (anchor, anchor_port) = listener().await;
-    let (user, user_port) = listener().await;
     let mut plan = site_plan("cdp-scripted", &path, logs.path());
     plan.devices
         .push(device(7, "01:05:0003", RoleId::DEFAULT_TAG, None));
-    aim_stream(&mut plan, "Config", config_port);
-    aim_stream(&mut plan, "Anchor", anchor_port);
-    aim_stream(&mut plan, "User", user_port);
+    let [config, anchor, user] = aim_every_stream(&mut plan).await;
     let name = plan.configuration.clone();
     within("start", engine.start(plan)).await.unwrap();
     let sockets = [("Config", &config), ("Anchor", &anchor), ("User", &user)];

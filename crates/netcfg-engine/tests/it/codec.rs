@@ -1,13 +1,13 @@
 //! The wire codec from fixtures (bytes beside their decoded form) and
 //! property tests: arbitrary bytes never panic a decoder; messages survive
-//! a round trip. (The data streams' CDP codec has its own, `tests/cdp.rs`.)
+//! a round trip. (The data streams' CDP codec has its own, `tests/it/cdp.rs`.)
 //!
 //! Each `fixtures/engine/<name>.hex` holds frame bytes in hexadecimal (`#`
 //! starts a comment); `<name>.txt` beside it holds the decoded frame
-//! (`{:#?}`) or `error: <message>`. Run with `NETCFG_BLESS=1` to rewrite the
+//! (`{:#?}`) or `error: <message>`. Run with `UPDATE_EXPECT=1` to rewrite the
 //! `.txt` files after a deliberate change, then review the diff.
 
-use std::{fs, path::Path};
+use std::path::Path;
 
 use netcfg_engine::protocol::{
     AnchorCounters, Frame, FrameDecoder, Message, NackReason, PositionReport,
@@ -17,56 +17,17 @@ use netcfg_model::{
 };
 use proptest::prelude::*;
 
-fn parse_hex(text: &str) -> Vec<u8> {
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or(""))
-        .flat_map(str::split_whitespace)
-        .map(|byte| u8::from_str_radix(byte, 16).unwrap_or_else(|_| panic!("bad hex byte {byte}")))
-        .collect()
-}
+use crate::support::check_hex_fixtures;
 
 #[test]
 fn every_fixture_decodes_as_recorded_and_valid_frames_re_encode_to_their_bytes() {
     let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/engine");
-    let bless = std::env::var_os("NETCFG_BLESS").is_some();
-    let mut checked = 0;
-    let mut errors = 0;
-    let mut entries: Vec<_> = fs::read_dir(&directory)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    entries.sort();
-    for hex_path in entries
-        .iter()
-        .filter(|path| path.extension().is_some_and(|ext| ext == "hex"))
-    {
-        let bytes = parse_hex(&fs::read_to_string(hex_path).unwrap());
-        let decoded = Frame::decode_exact(&bytes);
-        let text = match &decoded {
-            Ok(frame) => {
-                assert_eq!(
-                    frame.encode().unwrap(),
-                    bytes,
-                    "{} does not re-encode to its bytes",
-                    hex_path.display()
-                );
-                format!("{frame:#?}\n")
-            }
-            Err(error) => {
-                errors += 1;
-                format!("error: {error}\n")
-            }
-        };
-        let expected_path = hex_path.with_extension("txt");
-        if bless {
-            fs::write(&expected_path, &text).unwrap();
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| {
-            panic!("{} has no {}", hex_path.display(), expected_path.display())
-        });
-        assert_eq!(text, expected, "{}", hex_path.display());
-        checked += 1;
-    }
+    let (checked, errors) = check_hex_fixtures(
+        &directory,
+        Frame::decode_exact,
+        |frame| frame.encode().unwrap(),
+        |_| {},
+    );
     // Every message kind and every error kind has a fixture.
     assert!(checked >= 36, "only {checked} fixtures");
     assert!(errors >= 11, "only {errors} error fixtures");

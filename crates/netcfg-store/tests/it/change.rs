@@ -2,14 +2,12 @@
 //! runtime with no blocking thread in between; a change made of changes
 //! commits whole or not at all; changes awaited together share commits.
 
-mod common;
-
 use std::{sync::mpsc, thread, time::Duration};
 
 use netcfg_model::{DeviceKey, Instance, SerialNumber};
 use netcfg_store::{StoreError, StoreOptions};
 
-use common::{kind, name, store_with_net, tag, temp_store_with};
+use crate::support::{kind, name, store_with_net, tag, temp_store_with};
 
 fn serial(value: u32) -> DeviceKey {
     DeviceKey::Serial(SerialNumber::from_u32(value))

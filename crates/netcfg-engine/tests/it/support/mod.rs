@@ -100,3 +100,58 @@ pub(crate) async fn notification(
     })
     .await
 }
+
+/// The bytes of a fixture's `.hex` file: hexadecimal bytes separated by
+/// white space, `#` starting a comment.
+pub(crate) fn parse_hex(text: &str) -> Vec<u8> {
+    text.lines()
+        .map(|line| line.split('#').next().unwrap_or(""))
+        .flat_map(str::split_whitespace)
+        .map(|byte| u8::from_str_radix(byte, 16).unwrap_or_else(|_| panic!("bad hex byte {byte}")))
+        .collect()
+}
+
+/// Walks the `.hex` fixtures directly in `directory`, in name order: each
+/// decodes as the `.txt` beside it records (`{:#?}` of the value, or
+/// `error: <message>`; the expected-files harness, so `UPDATE_EXPECT=1`
+/// rewrites them), and a value that decodes encodes back to exactly its
+/// bytes. `seen` is shown every decoded value. Returns how many fixtures
+/// there were and how many of them were errors.
+pub(crate) fn check_hex_fixtures<T: std::fmt::Debug, E: std::fmt::Display>(
+    directory: &Path,
+    decode: impl Fn(&[u8]) -> Result<T, E>,
+    encode: impl Fn(&T) -> Vec<u8>,
+    mut seen: impl FnMut(&T),
+) -> (usize, usize) {
+    let mut entries: Vec<_> = std::fs::read_dir(directory)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "hex"))
+        .collect();
+    entries.sort();
+    let mut expected = netcfg_expect::Expected::new();
+    let mut errors = 0;
+    for hex_path in &entries {
+        let bytes = parse_hex(&std::fs::read_to_string(hex_path).unwrap());
+        let text = match decode(&bytes) {
+            Ok(value) => {
+                assert_eq!(
+                    encode(&value),
+                    bytes,
+                    "{} does not re-encode to its bytes",
+                    hex_path.display()
+                );
+                seen(&value);
+                format!("{value:#?}\n")
+            }
+            Err(error) => {
+                errors += 1;
+                format!("error: {error}\n")
+            }
+        };
+        expected.file(&hex_path.with_extension("txt"), &text);
+    }
+    let checked = expected.checked();
+    expected.assert();
+    (checked, errors)
+}

@@ -4,14 +4,12 @@
 //! simulator, device commands, datagrams, stop, download, delete, upload),
 //! and stopped with SIGTERM while a configuration runs.
 
-mod common;
-
 use std::{
     net::{Ipv4Addr, UdpSocket},
     time::{Duration, Instant},
 };
 
-use common::{HUNG, Request, Server};
+use crate::support::{HUNG, Request, Server};
 use netcfg_engine::cdp::{Item, Packet};
 use netcfg_model::SerialNumber;
 use serde_json::{Value, json};
@@ -92,7 +90,7 @@ fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Packet) -> bool) ->
     panic!("no wanted datagram arrived on {:?}", socket.local_addr());
 }
 
-fn check_api_version(response: &common::Response) {
+fn check_api_version(response: &crate::support::Response) {
     assert_eq!(
         response.header("Api-Version"),
         Some("5.1.0"),

@@ -4,7 +4,7 @@
 //! body schema accepts every body the model accepts (the valid fixtures of
 //! `fixtures/model/`).
 
-mod common;
+use crate::support::app_state;
 
 use std::{
     collections::BTreeSet,
@@ -66,7 +66,7 @@ fn concrete(path: &str) -> String {
 
 #[actix_web::test]
 async fn each_table_documents_exactly_the_operations_it_serves() {
-    let fixture = common::fixture();
+    let fixture = app_state::fixture();
     let app = actix_test::init_service(create_app(fixture.state.clone())).await;
     for version in ApiVersion::ALL {
         let request = actix_test::TestRequest::get()
@@ -197,7 +197,7 @@ fn advertised_form(mut body: Value) -> Value {
 
 #[test]
 fn every_body_schema_accepts_every_body_the_model_accepts() {
-    let fixture = common::fixture();
+    let fixture = app_state::fixture();
     let mut checked = 0;
     for version in ApiVersion::ALL {
         let document = serde_json::to_value(fixture.state.document(version)).expect("JSON");
@@ -242,7 +242,7 @@ fn every_body_schema_accepts_every_body_the_model_accepts() {
 
 #[test]
 fn resource_schemas_accept_the_valid_resource_fixtures() {
-    let fixture = common::fixture();
+    let fixture = app_state::fixture();
     let document = serde_json::to_value(fixture.state.document(ApiVersion::V5_1)).expect("JSON");
     for (component, folder) in [("Role", "role"), ("RfSetting", "rf_setting")] {
         let mut schema = document["components"]["schemas"][component].clone();

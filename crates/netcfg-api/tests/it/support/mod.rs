@@ -1,7 +1,10 @@
-//! The harness of the route walk: a real app on a real store and the real
+//! What the API's integration tests share: `app_state`, an application
+//! state on a real store and a real engine; and the harness of the route
+//! walk: a real app on a real store and the real
 //! engine (simulator), and a runner that sends each fixture step and checks
 //! its response against the step and against the route table.
 
+pub(crate) mod app_state;
 pub(crate) mod fixture;
 pub(crate) mod router;
 

@@ -6,7 +6,7 @@
 //! interfaces as an array, defaults filled in), or one line per problem,
 //! `path: message`, in the order the model reports them.
 //!
-//! `UPDATE_EXPECT=1 cargo test -p netcfg-model --test body_fixtures` rewrites
+//! `UPDATE_EXPECT=1 cargo test -p netcfg-model --test it body_fixtures` rewrites
 //! the expected files; review the diff before committing it.
 
 use std::{
@@ -134,15 +134,13 @@ fn cases(folder: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn every_fixture_gives_its_expected_outcome() {
-    let update = std::env::var_os("UPDATE_EXPECT").is_some();
     let mut folders: Vec<PathBuf> = fs::read_dir(fixtures_root())
         .expect("fixtures/model exists")
         .map(|entry| entry.expect("a readable entry").path())
         .filter(|path| path.is_dir())
         .collect();
     folders.sort();
-    let mut mismatches = Vec::new();
-    let mut checked = 0;
+    let mut expected = netcfg_expect::Expected::new();
     for folder in &folders {
         let name = folder
             .file_name()
@@ -153,31 +151,15 @@ fn every_fixture_gives_its_expected_outcome() {
             let value: Value = serde_json::from_str(&text)
                 .unwrap_or_else(|error| panic!("{}: not JSON: {error}", case.display()));
             let actual = render(&read(name, &value));
-            let expected_path = case.with_extension("expected");
-            if update {
-                fs::write(&expected_path, &actual).expect("the expected file is writable");
-            }
-            let expected = fs::read_to_string(&expected_path).unwrap_or_default();
-            if expected != actual {
-                mismatches.push(format!(
-                    "{}\n--- expected\n{expected}--- actual\n{actual}",
-                    case.display()
-                ));
-            }
-            checked += 1;
+            expected.file(&case.with_extension("expected"), &actual);
         }
     }
     assert!(
-        checked > 0,
+        expected.checked() > 0,
         "no fixtures found under {}",
         fixtures_root().display()
     );
-    assert!(
-        mismatches.is_empty(),
-        "{} of {checked} fixtures differ (UPDATE_EXPECT=1 rewrites them; review the diff):\n\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    expected.assert();
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! HTTP/1.1 client over `std::net::TcpStream` that sends paths exactly as
 //! written (no normalisation, so traversal attempts reach the server as is).
 
-#![allow(dead_code, reason = "each test crate uses its own part of this module")]
+#![allow(dead_code, reason = "not every helper is used yet")]
 
 use std::{
     io::{BufRead, BufReader, Read, Write},

@@ -4,11 +4,11 @@
 //! (`#` starts a comment), written by hand from `../shared/spec/cdp.md`;
 //! `<name>.txt` beside it holds the decoded packet (`{:#?}`) or
 //! `error: <message>`. A packet that decodes must encode back to exactly its
-//! bytes. Run with `UPDATE_EXPECT=1` (or `NETCFG_BLESS=1`) to rewrite the
+//! bytes. Run with `UPDATE_EXPECT=1` to rewrite the
 //! `.txt` files after a deliberate change, then review the diff. The
 //! `cdp_py` test feeds the same fixtures to the vendor's decoder.
 
-use std::{fs, net::Ipv4Addr, path::Path};
+use std::{net::Ipv4Addr, path::Path};
 
 use netcfg_engine::cdp::{
     self, AccelerometerV3, AnchorHealthV5, DeviceActivityState, DeviceNames, Item,
@@ -16,57 +16,20 @@ use netcfg_engine::cdp::{
     Synchronization, TemperatureV2, Vector3,
 };
 use netcfg_model::SerialNumber;
-use proptest::prelude::*;
 
-fn parse_hex(text: &str) -> Vec<u8> {
-    text.lines()
-        .map(|line| line.split('#').next().unwrap_or(""))
-        .flat_map(str::split_whitespace)
-        .map(|byte| u8::from_str_radix(byte, 16).unwrap_or_else(|_| panic!("bad hex byte {byte}")))
-        .collect()
-}
+use crate::support::check_hex_fixtures;
+use proptest::prelude::*;
 
 #[test]
 fn every_cdp_fixture_decodes_as_recorded_and_valid_packets_re_encode_to_their_bytes() {
     let directory = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/engine/cdp");
-    let update =
-        std::env::var_os("UPDATE_EXPECT").is_some() || std::env::var_os("NETCFG_BLESS").is_some();
-    let mut entries: Vec<_> = fs::read_dir(&directory)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "hex"))
-        .collect();
-    entries.sort();
-    let (mut checked, mut errors) = (0, 0);
     let mut types = std::collections::BTreeSet::new();
-    for hex_path in &entries {
-        let bytes = parse_hex(&fs::read_to_string(hex_path).unwrap());
-        let text = match Packet::decode(&bytes) {
-            Ok(packet) => {
-                assert_eq!(
-                    packet.encode().unwrap(),
-                    bytes,
-                    "{} does not re-encode to its bytes",
-                    hex_path.display()
-                );
-                types.extend(packet.items.iter().map(Item::item_type));
-                format!("{packet:#?}\n")
-            }
-            Err(error) => {
-                errors += 1;
-                format!("error: {error}\n")
-            }
-        };
-        let expected_path = hex_path.with_extension("txt");
-        if update {
-            fs::write(&expected_path, &text).unwrap();
-        }
-        let expected = fs::read_to_string(&expected_path).unwrap_or_else(|_| {
-            panic!("{} has no {}", hex_path.display(), expected_path.display())
-        });
-        assert_eq!(text, expected, "{}", hex_path.display());
-        checked += 1;
-    }
+    let (checked, errors) = check_hex_fixtures(
+        &directory,
+        Packet::decode,
+        |packet| packet.encode().unwrap(),
+        |packet| types.extend(packet.items.iter().map(Item::item_type)),
+    );
     // Every item netcfg sends has a golden fixture, and so does every error.
     use cdp::item_type as t;
     for item_type in [

@@ -5,8 +5,6 @@
 //! ends before the copy does. The test checks the order of events, never a
 //! duration.
 
-mod common;
-
 use std::{
     path::Path,
     sync::{
@@ -19,7 +17,7 @@ use std::{
 
 use netcfg_model::{DeviceKey, Instance, SerialNumber};
 
-use common::{name, tag, temp_store};
+use crate::support::{name, tag, temp_store};
 
 /// Devices written straight into the file: with a 64-character name each,
 /// about 40 MB, so the copy takes a while even on a fast disk.
@@ -172,7 +170,7 @@ fn of_concurrent_steps_onto_one_name_exactly_one_wins() {
                                 moved
                             }
                         };
-                        result.map_err(|error| common::kind(&error))
+                        result.map_err(|error| crate::support::kind(&error))
                     })
                 })
                 .collect();

@@ -50,7 +50,6 @@ pub(crate) fn fixture_with(auth: Auth) -> Fixture {
 }
 
 /// A state answering in 5.1 by default, without access control.
-#[allow(dead_code, reason = "not every test file uses both constructors")]
 pub(crate) fn fixture() -> Fixture {
     fixture_with(Auth::off())
 }

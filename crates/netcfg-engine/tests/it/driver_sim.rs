@@ -1,10 +1,8 @@
 //! The engine against the simulator, through a real pseudo-terminal.
 
-mod common;
-
 use std::{sync::Arc, time::Duration};
 
-use common::*;
+use crate::support::*;
 use netcfg_engine::{
     Engine, EngineError, EngineOptions, NetcfgEngine, StartOutcome, StopOutcome,
     sim::{SimFault, SimOptions},

@@ -2,7 +2,7 @@
 //! without a known one, 403 for a read-only token on a change, the self
 //! description open, and the published documents declaring the scheme.
 
-mod common;
+use crate::support::app_state;
 
 use actix_web::{http::StatusCode, test as actix_test, web};
 use netcfg_api::{Access, AppState, Auth, create_app};
@@ -50,7 +50,7 @@ fn create(token: Option<&str>) -> actix_test::TestRequest {
 
 #[actix_web::test]
 async fn without_tokens_everything_is_open() {
-    let fixture = common::fixture();
+    let fixture = app_state::fixture();
     let (status, _, _) = send(&fixture.state, create(None)).await;
     assert_eq!(status, StatusCode::CREATED);
     let (_, _, document) = send(
@@ -63,7 +63,7 @@ async fn without_tokens_everything_is_open() {
 
 #[actix_web::test]
 async fn tokens_are_required_and_read_only_ones_only_read() {
-    let fixture = common::fixture_with(tokens());
+    let fixture = app_state::fixture_with(tokens());
     let (status, headers, body) = send(&fixture.state, create(None)).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(headers.get("WWW-Authenticate").unwrap(), "Bearer");
@@ -95,7 +95,7 @@ async fn tokens_are_required_and_read_only_ones_only_read() {
 
 #[actix_web::test]
 async fn the_description_stays_open_and_declares_the_scheme() {
-    let fixture = common::fixture_with(tokens());
+    let fixture = app_state::fixture_with(tokens());
     let (status, _, document) = send(
         &fixture.state,
         actix_test::TestRequest::get().uri("/api.json"),

@@ -2,11 +2,9 @@
 //! destination receives CDP announcements, anchor health and positions at
 //! the configured rates. (`cdp_py.rs` decodes them with the vendor's decoder.)
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::support::*;
 use netcfg_engine::{
     Engine, EngineOptions, NetcfgEngine,
     cdp::{self, Item, Packet},

@@ -1,0 +1,10 @@
+//! The server's integration tests, one binary (each binary links the whole
+//! stack again; on two cores that is what a test run spends most on). The
+//! layer rules are the module `layers`: `cargo xtask layers` runs
+//! `cargo test -p netcfg-http --test it layers::`.
+
+mod support;
+
+mod e2e;
+mod layers;
+mod security;
