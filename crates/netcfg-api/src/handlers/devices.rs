@@ -31,6 +31,17 @@ pub(crate) async fn get(context: Ctx, path: DevicePath) -> Result<Reply, ApiErro
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    // The common case, an awake configuration whose list is kept: answered
+    // here, with no blocking-pool thread (reading the generation and the
+    // cache touches no file).
+    if let Some(net) = context.state().store().net_if_awake(&path.net_name)
+        && let Some(rendered) = context
+            .state()
+            .renders()
+            .devices(&path.net_name, net.generation())
+    {
+        return Ok(Reply::ok(count(rendered.count, "device")).with_json(rendered.json));
+    }
     let name = path.net_name.clone();
     let state = context.state_handle();
     // The generation is read before the devices, so a list kept under it is
