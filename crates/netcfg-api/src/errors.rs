@@ -77,3 +77,33 @@ impl From<EngineError> for ApiError {
         ApiError::new(code, error.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io_error(errno: i32) -> StoreError {
+        StoreError::file(
+            "writing /data/site.sqlite",
+            std::io::Error::from_raw_os_error(errno),
+        )
+    }
+
+    #[test]
+    fn a_full_or_read_only_data_directory_is_named_without_internal_text() {
+        for (errno, code, words) in [
+            (28, ErrorCode::DiskFull, "the data directory is full"),
+            (30, ErrorCode::DataDirectoryReadOnly, "cannot be written"),
+            (5, ErrorCode::Internal, "the server failed"),
+        ] {
+            let error = ApiError::from(io_error(errno));
+            assert_eq!(error.code, code);
+            assert_eq!(error.status.as_u16(), 500);
+            assert!(error.message.contains(words), "{}", error.message);
+            let incident = error.incident.as_deref().expect("an incident id");
+            assert!(error.message.contains(incident), "{}", error.message);
+            assert!(!error.message.contains("/data"), "{}", error.message);
+            assert!(!error.message.contains("os error"), "{}", error.message);
+        }
+    }
+}

@@ -332,3 +332,26 @@ impl From<rusqlite::Error> for StoreError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_or_read_only_disk_is_its_own_kind_of_fault() {
+        let fault = |errno| IoFault::of_io(&std::io::Error::from_raw_os_error(errno));
+        assert_eq!(fault(28), IoFault::DiskFull, "ENOSPC");
+        assert_eq!(fault(122), IoFault::DiskFull, "EDQUOT");
+        assert_eq!(fault(30), IoFault::ReadOnly, "EROFS");
+        assert_eq!(fault(13), IoFault::ReadOnly, "EACCES");
+        assert_eq!(fault(5), IoFault::Other, "EIO");
+        let full = StoreError::file("writing", std::io::Error::from_raw_os_error(28));
+        assert!(matches!(
+            full,
+            StoreError::Io {
+                fault: IoFault::DiskFull,
+                ..
+            }
+        ));
+    }
+}
