@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use netcfg_api::{AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app, events};
+use netcfg_api::{AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app};
 use netcfg_engine::{Engine, EngineOptions, NetcfgEngine};
 use netcfg_model::Instance;
 use netcfg_store::Store;
@@ -63,11 +63,6 @@ fn main() -> Result<()> {
         },
         engine_runtime.handle().clone(),
     ));
-    engine_runtime.spawn(events::pump_notifications(
-        store.clone(),
-        engine.subscribe(),
-    ));
-
     let services = Services {
         store,
         engine: engine.clone(),
@@ -76,12 +71,21 @@ fn main() -> Result<()> {
     let state = actix_web::web::Data::new(
         AppState::new(settings.version()?, services).with_auth(settings.auth()?),
     );
+    state.start_events(engine_runtime.handle());
+    let hub = state.events().clone();
     let address = (settings.bind, settings.port);
     let baseline = Baseline::from_env()?;
 
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
             create_app(state.clone()).configure(|config| baseline.register(config))
+        })
+        // On SIGTERM, SIGINT or SIGQUIT the event streams end first: their
+        // clients see a clean end, and draining waits for no open stream.
+        .shutdown_signal(async move {
+            termination().await;
+            log::info!("stopping: the event streams end");
+            hub.close();
         })
         .bind(address)
         .with_context(|| format!("could not listen on {}:{}", address.0, address.1))?;
@@ -91,8 +95,8 @@ fn main() -> Result<()> {
                 settings.api_version
             );
         }
-        // actix-web stops accepting and drains requests on SIGTERM, SIGINT
-        // and SIGQUIT; then the networks are stopped cleanly.
+        // actix-web then stops accepting and drains requests; then the
+        // networks are stopped cleanly.
         server.run().await.context("the HTTP server failed")?;
         for name in engine.running() {
             log::info!("stopping configuration {name}");
@@ -103,4 +107,26 @@ fn main() -> Result<()> {
         log::info!("netcfg stopped");
         anyhow::Ok(())
     })
+}
+
+/// Waits for SIGTERM, SIGINT or SIGQUIT (a signal that cannot be watched
+/// is logged and left out).
+async fn termination() {
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn next(kind: SignalKind) {
+        match signal(kind) {
+            Ok(mut stream) => {
+                stream.recv().await;
+            }
+            Err(error) => {
+                log::warn!("cannot watch signal {kind:?}: {error}");
+                std::future::pending::<()>().await;
+            }
+        }
+    }
+    tokio::select! {
+        () = next(SignalKind::terminate()) => {}
+        () = next(SignalKind::interrupt()) => {}
+        () = next(SignalKind::quit()) => {}
+    }
 }

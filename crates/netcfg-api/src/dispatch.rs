@@ -17,6 +17,7 @@ use netcfg_model::Level;
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
+    events::data::ChangeEvent,
     reply::{ApiError, Content, Reply},
     state::AppState,
     table::{Body, Payload, Route},
@@ -226,6 +227,7 @@ async fn dispatch(
             return response;
         }
     };
+    let changes = route.changes.then(|| request.clone());
     let context = Ctx {
         request,
         body,
@@ -234,9 +236,49 @@ async fn dispatch(
         state: state.clone(),
     };
     match route.handler.call(context).await {
-        Ok(reply) => render_reply(reply, route, version),
+        Ok(reply) => {
+            if let Some(request) = changes {
+                publish_change(&request, route, &reply, &state);
+            }
+            render_reply(reply, route, version)
+        }
         Err(error) => render_error(&error, Some(route), version),
     }
+}
+
+/// Publishes a `change` event for a successful write: of the configuration
+/// its path names, or that it made.
+fn publish_change(request: &HttpRequest, route: &Route, reply: &Reply, state: &AppState) {
+    let named = request
+        .match_info()
+        .get("net_name")
+        .and_then(|name| name.parse::<netcfg_model::ConfigName>().ok());
+    let Some(net) = reply.made.clone().or(named) else {
+        return;
+    };
+    state.events().change(
+        &net,
+        &ChangeEvent {
+            net: net.to_string(),
+            resource: route.paths[0].to_owned(),
+            method: request.method().to_string(),
+            path: request.path().to_owned(),
+        },
+    );
+}
+
+/// The response of an event stream: sent chunk by chunk as the stream
+/// yields, never buffered by a proxy, ended when the stream ends.
+fn event_stream(stream: crate::events::EventStream) -> HttpResponse {
+    let chunks = futures_util::stream::unfold(stream, |mut stream| async move {
+        let chunk = stream.next_chunk().await?;
+        Some((Ok::<_, std::convert::Infallible>(chunk), stream))
+    });
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(chunks)
 }
 
 fn method_not_allowed(
@@ -372,6 +414,7 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
         Some(declared) => declared.level,
     };
     match reply.content {
+        Content::Events(stream) => event_stream(stream),
         Content::File {
             bytes,
             content_type,

@@ -54,8 +54,8 @@ pub use operation::Operation;
 pub use reply::{ApiError, FieldProblem, Reply};
 pub use state::{AppState, DEFAULT_COMMAND_TIMEOUT, Services};
 pub use table::{
-    Body, Change, Declared, Handler, HandlerFuture, Payload, Route, SchemaFn, Table, apply_changes,
-    schema_of,
+    Body, Change, Declared, Handler, HandlerFuture, Parameter, ParameterLocation, Payload, Route,
+    SchemaFn, Table, apply_changes, schema_of,
 };
 pub use version::{ApiVersion, UnknownVersion, VERSION_HEADER};
 

@@ -49,6 +49,8 @@ operations! {
     DownloadConfiguration = "download_configuration",
     UpdateConfiguration = "update_configuration",
     DeleteConfiguration = "delete_configuration",
+    StreamEvents = "stream_events",
+    StreamConfigurationEvents = "stream_configuration_events",
     DeviceAction = "device_action",
     MultiDeviceAction = "multi_device_action",
     CreateDevice = "create_device",

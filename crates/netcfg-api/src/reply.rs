@@ -10,18 +10,23 @@ use serde::Serialize;
 use crate::error_code::ErrorCode;
 
 /// A successful answer.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Reply {
     pub(crate) status: StatusCode,
     pub(crate) message: String,
     pub(crate) content: Content,
     /// A partial success: sent at the row's partial level.
     pub(crate) partial: bool,
+    /// The configuration a write made, when its path does not name it (a
+    /// creation, a copy, an upload): the `change` event names it.
+    pub(crate) made: Option<netcfg_model::ConfigName>,
 }
 
 /// What a reply carries beside its message.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) enum Content {
+    /// A stream of Server-Sent Events.
+    Events(crate::events::EventStream),
     /// The message alone.
     Message,
     /// A payload beside the message, already serialised: the envelope is
@@ -56,6 +61,21 @@ impl Reply {
             message: message.into(),
             content: Content::Message,
             partial: false,
+            made: None,
+        }
+    }
+
+    /// Names the configuration this write made (its path names another or none).
+    pub fn made(mut self, name: &netcfg_model::ConfigName) -> Self {
+        self.made = Some(name.clone());
+        self
+    }
+
+    /// A stream of Server-Sent Events.
+    pub(crate) fn events(stream: crate::events::EventStream) -> Self {
+        Self {
+            content: Content::Events(stream),
+            ..Self::new(StatusCode::OK, String::new())
         }
     }
 
@@ -107,6 +127,7 @@ impl Reply {
             status: StatusCode::OK,
             message: String::new(),
             partial: false,
+            made: None,
             content: Content::File {
                 bytes,
                 content_type,
@@ -121,6 +142,7 @@ impl Reply {
             status: StatusCode::OK,
             message: String::new(),
             partial: false,
+            made: None,
             content: Content::Html(page),
         }
     }
@@ -131,6 +153,7 @@ impl Reply {
             status: StatusCode::OK,
             message: String::new(),
             partial: false,
+            made: None,
             content: Content::Document {
                 bytes,
                 content_type,

@@ -10,7 +10,14 @@ use actix_web::web::Bytes;
 use netcfg_engine::Engine;
 use netcfg_store::Store;
 
-use crate::{auth::Auth, openapi, render_cache::RenderCache, table::Table, version::ApiVersion};
+use crate::{
+    auth::Auth,
+    events::{self, EventHub},
+    openapi,
+    render_cache::RenderCache,
+    table::Table,
+    version::ApiVersion,
+};
 
 /// How long a device command waits for its reply, unless configured.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -42,6 +49,7 @@ pub struct AppState {
     services: Services,
     auth: Auth,
     renders: RenderCache,
+    events: Arc<EventHub>,
     tables: Vec<Published>,
 }
 
@@ -90,6 +98,7 @@ impl AppState {
             services,
             auth: Auth::off(),
             renders: RenderCache::default(),
+            events: Arc::new(EventHub::new()),
             tables,
         }
     }
@@ -107,6 +116,26 @@ impl AppState {
     /// Rendered lists kept between requests.
     pub(crate) fn renders(&self) -> &RenderCache {
         &self.renders
+    }
+
+    /// The live events' hub.
+    pub fn events(&self) -> &Arc<EventHub> {
+        &self.events
+    }
+
+    /// Starts, on `runtime`, the tasks that feed the event hub from the
+    /// engine: the notification pump (which stores each notification, then
+    /// publishes it) and the live relay (positions, devices, networks).
+    pub fn start_events(&self, runtime: &tokio::runtime::Handle) {
+        runtime.spawn(events::pump_notifications(
+            self.services.store.clone(),
+            self.events.clone(),
+            self.services.engine.subscribe(),
+        ));
+        runtime.spawn(events::relay_live(
+            self.events.clone(),
+            self.services.engine.live(),
+        ));
     }
 
     /// The access control in force.

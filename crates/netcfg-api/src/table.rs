@@ -84,6 +84,12 @@ pub enum Payload {
     },
     /// An HTML page (no envelope).
     Html,
+    /// A stream of Server-Sent Events (`text/event-stream`), each event as
+    /// `schema` describes it.
+    Events {
+        /// The schema of one event.
+        schema: SchemaFn,
+    },
 }
 
 impl Payload {
@@ -148,8 +154,36 @@ pub struct Route {
     /// The parameter sets of the handler's path type: every path of the
     /// route has exactly one of these (checked when the table is built).
     pub shapes: Vec<&'static [PathParameter]>,
+    /// Query and header parameters the handler reads.
+    pub parameters: Vec<Parameter>,
+    /// Whether a success changes a configuration: the dispatcher then
+    /// publishes a `change` event. Every method but GET does, unless the
+    /// row says it does not ([`Route::changes_nothing`]).
+    pub changes: bool,
     /// The handler.
     pub handler: Handler,
+}
+
+/// A query or header parameter of a route.
+#[derive(Debug, Clone, Copy)]
+pub struct Parameter {
+    /// Its name.
+    pub name: &'static str,
+    /// Where it is sent.
+    pub location: ParameterLocation,
+    /// What it means.
+    pub description: &'static str,
+    /// Its schema.
+    pub schema: SchemaFn,
+}
+
+/// Where a [`Parameter`] is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParameterLocation {
+    /// In the query string.
+    Query,
+    /// In a header.
+    Header,
 }
 
 impl Route {
@@ -168,6 +202,7 @@ impl Route {
         F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
+        let changes = method != Method::GET;
         Self {
             method,
             paths: paths.to_vec(),
@@ -179,8 +214,39 @@ impl Route {
             remaps: Vec::new(),
             conflicts_as_bad_request: false,
             shapes: P::shapes(),
+            parameters: Vec::new(),
+            changes,
             handler: Handler::new(handler),
         }
+    }
+
+    /// Declares an optional query parameter of type `T`.
+    pub fn query<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
+        self.parameters.push(Parameter {
+            name,
+            location: ParameterLocation::Query,
+            description,
+            schema: schema_of::<T>,
+        });
+        self
+    }
+
+    /// Declares an optional request header of type `T`.
+    pub fn header<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
+        self.parameters.push(Parameter {
+            name,
+            location: ParameterLocation::Header,
+            description,
+            schema: schema_of::<T>,
+        });
+        self
+    }
+
+    /// Says that a success changes no configuration (a computation, a
+    /// command to devices): no `change` event.
+    pub fn changes_nothing(mut self) -> Self {
+        self.changes = false;
+        self
     }
 
     /// Declares a JSON request body of type `T`.

@@ -1,11 +1,12 @@
 //! The engine's public API: the [`Engine`] trait the HTTP layer holds as
 //! `Arc<dyn Engine>`, and the values it takes and gives.
 
-use std::{future::Future, path::PathBuf, pin::Pin, time::Duration};
+use std::{future::Future, path::PathBuf, pin::Pin, sync::Arc, time::Duration};
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
-    MagnetometerCalibration, PackageStatus, RunState, SerialNumber, UnconfiguredDevice,
+    CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
+    Instance, Level, MagnetometerCalibration, PackageStatus, Position, RunState, SerialNumber,
+    Synchronisation, UnconfiguredDevice,
 };
 use tokio::sync::broadcast;
 
@@ -119,6 +120,68 @@ pub enum EngineEvent {
     },
 }
 
+/// An item of the live state feed: what the networks do, apart from the
+/// notifications, so that a flood of positions never pushes a notification
+/// out of the notification feed. Sent once per event whoever listens: the
+/// engine's cost does not grow with listeners.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LiveEvent {
+    /// Positions the network solved, as it reported them (in batches).
+    Positions {
+        /// The configuration.
+        configuration: ConfigName,
+        /// The network time of the batch, in units of 1/975,000 s.
+        network_time: u64,
+        /// Each tag and where it is.
+        positions: Arc<[(SerialNumber, Position)]>,
+    },
+    /// A configured device joined, was lost, or reported a change of its
+    /// health (status, connectivity or synchronisation).
+    Device {
+        /// The configuration.
+        configuration: ConfigName,
+        /// The device.
+        serial_number: SerialNumber,
+        /// What happened.
+        change: DeviceChange,
+        /// Its connectivity now.
+        connectivity: Connectivity,
+        /// Its synchronisation now.
+        synchronisation: Synchronisation,
+        /// Its latest status report, if any.
+        status: Option<DeviceStatus>,
+    },
+    /// A configuration's network started or stopped, or its link went down.
+    Network {
+        /// The configuration.
+        configuration: ConfigName,
+        /// What happened.
+        change: NetworkChange,
+    },
+}
+
+/// What happened to a device (see [`LiveEvent::Device`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceChange {
+    /// It joined the network.
+    Joined,
+    /// It went silent.
+    Lost,
+    /// Its status, connectivity or synchronisation changed.
+    Health,
+}
+
+/// What happened to a network (see [`LiveEvent::Network`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkChange {
+    /// It started (its link is up).
+    Started,
+    /// It stopped.
+    Stopped,
+    /// Its link to the network interface device went down.
+    LinkDown,
+}
+
 /// The engine as the HTTP layer sees it. Dyn-compatible: hold it as
 /// `Arc<dyn Engine>`; with the `mock` feature, `MockEngine` stands in for it
 /// in handler tests.
@@ -191,6 +254,10 @@ pub trait Engine: Send + Sync {
 
     /// The live feed of notifications and log lines of every configuration.
     fn subscribe(&self) -> broadcast::Receiver<EngineEvent>;
+
+    /// The live state feed of every configuration: positions, devices and
+    /// networks. A receiver that falls behind loses the oldest items.
+    fn live(&self) -> broadcast::Receiver<LiveEvent>;
 
     /// The latest log lines of a configuration, oldest first.
     fn log_messages(&self, configuration: &ConfigName) -> Vec<String>;

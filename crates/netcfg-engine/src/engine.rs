@@ -17,8 +17,8 @@ use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
 
 use crate::{
     api::{
-        DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, NetworkStatus,
-        StartOutcome, StopOutcome,
+        DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, LiveEvent,
+        NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
     },
     driver::Driver,
     error::EngineError,
@@ -87,6 +87,7 @@ struct Shared {
     hostname: String,
     runtime: Handle,
     events: broadcast::Sender<EngineEvent>,
+    live: broadcast::Sender<LiveEvent>,
     sessions: Mutex<HashMap<ConfigName, Arc<Session>>>,
     lifecycles: Mutex<HashMap<ConfigName, Arc<tokio::sync::Mutex<()>>>>,
     caches: Caches,
@@ -108,6 +109,7 @@ impl NetcfgEngine {
     /// An engine whose sessions run on `runtime`.
     pub fn new(options: EngineOptions, runtime: Handle) -> Self {
         let (events, _) = broadcast::channel(options.feed_capacity.max(1));
+        let (live, _) = broadcast::channel(options.feed_capacity.max(1));
         Self {
             shared: Arc::new(Shared {
                 manager_id: options
@@ -118,6 +120,7 @@ impl NetcfgEngine {
                 options,
                 runtime,
                 events,
+                live,
                 sessions: Mutex::default(),
                 lifecycles: Mutex::default(),
                 caches: Arc::default(),
@@ -291,10 +294,12 @@ impl Shared {
                         caches: Arc::clone(&self.caches),
                         unconfigured: Arc::clone(&self.unconfigured),
                         timing: self.timing(),
+                        live: self.live.clone(),
                     },
                     events,
                 );
-                lock(&self.sessions).insert(configuration, session);
+                lock(&self.sessions).insert(configuration.clone(), session);
+                self.network_changed(configuration, NetworkChange::Started);
                 journal.notify(
                     Level::Information,
                     format!("network started on {instance} with {devices} device(s)"),
@@ -351,6 +356,14 @@ impl Shared {
         }
     }
 
+    fn network_changed(&self, configuration: ConfigName, change: NetworkChange) {
+        // No receiver is not an error: nobody listens.
+        let _ = self.live.send(LiveEvent::Network {
+            configuration,
+            change,
+        });
+    }
+
     async fn stop(self: Arc<Self>, configuration: ConfigName) -> Result<StopOutcome, EngineError> {
         let lifecycle = self.lifecycle(&configuration);
         let _guard = lifecycle.lock().await;
@@ -358,6 +371,7 @@ impl Shared {
             return Ok(StopOutcome::WasNotRunning);
         };
         session.shut_down().await;
+        self.network_changed(configuration, NetworkChange::Stopped);
         Ok(StopOutcome::Stopped)
     }
 
@@ -517,6 +531,10 @@ impl Engine for NetcfgEngine {
 
     fn subscribe(&self) -> broadcast::Receiver<EngineEvent> {
         self.shared.events.subscribe()
+    }
+
+    fn live(&self) -> broadcast::Receiver<LiveEvent> {
+        self.shared.live.subscribe()
     }
 
     fn log_messages(&self, configuration: &ConfigName) -> Vec<String> {

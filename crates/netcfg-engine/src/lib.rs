@@ -40,8 +40,8 @@ mod util;
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockEngine;
 pub use api::{
-    DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, EngineNotification,
-    NetworkStatus, StartOutcome, StopOutcome,
+    DeviceChange, DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture,
+    EngineNotification, LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
 };
 pub use engine::{EngineOptions, NetcfgEngine};
 pub use error::EngineError;

@@ -12,12 +12,13 @@ use netcfg_model::{
     MagnetometerCalibration, SerialNumber, Synchronisation, UnconfiguredDevice,
 };
 use tokio::{
-    sync::{Notify, mpsc},
+    sync::{Notify, broadcast, mpsc},
     task::JoinHandle,
     time::MissedTickBehavior,
 };
 
 use crate::{
+    api::{DeviceChange, LiveEvent, NetworkChange},
     cdp::Item,
     driver::{Driver, DriverError, DriverEvent},
     error::EngineError,
@@ -80,6 +81,8 @@ pub(crate) struct Session {
     caches: Caches,
     unconfigured: Unconfigured,
     timing: Timing,
+    /// The live state feed.
+    live: broadcast::Sender<LiveEvent>,
 }
 
 /// Sends `message` and maps the driver's failures to engine errors.
@@ -214,6 +217,7 @@ pub(crate) struct SessionParts {
     pub(crate) caches: Caches,
     pub(crate) unconfigured: Unconfigured,
     pub(crate) timing: Timing,
+    pub(crate) live: broadcast::Sender<LiveEvent>,
 }
 
 impl Session {
@@ -237,6 +241,7 @@ impl Session {
             caches: parts.caches,
             unconfigured: parts.unconfigured,
             timing: parts.timing,
+            live: parts.live,
         });
         let tasks = vec![
             tokio::spawn(Arc::clone(&session).process(events)),
@@ -484,10 +489,45 @@ impl Session {
                         ),
                         None,
                     );
+                    self.link_went_down();
                     return;
                 }
             }
         }
+    }
+
+    fn link_went_down(&self) {
+        // No receiver is not an error: nobody listens.
+        let _ = self.live.send(LiveEvent::Network {
+            configuration: self.configuration.clone(),
+            change: NetworkChange::LinkDown,
+        });
+    }
+
+    /// Tells the live feed what happened to a configured device, with its
+    /// state as cached.
+    fn device_changed(&self, serial_number: SerialNumber, change: DeviceChange) {
+        let Some((connectivity, synchronisation, status)) = lock(&self.caches)
+            .get(&self.configuration)
+            .and_then(|cache| cache.get(&serial_number))
+            .map(|cached| {
+                (
+                    cached.connectivity,
+                    cached.synchronisation,
+                    cached.status.clone(),
+                )
+            })
+        else {
+            return;
+        };
+        let _ = self.live.send(LiveEvent::Device {
+            configuration: self.configuration.clone(),
+            serial_number,
+            change,
+            connectivity,
+            synchronisation,
+            status,
+        });
     }
 
     fn is_configured(&self, serial_number: SerialNumber) -> bool {
@@ -533,6 +573,7 @@ impl Session {
                     cached.connectivity = Connectivity::Uwb
                 });
                 self.activity_changed(serial_number, before).await;
+                self.device_changed(serial_number, DeviceChange::Joined);
                 self.journal.notify(
                     Level::Information,
                     format!(
@@ -554,6 +595,7 @@ impl Session {
                     cached.connectivity = Connectivity::None
                 });
                 self.activity_changed(serial_number, before).await;
+                self.device_changed(serial_number, DeviceChange::Lost);
                 self.journal.notify(
                     Level::Warning,
                     format!("device {serial_number} went silent"),
@@ -567,11 +609,15 @@ impl Session {
             } => {
                 lock(&self.heard).insert(serial_number);
                 let before = self.activity_of(serial_number);
+                let mut status_changed = false;
                 self.update_cache(serial_number, |cached| {
                     cached.connectivity = connectivity;
+                    status_changed = cached.status.as_ref() != Some(&status);
                     cached.status = Some(status);
                 });
-                self.activity_changed(serial_number, before).await;
+                if self.activity_changed(serial_number, before).await || status_changed {
+                    self.device_changed(serial_number, DeviceChange::Health);
+                }
             }
             Message::Sync {
                 serial_number,
@@ -581,7 +627,9 @@ impl Session {
                 self.update_cache(serial_number, |cached| {
                     cached.synchronisation = synchronisation
                 });
-                self.activity_changed(serial_number, before).await;
+                if self.activity_changed(serial_number, before).await {
+                    self.device_changed(serial_number, DeviceChange::Health);
+                }
                 let anchor = self
                     .plan()
                     .enabled_device(serial_number)
@@ -633,6 +681,15 @@ impl Session {
                         cached.position = Some(report.position);
                     }
                 }
+                let positions = reports
+                    .iter()
+                    .map(|report| (report.serial_number, report.position))
+                    .collect();
+                let _ = self.live.send(LiveEvent::Positions {
+                    configuration: self.configuration.clone(),
+                    network_time,
+                    positions,
+                });
                 let streams = self.streams();
                 if let Some(user) = &streams.user {
                     let items = live::positions(network_time, &reports);
@@ -708,6 +765,7 @@ impl Session {
                                 ),
                                 None,
                             );
+                            self.link_went_down();
                         }
                         return;
                     }
@@ -728,17 +786,18 @@ impl Session {
     /// Sends a configured device's DeviceActivityState at once when its
     /// connectivity or synchronisation changed: on the User stream, and for
     /// anchors and seeders on the Anchor stream too, with Synchronization.
+    /// Whether it changed.
     async fn activity_changed(
         &self,
         serial_number: SerialNumber,
         before: Option<(Connectivity, Synchronisation)>,
-    ) {
+    ) -> bool {
         if self.activity_of(serial_number) == before {
-            return;
+            return false;
         }
         let plan = self.plan();
         let Some(device) = plan.enabled_device(serial_number) else {
-            return;
+            return false;
         };
         let (state, synchronization) = {
             let caches = lock(&self.caches);
@@ -759,6 +818,7 @@ impl Session {
             let result = anchor.send_items(&[state, synchronization]).await;
             self.stream_result(anchor, result);
         }
+        true
     }
 
     /// Repeats the announcements (Config stream) and the device state (User

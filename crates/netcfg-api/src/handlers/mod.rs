@@ -5,6 +5,7 @@
 pub(crate) mod cache;
 pub(crate) mod commands;
 pub(crate) mod devices;
+pub(crate) mod events;
 pub(crate) mod interfaces;
 pub(crate) mod limits;
 pub(crate) mod logs;

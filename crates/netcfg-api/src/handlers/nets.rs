@@ -11,6 +11,7 @@ use super::{is_running, plan, require_net, store, with_state};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
+    events::data::StateChange,
     multipart,
     path::{NetPath, NoPath},
     reply::{ApiError, Reply},
@@ -24,7 +25,9 @@ pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
         store.create(&body.name, body.instance)
     })
     .await?;
+    announce(&context, &name, StateChange::Created, None);
     Reply::created(format!("Configuration {name} created"))
+        .made(&name)
         .with(&with_state(&context, configuration))
 }
 
@@ -73,7 +76,9 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
         store.finish_upload(&uploaded, upload)
     })
     .await?;
+    announce(&context, &name, StateChange::Created, None);
     Reply::created(format!("Configuration {name} uploaded"))
+        .made(&name)
         .with(&with_state(&context, configuration))
 }
 
@@ -108,6 +113,14 @@ pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
     })
     .await?;
     forget(&context, &name);
+    if configuration.name != name {
+        announce(
+            &context,
+            &name,
+            StateChange::Renamed,
+            Some(&configuration.name),
+        );
+    }
     Reply::ok(format!("Configuration {} updated", configuration.name))
         .with(&with_state(&context, configuration))
 }
@@ -125,6 +138,7 @@ pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
     let deleted = name.clone();
     store(&context, move |store| store.delete(&deleted)).await?;
     forget(&context, &name);
+    announce(&context, &name, StateChange::Deleted, None);
     Ok(Reply::new(
         actix_web::http::StatusCode::NO_CONTENT,
         format!("Configuration {name} deleted"),
@@ -148,6 +162,7 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
                 .await
                 // A copy onto a name that is taken is a 400 (the seed lists no 409 here).
                 .map_err(|error| error.conflict_as_invalid("name"))?;
+            announce(&context, &copy, StateChange::Created, None);
             (
                 format!("Configuration {name} copied to {copy}"),
                 engine.status(&name).state,
@@ -159,6 +174,7 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
             let deleted = name.clone();
             store(&context, move |store| store.delete(&deleted)).await?;
             forget(&context, &name);
+            announce(&context, &name, StateChange::Deleted, None);
             (
                 format!("Configuration {name} deleted"),
                 RunState::Stopped,
@@ -222,6 +238,12 @@ pub(crate) async fn engine_command(context: Ctx, path: NetPath) -> Result<Reply,
     })
 }
 /// Stops the configuration's network if it runs (before deleting it).
+/// Tells the event stream's listeners what happened to a configuration
+/// (starts and stops are the engine's to tell).
+fn announce(context: &Ctx, name: &ConfigName, state: StateChange, renamed_to: Option<&ConfigName>) {
+    context.state().events().state(name, state, renamed_to);
+}
+
 async fn stop_if_running(context: &Ctx, name: &ConfigName) -> Result<(), ApiError> {
     if is_running(context, name) {
         context.state().engine().stop(name).await?;

@@ -18,7 +18,7 @@ use crate::{
     dispatch::{CLASSIFICATION_HEADER, MESSAGE_HEADER},
     error_code::ErrorCode,
     reply::FieldProblem,
-    table::{Body, Declared, Payload, Route, Table},
+    table::{Body, Declared, ParameterLocation, Payload, Route, Table},
     version::{ApiVersion, VERSION_HEADER},
 };
 
@@ -236,6 +236,16 @@ fn operation(
             schema: schema((parameter.schema)()),
         })
         .collect();
+    parameters.extend(route.parameters.iter().map(|parameter| Parameter {
+        name: parameter.name.to_owned(),
+        location: match parameter.location {
+            ParameterLocation::Query => ParameterIn::Query,
+            ParameterLocation::Header => ParameterIn::Header,
+        },
+        required: false,
+        description: Some(parameter.description),
+        schema: (parameter.schema)(requests),
+    }));
     parameters.push(Parameter {
         name: VERSION_HEADER.to_owned(),
         location: ParameterIn::Header,
@@ -352,6 +362,12 @@ fn response(
             "text/html".to_owned(),
             MediaType {
                 schema: json_schema!({"type": "string"}),
+            },
+        )]),
+        Payload::Events { schema } => BTreeMap::from([(
+            "text/event-stream".to_owned(),
+            MediaType {
+                schema: schema(generator),
             },
         )]),
     };

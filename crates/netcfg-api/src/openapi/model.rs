@@ -75,6 +75,8 @@ pub struct Operation {
 pub enum ParameterIn {
     /// In the path.
     Path,
+    /// In the query string.
+    Query,
     /// In a header.
     Header,
 }

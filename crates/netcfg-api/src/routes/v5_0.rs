@@ -81,6 +81,9 @@ pub(crate) fn changes() -> Vec<Change> {
         // 3. Notifications: only GET .../notification remains.
         Operation::ListNotifications,
         Operation::UpdateNotifications,
+        // Live events are 5.1's (decisions §8).
+        Operation::StreamEvents,
+        Operation::StreamConfigurationEvents,
     ] {
         changes.push(Change::Remove(operation));
     }

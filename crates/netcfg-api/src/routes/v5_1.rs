@@ -43,6 +43,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(magnetometer());
     routes.extend(host());
     routes.extend(notifications());
+    routes.extend(events());
     routes.extend(operating_modes());
     routes.extend(position_limits());
     routes.extend(rf_settings());
@@ -99,6 +100,7 @@ fn maximum_tags() -> Vec<Route> {
             max_tags::parameterized,
         )
         .json_body::<CalculateMaximumTagsParameterizedBody>()
+        .changes_nothing()
         .responds(StatusCode::OK, result(), Information)
         .errors(&[
             StatusCode::BAD_REQUEST,
@@ -114,6 +116,7 @@ fn maximum_tags() -> Vec<Route> {
             max_tags::for_role,
         )
         .json_body::<CalculateMaximumTagsBody>()
+        .changes_nothing()
         .responds(StatusCode::OK, result(), Information)
         .errors(&[
             StatusCode::BAD_REQUEST,
@@ -258,6 +261,7 @@ fn device_commands() -> Vec<Route> {
             commands::one,
         )
         .json_body::<netcfg_model::DeviceAction>()
+        .changes_nothing()
         .responds(StatusCode::OK, status(), Information)
         .errors(&[
             StatusCode::BAD_REQUEST,
@@ -273,6 +277,7 @@ fn device_commands() -> Vec<Route> {
         )
         .json_body::<MultiDeviceCommandBody>()
         // Some devices failing is a success at level 2 (decisions.md §4).
+        .changes_nothing()
         .responds_partly(StatusCode::OK, status(), Information, Warning)
         .errors(&[
             StatusCode::BAD_REQUEST,
@@ -668,6 +673,46 @@ fn notifications() -> Vec<Route> {
         )
         .json_body::<NotificationPatchBody>()
         .responds(StatusCode::OK, many(), Information),
+    ]
+}
+
+/// Live events (decisions §8): 5.1 only.
+fn events() -> Vec<Route> {
+    let stream = || Payload::Events {
+        schema: crate::events::data::stream_schema,
+    };
+    let with_parameters = |route: Route| {
+        route
+            .query::<String>(
+                "types",
+                "The events to send, comma-separated (notification, state, device, position, change, resync); all when absent.",
+            )
+            .query::<u32>(
+                "max_rate",
+                "The most position batches a second, 1 to 100 (default 10).",
+            )
+            .header::<String>(
+                "Last-Event-ID",
+                "Resume after this notification (its `id:`): the notifications since are sent first.",
+            )
+            .responds(StatusCode::OK, stream(), Debug)
+    };
+    vec![
+        with_parameters(Route::new(
+            GET,
+            &["/events"],
+            Operation::StreamEvents,
+            "Live events of every configuration (Server-Sent Events)",
+            events::all,
+        )),
+        with_parameters(Route::new(
+            GET,
+            &["/nets/{net_name}/events"],
+            Operation::StreamConfigurationEvents,
+            "Live events of one configuration (Server-Sent Events)",
+            events::of_net,
+        ))
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 

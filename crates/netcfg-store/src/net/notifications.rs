@@ -165,6 +165,31 @@ impl Net {
         self.db.read(list)
     }
 
+    /// The notifications after `identifier`, oldest first (a client that
+    /// saw up to `identifier` resumes with these).
+    pub fn notifications_after(&self, identifier: u64) -> Result<Vec<Notification>, StoreError> {
+        let after = i64::try_from(identifier).unwrap_or(i64::MAX);
+        self.db.read(move |conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM notifications WHERE identifier > ?1 ORDER BY identifier"
+            ))?;
+            let rows = statement.query_map([after], read_notification)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
+    /// The notifications raised at or after `timestamp_ms`, oldest first.
+    pub fn notifications_since(&self, timestamp_ms: u64) -> Result<Vec<Notification>, StoreError> {
+        let since = i64::try_from(timestamp_ms).unwrap_or(i64::MAX);
+        self.db.read(move |conn| {
+            let mut statement = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM notifications WHERE timestamp_ms >= ?1 ORDER BY identifier"
+            ))?;
+            let rows = statement.query_map([since], read_notification)?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+    }
+
     /// One notification.
     pub fn notification(&self, identifier: u64) -> Result<Notification, StoreError> {
         self.db.read(move |conn| require(conn, identifier))

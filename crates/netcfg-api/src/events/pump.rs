@@ -6,12 +6,18 @@
 //! every notification already waiting and stores each configuration's share
 //! in one commit, so it keeps up with the feed instead of falling behind it
 //! one sync at a time (a feed that laps the pump loses events).
+//!
+//! Once stored, each notification goes to the event hub with its
+//! identifier: a client that resumes from the store and then listens sees
+//! each one once.
 
 use std::sync::Arc;
 
 use netcfg_engine::{EngineEvent, EngineNotification};
-use netcfg_model::ConfigName;
+use netcfg_model::{ConfigName, Notification};
 use netcfg_store::{NewNotification, Store};
+
+use super::hub::EventHub;
 use tokio::sync::broadcast::{
     Receiver,
     error::{RecvError, TryRecvError},
@@ -20,9 +26,13 @@ use tokio::sync::broadcast::{
 /// The most notifications stored in one commit.
 const MAX_BATCH: usize = 4_096;
 
-/// Stores every notification of `events` until the feed closes. Run it on
-/// the engine's runtime.
-pub async fn pump_notifications(store: Arc<Store>, mut events: Receiver<EngineEvent>) {
+/// Stores every notification of `events` until the feed closes, and
+/// publishes each stored one on `hub`. Run it on the engine's runtime.
+pub async fn pump_notifications(
+    store: Arc<Store>,
+    hub: Arc<EventHub>,
+    mut events: Receiver<EngineEvent>,
+) {
     loop {
         let first = match events.recv().await {
             Ok(event) => event,
@@ -51,14 +61,14 @@ pub async fn pump_notifications(store: Arc<Store>, mut events: Receiver<EngineEv
             };
         }
         if !batch.is_empty() {
-            store_batch(&store, batch).await;
+            store_batch(&store, &hub, batch).await;
         }
     }
 }
 
 /// Stores `batch`, each configuration's notifications in one commit, in the
 /// order they were raised.
-async fn store_batch(store: &Arc<Store>, batch: Vec<EngineNotification>) {
+async fn store_batch(store: &Arc<Store>, hub: &Arc<EventHub>, batch: Vec<EngineNotification>) {
     let mut by_configuration: Vec<(ConfigName, Vec<NewNotification>)> = Vec::new();
     for notification in batch {
         let new = NewNotification {
@@ -76,15 +86,34 @@ async fn store_batch(store: &Arc<Store>, batch: Vec<EngineNotification>) {
         }
     }
     let store = store.clone();
+    let hub = hub.clone();
     let written = tokio::task::spawn_blocking(move || {
         for (name, group) in by_configuration {
             let count = group.len();
-            if let Err(error) = store
+            let unstored = group.clone();
+            match store
                 .net(&name)
                 .and_then(|net| net.add_notifications(group))
             {
+                Ok(identifiers) => {
+                    let stored: Vec<Notification> = unstored
+                        .into_iter()
+                        .zip(identifiers)
+                        .map(|(new, identifier)| Notification {
+                            identifier,
+                            level: new.level,
+                            message: new.message,
+                            serial_number: new.serial_number,
+                            timestamp_ms: new.timestamp_ms,
+                            read: false,
+                        })
+                        .collect();
+                    hub.notifications(&name, &stored);
+                }
                 // The configuration may have been deleted since.
-                log::warn!("{count} notifications of {name} could not be stored: {error}");
+                Err(error) => {
+                    log::warn!("{count} notifications of {name} could not be stored: {error}");
+                }
             }
         }
     })
@@ -100,6 +129,7 @@ mod tests {
     use tokio::sync::broadcast;
 
     use super::*;
+    use crate::events::{data::EventKinds, hub::Queued};
 
     fn notification(configuration: &ConfigName, number: u32) -> EngineEvent {
         EngineEvent::Notification(EngineNotification {
@@ -140,7 +170,24 @@ mod tests {
         }
         feed.send(notification(&gone, 0)).unwrap();
         drop(feed);
-        pump_notifications(store.clone(), events).await;
+        let hub = Arc::new(EventHub::new());
+        let listener = hub.subscribe(Some(names[0].clone()), EventKinds::all());
+        pump_notifications(store.clone(), hub.clone(), events).await;
+
+        // Published once stored, with identifiers, in order; more than a
+        // queue holds, so the listener is told to resync.
+        let (resync, queued, _) = listener.subscriber.take();
+        assert!(resync);
+        let identifiers: Vec<u64> = queued
+            .iter()
+            .map(|queued| match queued {
+                Queued::Notification(record) => record.identifier,
+                Queued::Event(bytes) => panic!("not a notification: {bytes:?}"),
+            })
+            .collect();
+        let east_count = u64::from(burst).div_ceil(2);
+        let expected: Vec<u64> = (east_count - identifiers.len() as u64 + 1..=east_count).collect();
+        assert_eq!(identifiers, expected);
 
         for (index, name) in (0..).zip(&names) {
             let stored: Vec<u64> = store

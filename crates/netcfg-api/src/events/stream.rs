@@ -1,0 +1,199 @@
+//! One client's stream: replayed notifications first, then what its
+//! subscription queues, positions at most `max_rate` batches a second, and
+//! a comment when it has been quiet for [`KEEP_ALIVE_PERIOD`].
+
+use std::{
+    collections::VecDeque,
+    sync::Arc,
+    time::{Duration, Instant},
+};
+
+use actix_web::web::{Bytes, BytesMut};
+use netcfg_model::ConfigName;
+
+use super::{
+    data::KEEP_ALIVE,
+    hub::{EventHub, Queued, Subscription},
+};
+
+/// How long a stream stays quiet before a comment line.
+pub const KEEP_ALIVE_PERIOD: Duration = Duration::from_secs(15);
+/// The most bytes written in one chunk (events queued together go together).
+const CHUNK: usize = 64 * 1024;
+/// What a stream sends first: how long a client waits before it reconnects.
+const OPENING: &[u8] = b": netcfg events\nretry: 3000\n\n";
+
+/// Whether a stream serves one configuration or all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// `/nets/{net_name}/events`: notification ids are identifiers.
+    Net,
+    /// `/events`: notification ids are `{net}:{identifier}`.
+    All,
+}
+
+/// At most `rate` sends in any second.
+#[derive(Debug)]
+struct RateLimit {
+    rate: usize,
+    sent: VecDeque<Instant>,
+}
+
+impl RateLimit {
+    fn new(rate: u32) -> Self {
+        let rate = usize::try_from(rate.max(1)).unwrap_or(1);
+        Self {
+            rate,
+            sent: VecDeque::with_capacity(rate),
+        }
+    }
+
+    /// When the next send is allowed (now or later).
+    fn next_allowed(&self, now: Instant) -> Instant {
+        match self.sent.front() {
+            Some(oldest) if self.sent.len() >= self.rate => *oldest + Duration::from_secs(1),
+            _ => now,
+        }
+    }
+
+    fn record(&mut self, now: Instant) {
+        if self.sent.len() >= self.rate {
+            self.sent.pop_front();
+        }
+        self.sent.push_back(now);
+    }
+}
+
+/// A client's stream of events.
+#[derive(Debug)]
+pub(crate) struct EventStream {
+    hub: Arc<EventHub>,
+    subscription: Subscription,
+    scope: Scope,
+    opened: bool,
+    /// Notifications read from the store, sent first.
+    replay: VecDeque<Bytes>,
+    /// The newest notification replayed per configuration: queued ones up
+    /// to it were sent already.
+    replayed_up_to: Vec<(ConfigName, u64)>,
+    positions: RateLimit,
+    last_sent: Instant,
+}
+
+impl EventStream {
+    pub(crate) fn new(
+        hub: Arc<EventHub>,
+        subscription: Subscription,
+        scope: Scope,
+        max_rate: u32,
+    ) -> Self {
+        Self {
+            hub,
+            subscription,
+            scope,
+            opened: false,
+            replay: VecDeque::new(),
+            replayed_up_to: Vec::new(),
+            positions: RateLimit::new(max_rate),
+            last_sent: Instant::now(),
+        }
+    }
+
+    /// Sends `records` (read from the store) before anything queued.
+    pub(crate) fn replay(&mut self, records: Vec<super::hub::NotificationRecord>) {
+        for record in records {
+            match self
+                .replayed_up_to
+                .iter_mut()
+                .find(|(net, _)| *net == record.net)
+            {
+                Some((_, newest)) => *newest = (*newest).max(record.identifier),
+                None => self
+                    .replayed_up_to
+                    .push((record.net.clone(), record.identifier)),
+            }
+            self.replay.push_back(self.bytes_of(&record));
+        }
+    }
+
+    fn bytes_of(&self, record: &super::hub::NotificationRecord) -> Bytes {
+        match self.scope {
+            Scope::Net => record.on_net.clone(),
+            Scope::All => record.on_all.clone(),
+        }
+    }
+
+    fn already_sent(&self, record: &super::hub::NotificationRecord) -> bool {
+        self.replayed_up_to
+            .iter()
+            .any(|(net, newest)| *net == record.net && record.identifier <= *newest)
+    }
+
+    /// The next chunk to send; `None` when the stream ends (the server stops).
+    pub(crate) async fn next_chunk(&mut self) -> Option<Bytes> {
+        if !self.opened {
+            self.opened = true;
+            return Some(Bytes::from_static(OPENING));
+        }
+        loop {
+            let mut chunk = BytesMut::new();
+            while chunk.len() < CHUNK
+                && let Some(bytes) = self.replay.pop_front()
+            {
+                chunk.extend_from_slice(&bytes);
+            }
+            let subscriber = Arc::clone(&self.subscription.subscriber);
+            let (resync, queued, closed) = subscriber.take();
+            if resync {
+                chunk.extend_from_slice(&EventHub::resync_event());
+                // What it replayed is stale too: the client reloads.
+                self.replayed_up_to.clear();
+            }
+            for event in queued {
+                match event {
+                    Queued::Event(bytes) => chunk.extend_from_slice(&bytes),
+                    Queued::Notification(record) => {
+                        if !self.already_sent(&record) {
+                            chunk.extend_from_slice(&self.bytes_of(&record));
+                        }
+                    }
+                }
+            }
+            let now = Instant::now();
+            let allowed_at = self.positions.next_allowed(now);
+            if allowed_at <= now
+                && let Some((net, taken)) = subscriber.take_positions()
+            {
+                let bytes = match taken {
+                    Ok(frame) => Some(frame.bytes.clone()),
+                    Err(since_tick) => self.hub.positions_since(&net, since_tick),
+                };
+                if let Some(bytes) = bytes {
+                    chunk.extend_from_slice(&bytes);
+                    self.positions.record(now);
+                }
+            }
+            if !chunk.is_empty() {
+                self.last_sent = now;
+                return Some(chunk.freeze());
+            }
+            if closed {
+                return None;
+            }
+            let keep_alive_at = self.last_sent + KEEP_ALIVE_PERIOD;
+            if keep_alive_at <= now {
+                self.last_sent = now;
+                return Some(Bytes::from_static(KEEP_ALIVE));
+            }
+            let wake_at = if subscriber.has_positions() {
+                keep_alive_at.min(allowed_at)
+            } else {
+                keep_alive_at
+            };
+            tokio::select! {
+                () = subscriber.wake.notified() => {}
+                () = tokio::time::sleep_until(wake_at.into()) => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! `GET /events` and `GET /nets/{net_name}/events`: live events as
+//! Server-Sent Events (decisions §8). The stream subscribes first, then
+//! reads what a resuming client missed from the store, so that nothing
+//! falls between the two and nothing comes twice.
+
+use actix_web::web;
+use netcfg_model::{ConfigName, Notification};
+use netcfg_store::{Store, StoreError};
+
+use super::require_net;
+use crate::{
+    context::Ctx,
+    error_code::ErrorCode,
+    events::{
+        EventStream, NotificationRecord, Scope,
+        data::{EventKind, EventKinds},
+    },
+    path::{NetPath, NoPath},
+    reply::{ApiError, FieldProblem, Reply},
+};
+
+/// The header a client resumes with (set by `EventSource` itself).
+pub(crate) const LAST_EVENT_ID: &str = "Last-Event-ID";
+/// The highest `max_rate`.
+pub(crate) const MAX_RATE: u32 = 100;
+/// The default `max_rate`.
+pub(crate) const DEFAULT_RATE: u32 = 10;
+
+/// Every configuration's events.
+pub(crate) async fn all(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
+    open(context, None).await
+}
+
+/// One configuration's events.
+pub(crate) async fn of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    require_net(&context, &path.net_name).await?;
+    open(context, Some(path.net_name)).await
+}
+
+/// Where a client resumes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Resume {
+    net: ConfigName,
+    identifier: u64,
+}
+
+/// What the query and headers ask for; every problem at once.
+#[derive(Debug)]
+struct Request {
+    kinds: EventKinds,
+    max_rate: u32,
+    resume: Option<Resume>,
+}
+
+fn read_request(context: &Ctx, net: Option<&ConfigName>) -> Result<Request, ApiError> {
+    let mut problems = Vec::new();
+    let mut problem = |field: &str, problem: String| {
+        problems.push(FieldProblem {
+            field: field.to_owned(),
+            problem,
+        });
+    };
+    let mut kinds = EventKinds::all();
+    if let Some(types) = context.query("types") {
+        kinds = EventKinds::none();
+        for name in types.split(',').map(str::trim) {
+            match EventKind::from_name(name) {
+                Some(kind) => kinds = kinds.with(kind),
+                None => problem(
+                    "types",
+                    format!(
+                        "`{name}` is not an event; the events are {}",
+                        EventKind::ALL.map(EventKind::as_str).join(", ")
+                    ),
+                ),
+            }
+        }
+    }
+    let mut max_rate = DEFAULT_RATE;
+    if let Some(text) = context.query("max_rate") {
+        match text.trim().parse::<u32>() {
+            Ok(rate) if (1..=MAX_RATE).contains(&rate) => max_rate = rate,
+            _ => problem(
+                "max_rate",
+                format!("`{text}` is not a whole number of batches a second from 1 to {MAX_RATE}"),
+            ),
+        }
+    }
+    let mut resume = None;
+    if let Some(value) = context.request().headers().get(LAST_EVENT_ID) {
+        match value
+            .to_str()
+            .ok()
+            .and_then(|text| parse_resume(text.trim(), net))
+        {
+            Some(parsed) => resume = Some(parsed),
+            None => problem(
+                LAST_EVENT_ID,
+                match net {
+                    Some(_) => "expected a notification's identifier".to_owned(),
+                    None => "expected `{net}:{identifier}`, a notification's `id:` on this stream"
+                        .to_owned(),
+                },
+            ),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(Request {
+            kinds,
+            max_rate,
+            resume,
+        });
+    }
+    let mut error = ApiError::new(
+        ErrorCode::InvalidParameter,
+        format!(
+            "invalid request: {}",
+            problems
+                .iter()
+                .map(|problem| format!("{}: {}", problem.field, problem.problem))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    );
+    error.problems = problems;
+    Err(error)
+}
+
+/// `17` on a configuration's stream; `site:17` on every configuration's.
+fn parse_resume(text: &str, net: Option<&ConfigName>) -> Option<Resume> {
+    match net {
+        Some(net) => Some(Resume {
+            net: net.clone(),
+            identifier: text.parse().ok()?,
+        }),
+        None => {
+            let (name, identifier) = text.rsplit_once(':')?;
+            Some(Resume {
+                net: name.parse().ok()?,
+                identifier: identifier.parse().ok()?,
+            })
+        }
+    }
+}
+
+async fn open(context: Ctx, net: Option<ConfigName>) -> Result<Reply, ApiError> {
+    let request = read_request(&context, net.as_ref())?;
+    let scope = match net {
+        Some(_) => Scope::Net,
+        None => Scope::All,
+    };
+    let hub = context.state().events().clone();
+    let subscription = hub.subscribe(net.clone(), request.kinds);
+    let mut stream = EventStream::new(hub, subscription, scope, request.max_rate);
+    if let Some(resume) = request.resume
+        && request.kinds.contains(EventKind::Notification)
+    {
+        let state = context.state_handle();
+        let missed = web::block(move || missed(state.store(), scope, &resume))
+            .await
+            .map_err(|error| {
+                ApiError::internal(format_args!("the store's worker failed: {error}"))
+            })?
+            .map_err(ApiError::from)?;
+        stream.replay(
+            missed
+                .iter()
+                .flat_map(|(net, notifications)| {
+                    notifications
+                        .iter()
+                        .map(|notification| NotificationRecord::new(net, notification))
+                })
+                .collect(),
+        );
+    }
+    Ok(Reply::events(stream))
+}
+
+/// What a client that saw up to `resume` missed: on one configuration's
+/// stream, its notifications after that one; on every configuration's,
+/// those and every other configuration's raised since that one was (or all
+/// kept, if it is gone), so that none is missed.
+fn missed(
+    store: &Store,
+    scope: Scope,
+    resume: &Resume,
+) -> Result<Vec<(ConfigName, Vec<Notification>)>, StoreError> {
+    let named = store.net(&resume.net);
+    if scope == Scope::Net {
+        return Ok(vec![(
+            resume.net.clone(),
+            named?.notifications_after(resume.identifier)?,
+        )]);
+    }
+    let mut missed = Vec::new();
+    let mut since = 0;
+    if let Ok(net) = named {
+        since = net
+            .notification(resume.identifier)
+            .map_or(0, |notification| notification.timestamp_ms);
+        missed.push((
+            resume.net.clone(),
+            net.notifications_after(resume.identifier)?,
+        ));
+    }
+    for name in store.names()? {
+        if name == resume.net {
+            continue;
+        }
+        // A configuration deleted meanwhile has nothing to replay.
+        if let Ok(notifications) = store
+            .net(&name)
+            .and_then(|net| net.notifications_since(since))
+        {
+            missed.push((name, notifications));
+        }
+    }
+    Ok(missed)
+}
