@@ -16,9 +16,14 @@
 //!    and 32 connections); memory sampled throughout;
 //! 5. copy the site into 100 configurations; start-up over them (several
 //!    runs) and idle memory;
-//! 6. print the figures beside their goals; write report.md and report.json.
+//! 6. live events: 1,000 subscribers to a configuration of 330 tags at
+//!    10 Hz, reads with and without them, memory per subscriber, the share
+//!    of position batches each received (bench/events.rs; alone with
+//!    `--only events`);
+//! 7. print the figures beside their goals; write report.md and report.json.
 
 mod disk;
+mod events;
 mod fixture;
 mod growth;
 mod report;
@@ -34,7 +39,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use self::{
-    report::{Figures, Footprint, ReadPoint},
+    report::{Figures, Footprint, ReadPoint, Report},
     wrk::Load,
 };
 use crate::{
@@ -64,6 +69,18 @@ pub(crate) struct Options {
     /// Rewrite fixtures/bench/site.jsonl from the code and stop
     #[arg(long)]
     write_fixture: bool,
+    /// Run only one part of the bench (both when left out)
+    #[arg(long, value_enum)]
+    only: Option<Only>,
+}
+
+/// Steps that run alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    /// The site's steps: start-up, reads, disk, writes, growth, footprint
+    Site,
+    /// Live events: 1,000 subscribers, reads with and without them
+    Events,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -71,17 +88,45 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         return fixture::write();
     }
     let started = Instant::now();
-    let site = fixture::load()?;
+    let runs = |only| options.only.is_none_or(|chosen| chosen == only);
+    // A stale fixture stops the bench before the build.
+    let site = runs(Only::Site).then(fixture::load).transpose()?;
     tools::wrk()?;
     let binary = server::build(Profile::Release)?;
 
     // Emptied: the reports, the logs and the data directories of the last
     // run go.
     let dir = server::scratch_dir("bench")?;
-    let empty = Launch::new(&binary, &dir.join("empty"), &dir.join("server-empty.log"));
-    let site_data = Launch::new(&binary, &dir.join("data"), &dir.join("server-data.log"));
-
     let load_before = load_average();
+    let site = match site {
+        Some(site) => Some(site_figures(options, &site, &binary, &dir)?),
+        None => None,
+    };
+    let events = if runs(Only::Events) {
+        Some(events::measure(&binary, &dir, options.seconds)?)
+    } else {
+        None
+    };
+    let report = Report {
+        seconds_per_point: options.seconds,
+        load_average: [load_before, load_average()],
+        site,
+        events,
+    };
+    write_reports(&dir, &report)?;
+    println!(
+        "bench: figures of this run (target/bench/report.md; {:.0} s in all):",
+        started.elapsed().as_secs_f64()
+    );
+    print!("{}", report.text());
+    Ok(())
+}
+
+/// The site's steps (1 to 5).
+fn site_figures(options: &Options, site: &[String], binary: &Path, dir: &Path) -> Result<Figures> {
+    let empty = Launch::new(binary, &dir.join("empty"), &dir.join("server-empty.log"));
+    let site_data = Launch::new(binary, &dir.join("data"), &dir.join("server-data.log"));
+
     step("start-up on an empty data directory");
     let mut rss_idle_empty_kb = 0;
     let startup_empty_ms = startups(|| {
@@ -132,7 +177,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     let rss_idle_before_kb = server.rss_kib()?;
 
     let base_url = server.url();
-    let get = wrk::get_script(&dir)?;
+    let get = wrk::get_script(dir)?;
     let devices_url = format!("{base_url}/nets/{NET}/devices");
     let baseline_url = format!("{base_url}/_bench/baseline");
     let sampler = server.sample_rss();
@@ -156,10 +201,10 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         reads.push(point);
     }
 
-    let serials = fixture::tag_serials(&site);
+    let serials = fixture::tag_serials(site);
     check_full_body_patch(&server.client(), &serials)?;
     let patch = wrk::patch_script(
-        &dir,
+        dir,
         NET,
         &serials,
         &fixture::tag_body("%s", "Tag %s rev %d"),
@@ -224,8 +269,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
 
     let [writes_1, writes_32] =
         <[Load; 2]>::try_from(writes).map_err(|_| anyhow::anyhow!("two write runs expected"))?;
-    let figures = Figures {
-        seconds_per_point: options.seconds,
+    Ok(Figures {
         devices: site.len(),
         response_bytes: rendered.len(),
         reads,
@@ -233,7 +277,6 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         writes_32,
         fdatasync_ms,
         growth,
-        load_average: [load_before, load_average()],
         footprint: Footprint {
             configurations: FLEET,
             devices_each: site.len(),
@@ -245,14 +288,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
             rss_idle_after_kb,
             rss_load_peak_kb,
         },
-    };
-    write_reports(&dir, &figures)?;
-    println!(
-        "bench: figures of this run (target/bench/report.md; {:.0} s in all):",
-        started.elapsed().as_secs_f64()
-    );
-    print!("{}", figures.text());
-    Ok(())
+    })
 }
 
 /// The machine's load averages (1, 5, 15 minutes), to judge the noise.
@@ -327,10 +363,10 @@ fn check_full_body_patch(client: &Client, serials: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn write_reports(dir: &Path, figures: &Figures) -> Result<()> {
+fn write_reports(dir: &Path, report: &Report) -> Result<()> {
     let files: [(PathBuf, String); 2] = [
-        (dir.join("report.json"), figures.json()),
-        (dir.join("report.md"), figures.markdown()),
+        (dir.join("report.json"), report.json()),
+        (dir.join("report.md"), report.markdown()),
     ];
     for (path, text) in files {
         fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))?;

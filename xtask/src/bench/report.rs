@@ -1,5 +1,5 @@
-//! The bench's figures, each beside its goal (issues 8 and 12), printed,
-//! and written as a Markdown table and as JSON.
+//! The bench's figures, each beside its goal (issues 8 and 12, and the
+//! live events'), printed, and written as a Markdown table and as JSON.
 
 use std::fmt::Write as _;
 
@@ -57,9 +57,8 @@ pub(crate) struct Footprint {
     pub(crate) rss_load_peak_kb: u64,
 }
 
-/// Everything one run measured.
+/// What the site's steps measured.
 pub(crate) struct Figures {
-    pub(crate) seconds_per_point: u32,
     pub(crate) devices: usize,
     pub(crate) response_bytes: usize,
     pub(crate) reads: Vec<ReadPoint>,
@@ -70,8 +69,256 @@ pub(crate) struct Figures {
     pub(crate) fdatasync_ms: Vec<f64>,
     pub(crate) growth: Growth,
     pub(crate) footprint: Footprint,
+}
+
+/// Cores used over an interval, by the server, by this process (the
+/// events' subscribers), and by everything else (wrk and other work on the
+/// machine).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CpuSplit {
+    pub(crate) server: f64,
+    pub(crate) client: f64,
+    pub(crate) rest: f64,
+}
+
+impl CpuSplit {
+    pub(crate) fn text(&self) -> String {
+        format!(
+            "server {:.2}, subscribers {:.2}, rest {:.2} cores",
+            self.server, self.client, self.rest
+        )
+    }
+
+    fn json(&self) -> Value {
+        json!({"server": self.server, "subscribers": self.client, "rest": self.rest})
+    }
+}
+
+/// What the live-events step measured (bench/events.rs).
+pub(crate) struct EventFigures {
+    pub(crate) subscribers: usize,
+    pub(crate) tags: usize,
+    pub(crate) max_rate: u32,
+    pub(crate) read_connections: u32,
+    /// What one stream carried before the measurement.
+    pub(crate) positions_per_second: f64,
+    pub(crate) batches_per_second: f64,
+    /// REST reads without and with the subscribers.
+    pub(crate) without: Load,
+    pub(crate) with: Load,
+    pub(crate) cpu_without: CpuSplit,
+    pub(crate) cpu_with: CpuSplit,
+    /// The server's resident memory before the subscribers connected, with
+    /// them connected and warmed up, and a second after they left.
+    pub(crate) rss_before_kb: u64,
+    pub(crate) rss_with_kb: u64,
+    pub(crate) rss_after_kb: u64,
+    /// The window over which batches were counted (whole tenths of a
+    /// second), and each subscriber's batches over ten a second.
+    pub(crate) window_seconds: f64,
+    pub(crate) shares: Vec<f64>,
+    /// Bytes all subscribers received over the window.
+    pub(crate) received_bytes: u64,
+    /// Subscribers whose stream ended or failed before they were stopped.
+    pub(crate) ended_early: usize,
+}
+
+/// The goal of the live events' read ratio.
+const EVENTS_READ_GOAL: f64 = 0.8;
+/// The goal of the live events' memory per subscriber, in KiB.
+const EVENTS_RSS_GOAL_KIB: f64 = 64.0;
+/// The goal of the share of batches each subscriber receives.
+const EVENTS_SHARE_GOAL: f64 = 0.99;
+
+impl EventFigures {
+    pub(crate) fn read_ratio(&self) -> f64 {
+        self.with.rate() / self.without.rate()
+    }
+
+    pub(crate) fn rss_per_subscriber_kib(&self) -> f64 {
+        self.rss_with_kb.saturating_sub(self.rss_before_kb) as f64 / self.subscribers as f64
+    }
+
+    pub(crate) fn share_min(&self) -> f64 {
+        percentile(&self.shares, 0)
+    }
+
+    pub(crate) fn share_median(&self) -> f64 {
+        median(&self.shares)
+    }
+
+    pub(crate) fn share_mean(&self) -> f64 {
+        self.shares.iter().sum::<f64>() / self.shares.len().max(1) as f64
+    }
+
+    fn below_goal(&self) -> usize {
+        self.shares
+            .iter()
+            .filter(|share| **share < EVENTS_SHARE_GOAL)
+            .count()
+    }
+
+    fn lines(&self) -> Vec<Line> {
+        let mut lines = vec![Line {
+            key: "events_positions",
+            what: format!(
+                "events: one stream before measuring, {} tags at 10 Hz (batches a second)",
+                self.tags
+            ),
+            value: format!(
+                "{:.0} positions/s ({:.1})",
+                self.positions_per_second, self.batches_per_second
+            ),
+            target: "",
+            met: None,
+        }];
+        let ratio = self.read_ratio();
+        lines.push(Line {
+            key: "events_reads_ratio",
+            what: format!(
+                "events: GET devices with {} subscribers / without, {} connections ({:.0} / {:.0} req/s)",
+                self.subscribers,
+                self.read_connections,
+                self.with.rate(),
+                self.without.rate()
+            ),
+            value: format!("{ratio:.3}"),
+            target: ">= 0.8",
+            met: Some(ratio >= EVENTS_READ_GOAL),
+        });
+        let per_subscriber = self.rss_per_subscriber_kib();
+        lines.push(Line {
+            key: "events_rss_per_subscriber",
+            what: format!(
+                "events: server RSS per subscriber ({} with them - {} before, / {})",
+                mb(self.rss_with_kb),
+                mb(self.rss_before_kb),
+                self.subscribers
+            ),
+            value: format!("{per_subscriber:.1} KiB"),
+            target: "<= 64 KiB",
+            met: Some(per_subscriber <= EVENTS_RSS_GOAL_KIB),
+        });
+        let minimum = self.share_min();
+        lines.push(Line {
+            key: "events_batch_share",
+            what: format!(
+                "events: position batches received / 10 a second over {:.1} s, max_rate {}: min / median / mean",
+                self.window_seconds, self.max_rate
+            ),
+            value: format!(
+                "{:.1}% / {:.1}% / {:.1}%",
+                100.0 * minimum,
+                100.0 * self.share_median(),
+                100.0 * self.share_mean()
+            ),
+            target: ">= 99% each",
+            met: Some(minimum >= EVENTS_SHARE_GOAL && self.ended_early == 0),
+        });
+        lines.push(Line {
+            key: "events_cpu",
+            what: "events: CPU during the reads with subscribers (without them)".to_owned(),
+            value: format!(
+                "server {:.2} ({:.2}), subscribers {:.2} ({:.2}), rest {:.2} ({:.2}) cores",
+                self.cpu_with.server,
+                self.cpu_without.server,
+                self.cpu_with.client,
+                self.cpu_without.client,
+                self.cpu_with.rest,
+                self.cpu_without.rest
+            ),
+            target: "",
+            met: None,
+        });
+        lines
+    }
+
+    fn markdown(&self, md: &mut String) {
+        let _ = writeln!(
+            md,
+            "\n## Live events\n\n{} subscribers to `GET /nets/live/events?types=position&max_rate={}`, one configuration of {} tags at 10 Hz on the simulator; REST reads `GET /nets/live/devices` at {} connections.\n",
+            self.subscribers, self.max_rate, self.tags, self.read_connections
+        );
+        md.push_str(
+            "| REST reads | req/s | p50 / p99 ms | errors | CPU (cores) |\n|---|---|---|---|---|\n",
+        );
+        for (label, load, cpu) in [
+            ("without subscribers", &self.without, &self.cpu_without),
+            ("with subscribers", &self.with, &self.cpu_with),
+        ] {
+            let _ = writeln!(
+                md,
+                "| {label} | {:.0} | {:.2} / {:.2} | {} | {} |",
+                load.rate(),
+                load.p50_ms,
+                load.p99_ms,
+                load.errors,
+                cpu.text()
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nServer RSS: {} before the subscribers, {} with them, {} a second after they left. Position batches over {:.1} s: min {:.2}%, 1st percentile {:.2}%, median {:.2}%, mean {:.2}%, max {:.2}%; {} subscribers below 99%, {} ended early; {:.1} MB/s received in all.",
+            mb(self.rss_before_kb),
+            mb(self.rss_with_kb),
+            mb(self.rss_after_kb),
+            self.window_seconds,
+            100.0 * self.share_min(),
+            100.0 * percentile(&self.shares, 1),
+            100.0 * self.share_median(),
+            100.0 * self.share_mean(),
+            100.0 * percentile(&self.shares, 100),
+            self.below_goal(),
+            self.ended_early,
+            self.received_bytes as f64 / 1e6 / self.window_seconds.max(1e-3)
+        );
+    }
+
+    fn json(&self) -> Value {
+        json!({
+            "subscribers": self.subscribers,
+            "tags": self.tags,
+            "max_rate": self.max_rate,
+            "probe": {
+                "positions_per_second": self.positions_per_second,
+                "batches_per_second": self.batches_per_second,
+            },
+            "reads": {
+                "route": "GET /nets/live/devices",
+                "ratio": self.read_ratio(),
+                "without": load_json(&self.without),
+                "with": load_json(&self.with),
+                "cpu_cores_without": self.cpu_without.json(),
+                "cpu_cores_with": self.cpu_with.json(),
+            },
+            "memory": {
+                "rss_before_kb": self.rss_before_kb,
+                "rss_with_kb": self.rss_with_kb,
+                "rss_after_kb": self.rss_after_kb,
+                "per_subscriber_kib": self.rss_per_subscriber_kib(),
+            },
+            "batches": {
+                "window_seconds": self.window_seconds,
+                "share_min": self.share_min(),
+                "share_median": self.share_median(),
+                "share_mean": self.share_mean(),
+                "below_goal": self.below_goal(),
+                "ended_early": self.ended_early,
+                "received_bytes": self.received_bytes,
+                "shares": self.shares,
+            },
+        })
+    }
+}
+
+/// Everything one run measured: the site's figures and the live events',
+/// either of which `--only` may leave out.
+pub(crate) struct Report {
+    pub(crate) seconds_per_point: u32,
     /// `/proc/loadavg` before and after: other work on the machine.
     pub(crate) load_average: [String; 2],
+    pub(crate) site: Option<Figures>,
+    pub(crate) events: Option<EventFigures>,
 }
 
 /// The median of some samples (0 when there are none).
@@ -113,7 +360,7 @@ impl Figures {
     }
 
     /// The headline figures, each with its target.
-    pub(crate) fn lines(&self) -> Vec<Line> {
+    fn lines(&self) -> Vec<Line> {
         let mut lines = Vec::new();
         if let Some(point) = self.read_at(64) {
             lines.push(Line {
@@ -232,45 +479,8 @@ impl Figures {
         lines
     }
 
-    /// The console summary.
-    pub(crate) fn text(&self) -> String {
-        let mut text = String::new();
-        for line in self.lines() {
-            let verdict = match line.met {
-                Some(true) => format!("target {}: met", line.target),
-                Some(false) => format!("target {}: NOT met", line.target),
-                None => String::new(),
-            };
-            let _ = writeln!(text, "  {:<86} {:>28}  {verdict}", line.what, line.value);
-        }
-        text
-    }
-
-    /// `report.md`.
-    pub(crate) fn markdown(&self) -> String {
-        let mut md = String::from("# Benchmark report (`cargo xtask bench`)\n\n");
-        let _ = writeln!(
-            md,
-            "Release build on loopback, wrk, {} s per point; the site: {} devices (50 anchors, 1,000 tags), `GET /nets/bench/devices` is {} bytes. Load average before / after: {} / {} (other work on the machine makes the figures noisy). What each figure means: docs/benchmarks.md.\n",
-            self.seconds_per_point,
-            self.devices,
-            self.response_bytes,
-            self.load_average[0],
-            self.load_average[1]
-        );
-        md.push_str("| figure | measured | target | met |\n|---|---|---|---|\n");
-        for line in self.lines() {
-            let met = match line.met {
-                Some(true) => "yes",
-                Some(false) => "**no**",
-                None => "",
-            };
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {met} |",
-                line.what, line.value, line.target
-            );
-        }
+    /// report.md's tables of every load point.
+    fn markdown(&self, md: &mut String) {
         md.push_str("\n## Reads by connection count\n\n| connections | devices req/s | baseline req/s | ratio | devices p50 / p99 ms | baseline p50 / p99 ms | errors |\n|---|---|---|---|---|---|---|\n");
         for point in &self.reads {
             let _ = writeln!(
@@ -308,26 +518,11 @@ impl Figures {
             percentile(&self.fdatasync_ms, 100),
             self.fdatasync_ms.len()
         );
-        md
     }
 
-    /// `report.json`.
-    pub(crate) fn json(&self) -> String {
-        let load = |load: &Load| {
-            json!({
-                "connections": load.connections,
-                "requests": load.requests,
-                "seconds": load.seconds,
-                "requests_per_second": load.rate(),
-                "errors": load.errors,
-                "latency_ms": {
-                    "p50": load.p50_ms,
-                    "p90": load.p90_ms,
-                    "p99": load.p99_ms,
-                    "max": load.max_ms,
-                },
-            })
-        };
+    /// report.json's fields of the site's steps.
+    fn json(&self) -> Value {
+        let load = load_json;
         let reads: Vec<Value> = self
             .reads
             .iter()
@@ -341,26 +536,10 @@ impl Figures {
                 })
             })
             .collect();
-        let summary: Vec<Value> = self
-            .lines()
-            .iter()
-            .map(|line| {
-                json!({
-                    "key": line.key,
-                    "figure": line.what,
-                    "value": line.value,
-                    "target": line.target,
-                    "met": line.met,
-                })
-            })
-            .collect();
         let (footprint, growth) = (&self.footprint, &self.growth);
-        let report = json!({
-            "seconds_per_point": self.seconds_per_point,
+        json!({
             "site_devices": self.devices,
             "devices_response_bytes": self.response_bytes,
-            "load_average": self.load_average,
-            "summary": summary,
             "reads": reads,
             "fdatasync_ms": {
                 "block_bytes": super::disk::BLOCK_BYTES,
@@ -396,11 +575,123 @@ impl Figures {
                 "rss_idle_after_load_kb": footprint.rss_idle_after_kb,
                 "rss_load_peak_kb": footprint.rss_load_peak_kb,
             },
+        })
+    }
+}
+
+impl Report {
+    fn lines(&self) -> Vec<Line> {
+        let mut lines = self.site.as_ref().map(Figures::lines).unwrap_or_default();
+        lines.extend(self.events.iter().flat_map(EventFigures::lines));
+        lines
+    }
+
+    /// The console summary.
+    pub(crate) fn text(&self) -> String {
+        let mut text = String::new();
+        for line in self.lines() {
+            let verdict = match line.met {
+                Some(true) => format!("target {}: met", line.target),
+                Some(false) => format!("target {}: NOT met", line.target),
+                None => String::new(),
+            };
+            let _ = writeln!(text, "  {:<86} {:>28}  {verdict}", line.what, line.value);
+        }
+        let _ = writeln!(
+            text,
+            "  load average before / after: {} / {}",
+            self.load_average[0], self.load_average[1]
+        );
+        text
+    }
+
+    /// `report.md`.
+    pub(crate) fn markdown(&self) -> String {
+        let mut md = String::from("# Benchmark report (`cargo xtask bench`)\n\n");
+        let _ = write!(
+            md,
+            "Release build on loopback, wrk, {} s per point. Load average before / after: {} / {} (other work on the machine makes the figures noisy). What each figure means: docs/benchmarks.md.",
+            self.seconds_per_point, self.load_average[0], self.load_average[1]
+        );
+        if let Some(site) = &self.site {
+            let _ = write!(
+                md,
+                " The site: {} devices (50 anchors, 1,000 tags), `GET /nets/bench/devices` is {} bytes.",
+                site.devices, site.response_bytes
+            );
+        }
+        md.push_str("\n\n| figure | measured | target | met |\n|---|---|---|---|\n");
+        for line in self.lines() {
+            let met = match line.met {
+                Some(true) => "yes",
+                Some(false) => "**no**",
+                None => "",
+            };
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {met} |",
+                line.what, line.value, line.target
+            );
+        }
+        if let Some(site) = &self.site {
+            site.markdown(&mut md);
+        }
+        if let Some(events) = &self.events {
+            events.markdown(&mut md);
+        }
+        md
+    }
+
+    /// `report.json`: the site's fields at the top, the live events' under
+    /// `events`.
+    pub(crate) fn json(&self) -> String {
+        let summary: Vec<Value> = self
+            .lines()
+            .iter()
+            .map(|line| {
+                json!({
+                    "key": line.key,
+                    "figure": line.what,
+                    "value": line.value,
+                    "target": line.target,
+                    "met": line.met,
+                })
+            })
+            .collect();
+        let mut report = json!({
+            "seconds_per_point": self.seconds_per_point,
+            "load_average": self.load_average,
+            "summary": summary,
         });
+        if let (Some(object), Some(Value::Object(site))) = (
+            report.as_object_mut(),
+            self.site.as_ref().map(Figures::json),
+        ) {
+            object.extend(site);
+        }
+        if let (Some(object), Some(events)) = (report.as_object_mut(), self.events.as_ref()) {
+            object.insert("events".to_owned(), events.json());
+        }
         let mut text = serde_json::to_string_pretty(&report).unwrap_or_default();
         text.push('\n');
         text
     }
+}
+
+fn load_json(load: &Load) -> Value {
+    json!({
+        "connections": load.connections,
+        "requests": load.requests,
+        "seconds": load.seconds,
+        "requests_per_second": load.rate(),
+        "errors": load.errors,
+        "latency_ms": {
+            "p50": load.p50_ms,
+            "p90": load.p90_ms,
+            "p99": load.p99_ms,
+            "max": load.max_ms,
+        },
+    })
 }
 
 fn mb(kb: u64) -> String {
