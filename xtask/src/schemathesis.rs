@@ -17,6 +17,11 @@ use crate::{
 /// error of the tool itself that is retried.
 const EXAMPLES: &str = "20";
 const SEED: &str = "1";
+/// Operations left out: the live event streams (their responses never end,
+/// and schemathesis reads a response whole). Their 400s and 404s are in the
+/// route walk; the streams are tested with a streaming client in
+/// `bins/netcfg-http/tests/it/events.rs`.
+const STREAMS: [&str; 2] = ["stream_events", "stream_configuration_events"];
 
 pub(crate) fn schemathesis() -> Result<()> {
     tools::schemathesis()?;
@@ -64,6 +69,11 @@ fn run(root: &Path, url: &str, version: &str) -> Result<()> {
                 "1",
             ])
             .args(["-H", &format!("Api-Version: {version}")])
+            .args(
+                STREAMS
+                    .iter()
+                    .flat_map(|operation| ["--exclude-operation-id", operation]),
+            )
             // schemathesis.toml (the expected statuses of state-dependent
             // rules) is read from the working directory.
             .current_dir(root)

@@ -348,26 +348,15 @@ fn sigterm_stops_the_running_configuration_and_exits_cleanly() {
     assert!(server.data_dir.join(format!("{name}.sqlite")).is_file());
 }
 
-/// A field of the server's `/proc/<pid>/status`, in KiB.
-fn memory_kib(server: &Server, field: &str) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))
-        .expect("the server's /proc status is readable");
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or_else(|| panic!("{field} in /proc/<pid>/status"))
-}
-
 /// How much the server's peak resident memory rises (in MiB) while
 /// `uploads` run, from its resident memory when they start.
 fn peak_rise_mib(server: &Server, uploads: impl FnOnce()) -> u64 {
     // Writing 5 resets the peak (VmHWM) to what is resident now.
     std::fs::write(format!("/proc/{}/clear_refs", server.pid()), "5")
         .expect("the server's peak memory can be reset");
-    let before = memory_kib(server, "VmRSS");
+    let before = server.memory_kib("VmRSS");
     uploads();
-    memory_kib(server, "VmHWM").saturating_sub(before) / 1024
+    server.memory_kib("VmHWM").saturating_sub(before) / 1024
 }
 
 #[test]

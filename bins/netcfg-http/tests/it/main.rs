@@ -6,5 +6,6 @@
 mod support;
 
 mod e2e;
+mod events;
 mod layers;
 mod security;

@@ -487,3 +487,122 @@ impl EventHub {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use netcfg_model::Position;
+
+    use super::*;
+
+    fn name(text: &str) -> ConfigName {
+        text.parse().unwrap()
+    }
+
+    fn change(hub: &EventHub, net: &ConfigName, number: usize) {
+        hub.change(
+            net,
+            &ChangeEvent {
+                net: net.to_string(),
+                resource: "/nets/{net_name}".to_owned(),
+                method: "PATCH".to_owned(),
+                path: format!("/nets/{net}/{number}"),
+            },
+        );
+    }
+
+    fn move_tags(hub: &EventHub, net: &ConfigName, tags: u32, time: u64) {
+        let positions: Vec<(SerialNumber, Position)> = (1..=tags)
+            .map(|tag| {
+                (
+                    SerialNumber::from_u32(tag),
+                    Position {
+                        x: i32::try_from(time).unwrap(),
+                        y: 0,
+                        z: 0,
+                        quality: 100,
+                        anchors_used: 4,
+                    },
+                )
+            })
+            .collect();
+        hub.positions(net, time, &positions);
+    }
+
+    #[test]
+    fn a_subscriber_that_never_reads_holds_a_bounded_queue_and_is_told_to_resync() {
+        let hub = Arc::new(EventHub::new());
+        let site = name("site");
+        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all());
+        for number in 0..10 * MAX_QUEUED + 7 {
+            change(&hub, &site, number);
+        }
+        for time in 0..100 {
+            move_tags(&hub, &site, 50, time);
+            hub.cut_frames();
+        }
+        {
+            let queue = lock(&stalled.subscriber.queue);
+            assert!(queue.resync);
+            assert!(queue.events.len() <= MAX_QUEUED, "{}", queue.events.len());
+            assert!(queue.positions.len() == 1);
+            assert!(queue.positions[0].frames.len() <= MAX_PENDING_FRAMES);
+        }
+        let (resync, events, _) = stalled.subscriber.take();
+        assert!(resync);
+        // What is kept is the newest: the last change published is last.
+        let Some(Queued::Event(last)) = events.last() else {
+            panic!("changes are queued");
+        };
+        assert!(
+            String::from_utf8_lossy(last).contains(&format!("/nets/site/{}", 10 * MAX_QUEUED + 6))
+        );
+
+        // The positions it missed come as one batch: each tag's newest.
+        let (net, taken) = stalled.subscriber.take_positions().unwrap();
+        assert_eq!(net, site);
+        let since = taken.expect_err("more frames than kept: a catch-up batch");
+        let batch = hub.positions_since(&net, since).unwrap();
+        let text = String::from_utf8_lossy(&batch);
+        assert_eq!(text.matches("serial_number").count(), 50, "{text}");
+        assert!(text.contains("\"x\":99"), "the newest position: {text}");
+        assert!(stalled.subscriber.take_positions().is_none());
+    }
+
+    #[test]
+    fn subscribers_get_their_configuration_and_kinds_only() {
+        let hub = Arc::new(EventHub::new());
+        let (site, yard) = (name("site"), name("yard"));
+        let site_changes = hub.subscribe(
+            Some(site.clone()),
+            EventKinds::none().with(EventKind::Change),
+        );
+        let every_state = hub.subscribe(None, EventKinds::none().with(EventKind::State));
+        change(&hub, &site, 1);
+        change(&hub, &yard, 2);
+        hub.state(&yard, StateChange::Renamed, Some(&site));
+        move_tags(&hub, &site, 3, 1);
+        hub.cut_frames();
+
+        let (_, events, _) = site_changes.subscriber.take();
+        assert_eq!(events.len(), 1);
+        assert!(site_changes.subscriber.take_positions().is_none());
+        let (_, events, _) = every_state.subscriber.take();
+        assert_eq!(events.len(), 1);
+        drop(site_changes);
+        assert_eq!(
+            hub.subscribers(),
+            1,
+            "a dropped subscription leaves the hub"
+        );
+    }
+
+    #[test]
+    fn a_closed_hub_ends_every_stream_and_every_later_one() {
+        let hub = Arc::new(EventHub::new());
+        let before = hub.subscribe(None, EventKinds::all());
+        hub.close();
+        let after = hub.subscribe(None, EventKinds::all());
+        assert!(before.subscriber.take().2);
+        assert!(after.subscriber.take().2);
+    }
+}

@@ -197,3 +197,68 @@ impl EventStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::data::{ChangeEvent, EventKinds};
+
+    fn text(chunk: &Bytes) -> String {
+        String::from_utf8_lossy(chunk).into_owned()
+    }
+
+    #[tokio::test]
+    async fn a_client_that_fell_behind_gets_resync_first_then_what_followed() {
+        let hub = Arc::new(EventHub::new());
+        let site: ConfigName = "site".parse().unwrap();
+        let subscription = hub.subscribe(Some(site.clone()), EventKinds::all());
+        let mut stream = EventStream::new(hub.clone(), subscription, Scope::Net, 10);
+        assert_eq!(stream.next_chunk().await.unwrap(), OPENING);
+        for number in 0..=super::super::MAX_QUEUED {
+            hub.change(
+                &site,
+                &ChangeEvent {
+                    net: "site".to_owned(),
+                    resource: "/nets/{net_name}".to_owned(),
+                    method: "PATCH".to_owned(),
+                    path: format!("/nets/site/{number}"),
+                },
+            );
+        }
+        let chunk = text(&stream.next_chunk().await.unwrap());
+        assert!(chunk.starts_with("event: resync\n"), "{chunk}");
+        assert_eq!(chunk.matches("event: change").count(), 1, "{chunk}");
+        assert!(chunk.contains(&format!("/nets/site/{}", super::super::MAX_QUEUED)));
+    }
+
+    #[tokio::test]
+    async fn replayed_notifications_are_not_sent_again_and_the_stream_ends_when_the_hub_closes() {
+        let hub = Arc::new(EventHub::new());
+        let site: ConfigName = "site".parse().unwrap();
+        let subscription = hub.subscribe(None, EventKinds::all());
+        let mut stream = EventStream::new(hub.clone(), subscription, Scope::All, 10);
+        let notification = |identifier| netcfg_model::Notification {
+            identifier,
+            level: netcfg_model::Level::Information,
+            message: format!("number {identifier}"),
+            serial_number: None,
+            timestamp_ms: identifier,
+            read: false,
+        };
+        // 3 is stored before the replay is read and published after it.
+        stream.replay(vec![
+            super::super::NotificationRecord::new(&site, &notification(2)),
+            super::super::NotificationRecord::new(&site, &notification(3)),
+        ]);
+        hub.notifications(&site, &[notification(3), notification(4)]);
+        let _ = stream.next_chunk().await;
+        let chunk = text(&stream.next_chunk().await.unwrap());
+        let ids: Vec<&str> = chunk
+            .lines()
+            .filter_map(|line| line.strip_prefix("id: "))
+            .collect();
+        assert_eq!(ids, ["site:2", "site:3", "site:4"], "{chunk}");
+        hub.close();
+        assert!(stream.next_chunk().await.is_none());
+    }
+}

@@ -115,3 +115,30 @@ async fn the_description_stays_open_and_declares_the_scheme() {
     let (status, _, _) = send(&fixture.state, actix_test::TestRequest::get().uri("/api/")).await;
     assert_eq!(status, StatusCode::OK);
 }
+
+#[actix_web::test]
+async fn the_event_streams_need_a_read_token_in_the_header() {
+    let fixture = app_state::fixture_with(tokens());
+    let app = actix_test::init_service(create_app(fixture.state.clone())).await;
+    let open = |token: Option<&str>, uri: &str| {
+        let request = actix_test::TestRequest::get().uri(uri);
+        match token {
+            Some(token) => request.insert_header(("Authorization", format!("Bearer {token}"))),
+            None => request,
+        }
+        .to_request()
+    };
+    let refused = actix_test::call_service(&app, open(None, "/events")).await;
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    // A token in the URL is not a token.
+    let in_url =
+        actix_test::call_service(&app, open(None, &format!("/events?token={READER}"))).await;
+    assert_eq!(in_url.status(), StatusCode::UNAUTHORIZED);
+    // The head is the answer: the stream itself does not end.
+    let streaming = actix_test::call_service(&app, open(Some(READER), "/events")).await;
+    assert_eq!(streaming.status(), StatusCode::OK);
+    assert_eq!(
+        streaming.headers().get("content-type").unwrap(),
+        "text/event-stream"
+    );
+}

@@ -17,6 +17,9 @@ use std::{
 
 use serde_json::Value;
 
+mod sse;
+pub(crate) use sse::{EventClient, SseEvent};
+
 /// How long any single wait may last before the test is declared hung.
 pub(crate) const HUNG: Duration = Duration::from_secs(60);
 
@@ -168,6 +171,17 @@ impl Server {
             thread::sleep(Duration::from_millis(20));
         }
         false
+    }
+
+    /// `field` of the server's `/proc/<pid>/status` (`VmRSS`, `VmHWM`), in KiB.
+    pub(crate) fn memory_kib(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status is readable");
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
+            .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+            .unwrap_or_else(|| panic!("{field} in /proc/<pid>/status"))
     }
 
     /// The server's process id.

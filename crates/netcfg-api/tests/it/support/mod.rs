@@ -22,7 +22,7 @@ use actix_web::{
     test, web,
 };
 use netcfg_api::{ApiVersion, AppState, Services};
-use netcfg_engine::{Engine, EngineOptions, NetcfgEngine, sim::SimOptions};
+use netcfg_engine::{EngineOptions, NetcfgEngine, sim::SimOptions};
 use serde_json::Value;
 
 use fixture::{Expect, Step};
@@ -63,18 +63,16 @@ impl World {
             },
             self.runtime.handle().clone(),
         );
-        self.runtime.spawn(netcfg_api::events::pump_notifications(
-            store.clone(),
-            engine.subscribe(),
-        ));
-        web::Data::new(AppState::new(
+        let state = web::Data::new(AppState::new(
             ApiVersion::V5_1,
             Services {
                 store,
                 engine: Arc::new(engine),
                 command_timeout: Duration::from_secs(3),
             },
-        ))
+        ));
+        state.start_events(self.runtime.handle());
+        state
     }
 }
 

@@ -1,0 +1,359 @@
+//! Live events (decisions §8) on the real server over a real socket: each
+//! event on its trigger, resuming without gap or duplicate, `types=`,
+//! `max_rate=`, 404s, clients that never read, and the end of the streams
+//! at shutdown.
+
+use std::{collections::BTreeSet, net::TcpStream, time::Duration};
+
+use serde_json::{Value, json};
+
+use crate::support::{EventClient, Request, Server, SseEvent};
+
+/// A configuration `name` on the simulator with `tags` tags (role 4).
+fn configuration_with_tags(server: &Server, name: &str, tags: u32) {
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets",
+            &json!({"name": name, "instance": "sim"}),
+        ))
+        .expect(201);
+    let devices: Vec<Value> = (1..=tags)
+        .map(|number| {
+            json!({
+                "serial_number": format!("01:0D:{number:04X}"),
+                "disabled": false,
+                "interfaces": [{"identifier": 0, "role_id": 4}]
+            })
+        })
+        .collect();
+    for device in devices {
+        server
+            .send(&Request::json(
+                "POST",
+                &format!("/nets/{name}/devices"),
+                &device,
+            ))
+            .expect(201);
+    }
+}
+
+fn act(server: &Server, name: &str, action: &str) {
+    server
+        .send(&Request::json(
+            "POST",
+            &format!("/nets/{name}"),
+            &json!({"action": action}),
+        ))
+        .expect(200);
+}
+
+fn state_is(state: &'static str) -> impl Fn(&Value) -> bool {
+    move |data| data["state"] == state
+}
+
+#[test]
+fn each_event_comes_on_its_trigger() {
+    let server = Server::start();
+    let mut events = server.events("/events", &[]);
+
+    configuration_with_tags(&server, "site", 2);
+    let (created, _) = events.until("state", state_is("created"));
+    assert_eq!(created.data, json!({"net": "site", "state": "created"}));
+    let (change, _) = events.until("change", |data| data["path"] == "/nets/site/devices");
+    assert_eq!(
+        change.data,
+        json!({"net": "site", "resource": "/nets/{net_name}/devices", "method": "POST", "path": "/nets/site/devices"})
+    );
+
+    act(&server, "site", "start");
+    let seen = events.until_each(&["state", "notification", "device", "position"]);
+    let started = &seen["state"];
+    assert_eq!(started.data, json!({"net": "site", "state": "started"}));
+    let notification = &seen["notification"];
+    let stored = server
+        .send(&Request::get("/nets/site/notifications"))
+        .expect(200)["notifications"][0]
+        .clone();
+    assert_eq!(notification.data["net"], "site");
+    assert_eq!(notification.data["identifier"], stored["identifier"]);
+    assert_eq!(notification.data["message"], stored["message"]);
+    assert_eq!(
+        notification.id.as_deref(),
+        Some(format!("site:{}", stored["identifier"]).as_str()),
+        "on /events a notification's id is {{net}}:{{identifier}}"
+    );
+    let device = &seen["device"];
+    assert_eq!(device.data["net"], "site");
+    assert_eq!(device.data["event"], "joined");
+    assert!(
+        device.data["serial_number"]
+            .as_str()
+            .unwrap()
+            .starts_with("01:0D:")
+    );
+    let position = &seen["position"];
+    assert_eq!(position.data["net"], "site");
+    let first = &position.data["positions"][0];
+    for field in ["serial_number", "x", "y", "z", "quality", "network_time"] {
+        assert!(!first[field].is_null(), "a position has {field}: {first}");
+    }
+
+    act(&server, "site", "stop");
+    events.until("state", state_is("stopped"));
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site",
+            &json!({"name": "yard", "instance": "sim"}),
+        ))
+        .expect(200);
+    let (renamed, _) = events.until("state", state_is("renamed"));
+    assert_eq!(renamed.data["renamed_to"], "yard");
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/yard",
+            &json!({"action": "copy", "name": "annex"}),
+        ))
+        .expect(200);
+    let (copied, _) = events.until("state", state_is("created"));
+    assert_eq!(copied.data["net"], "annex");
+    let deleted = server.send(&Request::new("DELETE", "/nets/yard"));
+    assert_eq!(deleted.status, 204);
+    let (deleted, _) = events.until("state", state_is("deleted"));
+    assert_eq!(deleted.data["net"], "yard");
+}
+
+/// The identifiers of the notification events among `events`.
+fn identifiers(events: &[SseEvent]) -> Vec<u64> {
+    events
+        .iter()
+        .filter(|event| event.name == "notification")
+        .map(|event| {
+            let id: u64 = event.id.as_deref().unwrap().parse().unwrap();
+            assert_eq!(event.data["identifier"], id, "the id is the identifier");
+            id
+        })
+        .collect()
+}
+
+/// Every stored notification identifier of `net`.
+fn stored_identifiers(server: &Server, net: &str) -> Vec<u64> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/notifications")))
+        .expect(200)["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|notification| notification["identifier"].as_u64().unwrap())
+        .collect()
+}
+
+/// Reads notification events until one with `last` has come.
+fn notifications_until(events: &mut EventClient, last: u64) -> Vec<u64> {
+    let mut seen = Vec::new();
+    while seen.last() != Some(&last) {
+        seen.extend(identifiers(&[events.next()]));
+    }
+    seen
+}
+
+#[test]
+fn last_event_id_resumes_with_no_gap_and_no_duplicate() {
+    let server = Server::start();
+    configuration_with_tags(&server, "site", 3);
+    let mut first = server.events("/nets/site/events?types=notification", &[]);
+    act(&server, "site", "start");
+    let early = identifiers(&[first.next(), first.next()]);
+    first.close();
+    let resume_after = early[1];
+
+    // Missed while away: the rest of the start, a stop and a start.
+    act(&server, "site", "stop");
+    act(&server, "site", "start");
+    let mut resumed = server.events(
+        "/nets/site/events?types=notification",
+        &[("Last-Event-ID", &resume_after.to_string())],
+    );
+    // And more while the replay is read.
+    act(&server, "site", "stop");
+    let stored = stored_identifiers(&server, "site");
+    let newest = *stored.last().unwrap();
+    let seen = notifications_until(&mut resumed, newest);
+    let expected: Vec<u64> = stored
+        .into_iter()
+        .filter(|identifier| *identifier > resume_after)
+        .collect();
+    assert_eq!(
+        seen, expected,
+        "every notification after {resume_after}, once, in order"
+    );
+
+    // On /events the id names the configuration too.
+    let mut all = server.events(
+        "/events?types=notification",
+        &[("Last-Event-ID", &format!("site:{}", newest - 1))],
+    );
+    let event = all.next();
+    assert_eq!(event.id.as_deref(), Some(format!("site:{newest}").as_str()));
+
+    let bad = server.send(&Request::get("/nets/site/events").header("Last-Event-ID", "site:3"));
+    assert_eq!(bad.expect(400)["problems"][0]["field"], "Last-Event-ID");
+}
+
+#[test]
+fn types_selects_events_and_max_rate_caps_position_batches() {
+    let server = Server::start();
+    configuration_with_tags(&server, "site", 20);
+    let mut states = server.events("/nets/site/events?types=state", &[]);
+    let mut slow = server.events("/nets/site/events?types=position&max_rate=2", &[]);
+    let mut default = server.events("/nets/site/events?types=position,change", &[]);
+    act(&server, "site", "start");
+
+    let window = Duration::from_secs(3);
+    let slow_batches = slow.collect_for(window);
+    let default_batches = default.collect_for(Duration::from_secs(1));
+    act(&server, "site", "stop");
+    let names: BTreeSet<String> = states
+        .collect_for(Duration::from_millis(500))
+        .into_iter()
+        .map(|event| event.name)
+        .collect();
+    assert_eq!(names, BTreeSet::from(["state".to_owned()]));
+    assert!(slow_batches.iter().all(|event| event.name == "position"));
+    // At most two a second, in any second: over three seconds at most six
+    // (and a batch may straddle the window's edges).
+    assert!(
+        (2..=7).contains(&slow_batches.len()),
+        "{} batches in {window:?} at max_rate=2",
+        slow_batches.len()
+    );
+    // What a slow client gets is each tag's newest position: none is lost.
+    let tags: BTreeSet<&str> = slow_batches
+        .iter()
+        .skip(1)
+        .flat_map(|event| event.data["positions"].as_array().unwrap())
+        .map(|position| position["serial_number"].as_str().unwrap())
+        .collect();
+    assert_eq!(tags.len(), 20, "every tag is in the batches: {tags:?}");
+    assert!(
+        default_batches.len() > 2,
+        "the default rate sends more: {}",
+        default_batches.len()
+    );
+
+    let bad = server.send(&Request::get("/events?types=positions&max_rate=fast"));
+    let problems = bad.expect(400)["problems"].clone();
+    assert_eq!(problems[0]["field"], "types");
+    assert_eq!(problems[1]["field"], "max_rate");
+}
+
+#[test]
+fn unknown_configurations_and_version_5_0_answer_404() {
+    let server = Server::start();
+    let missing = server.send(&Request::get("/nets/nowhere/events"));
+    assert_eq!(missing.expect(404)["code"], "configuration_not_found");
+    for path in ["/events", "/nets/nowhere/events"] {
+        let old = server.send(&Request::get(path).header("Api-Version", "5.0"));
+        assert_eq!(old.status, 404, "{path}");
+        assert_eq!(old.json()["code"], "route_in_other_version", "{path}");
+    }
+}
+
+/// A subscription whose client never reads: a tiny receive window, so
+/// the server's socket fills at once.
+fn never_reading(server: &Server, path: &str) -> TcpStream {
+    let socket =
+        socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).expect("a socket");
+    socket.set_recv_buffer_size(2048).expect("a small window");
+    socket
+        .connect(&server.address.into())
+        .expect("a connection");
+    let stream: TcpStream = socket.into();
+    std::io::Write::write_all(
+        &mut &stream,
+        format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    )
+    .expect("the request is sent");
+    stream
+}
+
+#[test]
+fn clients_that_never_read_delay_no_one_and_hold_bounded_memory() {
+    let server = Server::start();
+    configuration_with_tags(&server, "site", 300);
+    let stalled: Vec<TcpStream> = (0..8)
+        .map(|_| never_reading(&server, "/nets/site/events"))
+        .collect();
+    let mut reader = server.events("/nets/site/events?types=change,position", &[]);
+    act(&server, "site", "start");
+    reader.until("position", |_| true);
+
+    // Many writes while eight clients read nothing: the reader sees every
+    // one of them.
+    let write = |number: u32| {
+        server
+            .send(&Request::json(
+                "PATCH",
+                "/nets/site/notifications",
+                &json!({"read": number % 2 == 0}),
+            ))
+            .expect(200);
+    };
+    for number in 0..100 {
+        write(number);
+    }
+    let settled_kib = server.memory_kib("VmRSS");
+    for number in 100..1_200 {
+        write(number);
+    }
+    let mut changes = 0;
+    while changes < 1_200 {
+        let event = reader.next();
+        if event.name == "change" {
+            changes += 1;
+        }
+    }
+    assert!(
+        reader
+            .collect_for(Duration::from_millis(500))
+            .iter()
+            .any(|event| event.name == "position"),
+        "positions keep coming to a client that reads"
+    );
+    let grown_kib = server.memory_kib("VmRSS").saturating_sub(settled_kib);
+    assert!(
+        grown_kib < 16 * 1024,
+        "1,100 more events and positions for 8 stalled clients grew the server by {grown_kib} KiB"
+    );
+
+    // They are kept, not dropped: each holds a bounded queue (the hub's
+    // tests count it; the stream's test shows `resync` coming first).
+    for socket in &stalled {
+        socket.set_nonblocking(true).unwrap();
+        let mut byte = [0; 1];
+        match socket.peek(&mut byte) {
+            Ok(read) => assert_eq!(read, 1, "a stalled client's stream was closed"),
+            Err(error) => assert_eq!(error.kind(), std::io::ErrorKind::WouldBlock),
+        }
+    }
+}
+
+#[test]
+fn shutdown_ends_every_stream_cleanly() {
+    let mut server = Server::start();
+    configuration_with_tags(&server, "site", 1);
+    let mut one = server.events("/nets/site/events", &[]);
+    let mut all = server.events("/events?types=state", &[]);
+    let status = server.terminate();
+    assert!(status.success(), "the server exits cleanly: {status}");
+    assert!(
+        one.ends_cleanly(),
+        "the configuration's stream ended with its last chunk"
+    );
+    assert!(
+        all.ends_cleanly(),
+        "the stream of every configuration ended with its last chunk"
+    );
+}
