@@ -297,7 +297,7 @@ fn clients_that_never_read_delay_no_one_and_hold_bounded_memory() {
             .send(&Request::json(
                 "PATCH",
                 "/nets/site/notifications",
-                &json!({"read": number % 2 == 0}),
+                &json!({"read": number.is_multiple_of(2)}),
             ))
             .expect(200);
     };
