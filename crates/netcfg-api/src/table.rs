@@ -221,21 +221,24 @@ impl Route {
     }
 
     /// Declares an optional query parameter of type `T`.
-    pub fn query<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
-        self.parameters.push(Parameter {
-            name,
-            location: ParameterLocation::Query,
-            description,
-            schema: schema_of::<T>,
-        });
-        self
+    pub fn query<T: JsonSchema>(self, name: &'static str, description: &'static str) -> Self {
+        self.parameter::<T>(ParameterLocation::Query, name, description)
     }
 
     /// Declares an optional request header of type `T`.
-    pub fn header<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
+    pub fn header<T: JsonSchema>(self, name: &'static str, description: &'static str) -> Self {
+        self.parameter::<T>(ParameterLocation::Header, name, description)
+    }
+
+    fn parameter<T: JsonSchema>(
+        mut self,
+        location: ParameterLocation,
+        name: &'static str,
+        description: &'static str,
+    ) -> Self {
         self.parameters.push(Parameter {
             name,
-            location: ParameterLocation::Header,
+            location,
             description,
             schema: schema_of::<T>,
         });

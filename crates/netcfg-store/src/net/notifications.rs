@@ -168,24 +168,27 @@ impl Net {
     /// The notifications after `identifier`, oldest first (a client that
     /// saw up to `identifier` resumes with these).
     pub fn notifications_after(&self, identifier: u64) -> Result<Vec<Notification>, StoreError> {
-        let after = i64::try_from(identifier).unwrap_or(i64::MAX);
-        self.db.read(move |conn| {
-            let mut statement = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM notifications WHERE identifier > ?1 ORDER BY identifier"
-            ))?;
-            let rows = statement.query_map([after], read_notification)?;
-            Ok(rows.collect::<rusqlite::Result<_>>()?)
-        })
+        self.notifications_where("identifier > ?1", identifier)
     }
 
     /// The notifications raised at or after `timestamp_ms`, oldest first.
     pub fn notifications_since(&self, timestamp_ms: u64) -> Result<Vec<Notification>, StoreError> {
-        let since = i64::try_from(timestamp_ms).unwrap_or(i64::MAX);
+        self.notifications_where("timestamp_ms >= ?1", timestamp_ms)
+    }
+
+    /// The notifications for which `condition` holds with `?1` = `value`
+    /// (beyond SQLite's integers: none), oldest first.
+    fn notifications_where(
+        &self,
+        condition: &'static str,
+        value: u64,
+    ) -> Result<Vec<Notification>, StoreError> {
+        let value = i64::try_from(value).unwrap_or(i64::MAX);
         self.db.read(move |conn| {
             let mut statement = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM notifications WHERE timestamp_ms >= ?1 ORDER BY identifier"
+                "SELECT {COLUMNS} FROM notifications WHERE {condition} ORDER BY identifier"
             ))?;
-            let rows = statement.query_map([since], read_notification)?;
+            let rows = statement.query_map([value], read_notification)?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
     }
