@@ -4,7 +4,8 @@ use std::{sync::Arc, time::Duration};
 
 use crate::support::*;
 use netcfg_engine::{
-    Engine, EngineError, EngineOptions, NetcfgEngine, StartOutcome, StopOutcome,
+    DeviceChange, Engine, EngineError, EngineOptions, LiveEvent, NetcfgEngine, NetworkChange,
+    StartOutcome, StopOutcome,
     sim::{SimFault, SimOptions},
 };
 use netcfg_model::{
@@ -375,4 +376,93 @@ async fn a_missing_serial_port_or_scenario_fails_the_start_cleanly() {
     let error = within("start", engine.start(plan)).await.unwrap_err();
     assert!(error.to_string().contains("volcano"), "{error}");
     assert!(engine.running().is_empty());
+}
+
+/// Waits for the first live event that `matches`.
+async fn live_event(
+    feed: &mut tokio::sync::broadcast::Receiver<LiveEvent>,
+    what: &str,
+    matches: impl Fn(&LiveEvent) -> bool,
+) -> LiveEvent {
+    within(what, async {
+        loop {
+            match feed.recv().await {
+                Ok(event) if matches(&event) => return event,
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
+                    panic!("the live feed closed")
+                }
+            }
+        }
+    })
+    .await
+}
+
+fn network_change(event: &LiveEvent, wanted: NetworkChange) -> bool {
+    matches!(event, LiveEvent::Network { change, .. } if *change == wanted)
+}
+
+fn device_change(event: &LiveEvent, device: &str, wanted: DeviceChange) -> bool {
+    matches!(
+        event,
+        LiveEvent::Device { serial_number, change, .. }
+            if *change == wanted && *serial_number == serial(device)
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_live_feed_tells_starts_devices_positions_link_drops_and_stops() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = engine();
+    let plan = site_plan("live", "sim", logs.path());
+    let name = plan.configuration.clone();
+    let mut feed = engine.live();
+    within("start", engine.start(plan.clone())).await.unwrap();
+
+    live_event(&mut feed, "started", |event| {
+        network_change(event, NetworkChange::Started)
+    })
+    .await;
+    live_event(&mut feed, "a tag joined", |event| {
+        device_change(event, "01:05:0001", DeviceChange::Joined)
+    })
+    .await;
+    let LiveEvent::Positions { positions, .. } = live_event(&mut feed, "positions", |event| {
+        matches!(event, LiveEvent::Positions { .. })
+    })
+    .await
+    else {
+        unreachable!("matched positions");
+    };
+    assert!(!positions.is_empty());
+
+    let simulator = engine.simulator(&name).unwrap();
+    simulator.inject(SimFault::Silence(serial("01:05:0002")));
+    live_event(&mut feed, "a silent tag is lost", |event| {
+        device_change(event, "01:05:0002", DeviceChange::Lost)
+    })
+    .await;
+    simulator.inject(SimFault::LoseSync(serial("01:04:0002")));
+    live_event(&mut feed, "an anchor's health: out of sync", |event| {
+        device_change(event, "01:04:0002", DeviceChange::Health)
+            && matches!(
+                event,
+                LiveEvent::Device {
+                    synchronisation: netcfg_model::Synchronisation::None,
+                    ..
+                }
+            )
+    })
+    .await;
+
+    simulator.inject(SimFault::DropLink);
+    live_event(&mut feed, "the link drops", |event| {
+        network_change(event, NetworkChange::LinkDown)
+    })
+    .await;
+    within("stop", engine.stop(&name)).await.unwrap();
+    live_event(&mut feed, "stopped", |event| {
+        network_change(event, NetworkChange::Stopped)
+    })
+    .await;
 }
