@@ -80,7 +80,8 @@ enum Task {
     /// schemathesis if missing)
     Schemathesis,
     /// Load benchmarks of the release server: reads, durable writes against
-    /// the disk's fdatasync, growth, footprint (installs wrk if missing)
+    /// the disk's fdatasync, growth, footprint, 1,000 live-event subscribers
+    /// (installs wrk if missing)
     Bench(bench::Options),
     /// Release artefacts in target/dist: tarball, Debian package, SHA256SUMS
     Dist {
