@@ -281,6 +281,9 @@ impl Shared {
                 let devices = plan.enabled_devices().count();
                 let configuration = plan.configuration.clone();
                 let serial_number = self.serial_of(&plan);
+                // Before the session's tasks run: listeners hear the start
+                // before the devices' joins it leads to.
+                self.network_changed(configuration.clone(), NetworkChange::Started);
                 let session = Session::launch(
                     SessionParts {
                         plan,
@@ -298,8 +301,7 @@ impl Shared {
                     },
                     events,
                 );
-                lock(&self.sessions).insert(configuration.clone(), session);
-                self.network_changed(configuration, NetworkChange::Started);
+                lock(&self.sessions).insert(configuration, session);
                 journal.notify(
                     Level::Information,
                     format!("network started on {instance} with {devices} device(s)"),

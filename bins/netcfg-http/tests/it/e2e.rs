@@ -310,22 +310,7 @@ fn a_configuration_lives_its_whole_life_over_http() {
 fn sigterm_stops_the_running_configuration_and_exits_cleanly() {
     let mut server = Server::start();
     let name = "running-at-sigterm";
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets",
-            &json!({"name": name, "instance": "sim"}),
-        ))
-        .expect(201);
-    for device in devices() {
-        server
-            .send(&Request::json(
-                "POST",
-                &format!("/nets/{name}/devices"),
-                &device,
-            ))
-            .expect(201);
-    }
+    server.create_on_simulator(name, &devices());
     let started = server
         .send(&Request::json(
             "POST",

@@ -11,13 +11,6 @@ use crate::support::{EventClient, Request, Server, SseEvent};
 
 /// A configuration `name` on the simulator with `tags` tags (role 4).
 fn configuration_with_tags(server: &Server, name: &str, tags: u32) {
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets",
-            &json!({"name": name, "instance": "sim"}),
-        ))
-        .expect(201);
     let devices: Vec<Value> = (1..=tags)
         .map(|number| {
             json!({
@@ -27,15 +20,7 @@ fn configuration_with_tags(server: &Server, name: &str, tags: u32) {
             })
         })
         .collect();
-    for device in devices {
-        server
-            .send(&Request::json(
-                "POST",
-                &format!("/nets/{name}/devices"),
-                &device,
-            ))
-            .expect(201);
-    }
+    server.create_on_simulator(name, &devices);
 }
 
 fn act(server: &Server, name: &str, action: &str) {

@@ -18,21 +18,11 @@ const SENTINEL_TEXT: &[u8] = b"outside the data directory\n";
 fn prepared_server() -> Server {
     let server = Server::start();
     std::fs::write(server.root().join(SENTINEL), SENTINEL_TEXT).expect("the sentinel is written");
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets",
-            &json!({"name": VICTIM, "instance": "sim"}),
-        ))
-        .expect(201);
-    server
-        .send(&Request::json(
-            "POST",
-            &format!("/nets/{VICTIM}/devices"),
-            &json!({"serial_number": "01:05:0001", "disabled": false,
-                    "interfaces": [{"identifier": 0, "role_id": 4}]}),
-        ))
-        .expect(201);
+    server.create_on_simulator(
+        VICTIM,
+        &[json!({"serial_number": "01:05:0001", "disabled": false,
+                 "interfaces": [{"identifier": 0, "role_id": 4}]})],
+    );
     for action in ["start", "stop"] {
         server
             .send(&Request::json(

@@ -384,18 +384,7 @@ async fn live_event(
     what: &str,
     matches: impl Fn(&LiveEvent) -> bool,
 ) -> LiveEvent {
-    within(what, async {
-        loop {
-            match feed.recv().await {
-                Ok(event) if matches(&event) => return event,
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => {
-                    panic!("the live feed closed")
-                }
-            }
-        }
-    })
-    .await
+    first(feed, what, |event| matches(&event).then_some(event)).await
 }
 
 fn network_change(event: &LiveEvent, wanted: NetworkChange) -> bool {

@@ -173,6 +173,25 @@ impl Server {
         false
     }
 
+    /// Creates the configuration `name` on the simulator with `devices`
+    /// (device bodies); every request must succeed.
+    pub(crate) fn create_on_simulator(&self, name: &str, devices: &[Value]) {
+        self.send(&Request::json(
+            "POST",
+            "/nets",
+            &serde_json::json!({"name": name, "instance": "sim"}),
+        ))
+        .expect(201);
+        for device in devices {
+            self.send(&Request::json(
+                "POST",
+                &format!("/nets/{name}/devices"),
+                device,
+            ))
+            .expect(201);
+        }
+    }
+
     /// `field` of the server's `/proc/<pid>/status` (`VmRSS`, `VmHWM`), in KiB.
     pub(crate) fn memory_kib(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))

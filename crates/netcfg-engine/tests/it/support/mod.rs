@@ -81,22 +81,38 @@ pub(crate) fn aim_stream(plan: &mut NetworkPlan, name: &str, port: u16) {
     stream.destination_port = port;
 }
 
+/// Waits for the first item of `feed` that `pick` takes (lagging skips
+/// items; a closed feed fails the test).
+pub(crate) async fn first<T: Clone, R>(
+    feed: &mut broadcast::Receiver<T>,
+    what: &str,
+    pick: impl Fn(T) -> Option<R>,
+) -> R {
+    within(what, async {
+        loop {
+            match feed.recv().await {
+                Ok(item) => {
+                    if let Some(picked) = pick(item) {
+                        return picked;
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => panic!("the feed closed"),
+            }
+        }
+    })
+    .await
+}
+
 /// Waits for the first notification that `matches`.
 pub(crate) async fn notification(
     feed: &mut broadcast::Receiver<EngineEvent>,
     what: &str,
     matches: impl Fn(&EngineNotification) -> bool,
 ) -> EngineNotification {
-    within(what, async {
-        loop {
-            match feed.recv().await {
-                Ok(EngineEvent::Notification(notification)) if matches(&notification) => {
-                    return notification;
-                }
-                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                Err(broadcast::error::RecvError::Closed) => panic!("the feed closed"),
-            }
-        }
+    first(feed, what, |event| match event {
+        EngineEvent::Notification(notification) if matches(&notification) => Some(notification),
+        _ => None,
     })
     .await
 }
