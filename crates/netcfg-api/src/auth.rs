@@ -126,7 +126,7 @@ impl Auth {
 
     /// Judges a request by its method, path and `Authorization` header.
     pub(crate) fn judge(&self, method: &str, path: &str, authorization: Option<&str>) -> Verdict {
-        if !self.is_on() || is_self_description(method, path) {
+        if !self.is_on() || is_open(method, path) {
             return Verdict::Allowed;
         }
         let Some(secret) = authorization.and_then(|value| value.strip_prefix("Bearer ")) else {
@@ -153,10 +153,16 @@ impl Auth {
 }
 
 /// `GET /api`, the browser's assets under `/api/`, and `GET /api.json` stay
-/// open, so a person can read the description before holding a token.
-fn is_self_description(method: &str, path: &str) -> bool {
+/// open, so a person can read the description before holding a token; so
+/// do the web front end's files (`/`, `/ui/...`), which hold no data and
+/// must load before the sign-in.
+fn is_open(method: &str, path: &str) -> bool {
     matches!(method, "GET" | "HEAD")
-        && (path == "/api" || path == "/api.json" || path.starts_with("/api/"))
+        && (path == "/api"
+            || path == "/api.json"
+            || path.starts_with("/api/")
+            || path == "/"
+            || path.starts_with("/ui/"))
 }
 
 #[cfg(test)]
@@ -212,6 +218,10 @@ mod tests {
         );
         assert_eq!(auth.judge("GET", "/api.json", None), Verdict::Allowed);
         assert_eq!(auth.judge("GET", "/api/index.html", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/", None), Verdict::Allowed);
+        assert_eq!(auth.judge("HEAD", "/ui/app.js", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/uix", None), Verdict::Unauthenticated);
+        assert_eq!(auth.judge("POST", "/", None), Verdict::Unauthenticated);
         assert_eq!(
             auth.judge("POST", "/api.json", None),
             Verdict::Unauthenticated

@@ -1,5 +1,6 @@
 //! The HTTP layer of netcfg: both route tables (5.1 and 5.0) as data, the
-//! JSON envelope, the OpenAPI documents and the API browser.
+//! JSON envelope, the OpenAPI documents, the API browser and the web front
+//! end's files.
 //!
 //! [`create_app`] builds the actix-web application that the server binary
 //! serves and that tests mount directly. This is the only crate that knows
@@ -17,12 +18,14 @@
 //!    from the row's declared responses.
 
 pub mod auth;
+mod content_types;
 mod context;
 mod describe;
 mod dispatch;
 mod error_code;
 mod errors;
 pub mod events;
+pub mod front_end;
 mod gate;
 mod handlers;
 mod multipart;
@@ -82,6 +85,7 @@ pub fn create_app(
     App::new()
         .app_data(state.clone())
         .configure(describe::register_browser)
+        .configure(front_end::register)
         .configure(|config| dispatch::register(config, &patterns, &state))
         .default_service(web::to(dispatch::unknown_route))
         .wrap(gate)

@@ -6,6 +6,7 @@ mod support;
 mod auth;
 mod device_list_cache;
 mod framework;
+mod front_end;
 mod generated_docs;
 mod openapi;
 mod routes;

@@ -1,0 +1,177 @@
+// The netcfg manager: the page's frame (header, navigation, status line),
+// the sign-in when access control is on, and the table of views. Each view
+// is a module under views/, loaded when first shown; its default export is a
+// component that takes `{params, query}` from its URL.
+
+import { html, render, useState, useEffect, useRef } from "./lib/html.js";
+import { useErrorBoundary } from "./vendor/hooks.mjs";
+import { call, setToken, token } from "./lib/api.js";
+import { reconnect, watchConnection } from "./lib/events.js";
+import { useRoute, match, href } from "./lib/router.js";
+import { StatusLine, Notice } from "./lib/components.js";
+import { useForm, Field, FormFooter } from "./lib/forms.js";
+
+/**
+ * The views: a pattern of the fragment's path, the module under views/,
+ * and the navigation's label (none for views reached from another).
+ * @type {{pattern: string, module: string, label?: string}[]}
+ */
+export const VIEWS = [
+  { pattern: "/", module: "nets", label: "Configurations" },
+  { pattern: "/max-tags", module: "max_tags", label: "Maximum tags" },
+  { pattern: "/host", module: "host", label: "Host" },
+  { pattern: "/nets/:net", module: "overview", label: "Overview" },
+  { pattern: "/nets/:net/devices", module: "devices", label: "Devices" },
+  { pattern: "/nets/:net/floor", module: "floor", label: "Floor plan" },
+  { pattern: "/nets/:net/commands", module: "commands", label: "Device commands" },
+  { pattern: "/nets/:net/notifications", module: "notifications", label: "Notifications" },
+  { pattern: "/nets/:net/roles", module: "roles", label: "Roles" },
+  { pattern: "/nets/:net/rf", module: "rf", label: "RF settings" },
+  { pattern: "/nets/:net/streams", module: "streams", label: "Data streams" },
+  { pattern: "/nets/:net/limits", module: "limits", label: "Position limits" },
+  { pattern: "/nets/:net/settings", module: "settings", label: "Settings" },
+  { pattern: "/nets/:net/pairs", module: "pairs", label: "Device pairs" },
+  { pattern: "/nets/:net/group-image", module: "group_image", label: "Group image" },
+  { pattern: "/nets/:net/calibration", module: "calibration", label: "Magnetometer calibration" },
+  { pattern: "/nets/:net/network-mode", module: "network_mode", label: "Network mode" },
+  { pattern: "/nets/:net/logs", module: "logs", label: "Logs" },
+  { pattern: "/nets/:net/cache", module: "cache", label: "Cache manager" },
+];
+
+/** @type {Map<string, Promise<any>>} */
+const loaded = new Map();
+
+/** @param {string} module */
+function loadView(module) {
+  if (!loaded.has(module)) loaded.set(module, import(`./views/${module}.js`));
+  return /** @type {Promise<any>} */ (loaded.get(module));
+}
+
+function resolve(/** @type {string} */ path) {
+  for (const view of VIEWS) {
+    const params = match(view.pattern, path);
+    if (params) return { view, params };
+  }
+  return null;
+}
+
+function App() {
+  const route = useRoute();
+  const [signIn, setSignIn] = useState(false);
+  useEffect(() => {
+    const ask = () => setSignIn(true);
+    window.addEventListener("netcfg:unauthorized", ask);
+    return () => window.removeEventListener("netcfg:unauthorized", ask);
+  }, []);
+  const found = resolve(route.path);
+  const net = found?.params.net;
+  return html`
+    <a class="skip" href="#main" onClick=${(/** @type {Event} */ event) => {
+      event.preventDefault();
+      document.getElementById("page-title")?.focus();
+    }}>Skip to content</a>
+    <header class="top">
+      <a class="brand" href="#/">netcfg</a>
+      <${Connection} />
+      <${StatusLine} />
+      ${token() && html`<button type="button" class="quiet" onClick=${() => {
+        setToken(null);
+        setSignIn(true);
+      }}>Sign out</button>`}
+    </header>
+    <div class="frame">
+      <nav class="side" aria-label="Views">
+        <ul>
+          ${VIEWS.filter((view) => !view.pattern.includes(":")).map((view) => html`<li>
+            <a href=${"#" + view.pattern} aria-current=${found?.view === view ? "page" : undefined}>${view.label}</a>
+          </li>`)}
+        </ul>
+        ${net !== undefined && html`<h2 class="nav-net" title=${net}>${net}</h2>
+          <ul>
+            ${VIEWS.filter((view) => view.pattern.startsWith("/nets/:net")).map((view) => {
+              const rest = view.pattern.slice("/nets/:net".length).replace(/^\//, "");
+              const target = rest ? href("nets", net, ...rest.split("/")) : href("nets", net);
+              return html`<li><a href=${target} aria-current=${found?.view === view ? "page" : undefined}>${view.label}</a></li>`;
+            })}
+          </ul>`}
+      </nav>
+      <main id="main">
+        ${signIn
+          ? html`<${SignIn} done=${() => setSignIn(false)} />`
+          : found
+            ? html`<${ViewHost} key=${found.view.pattern + JSON.stringify(found.params)} module=${found.view.module} params=${found.params} query=${route.query} />`
+            : html`<${Notice} level=${2}><p>There is no view at ${route.path}. <a href="#/">Configurations</a></p><//>`}
+      </main>
+    </div>`;
+}
+
+/** Loads a view's module and shows it; a failure of the view stays inside it. */
+function ViewHost(/** @type {{module: string, params: Record<string,string>, query: URLSearchParams}} */ { module, params, query }) {
+  const [View, setView] = useState(/** @type {any} */ (null));
+  const [failure, resetFailure] = useErrorBoundary((error) => console.error(error));
+  useEffect(() => {
+    let live = true;
+    loadView(module).then(
+      (loadedModule) => live && setView(() => loadedModule.default),
+      (error) => live && setView(() => () => html`<${Notice} level=${1}><p>This view could not be loaded: ${String(error)}</p><//>`),
+    );
+    return () => {
+      live = false;
+    };
+  }, [module]);
+  const focused = useRef(false);
+  useEffect(() => {
+    // Moves focus to the new view's heading, so keyboard and screen-reader
+    // users start there after following a link.
+    if (View && !focused.current && document.activeElement?.closest("nav")) {
+      focused.current = true;
+      document.getElementById("page-title")?.focus();
+    }
+  }, [View]);
+  if (failure) {
+    return html`<${Notice} level=${1}>
+      <p>This view failed: ${String(failure)}</p>
+      <button type="button" onClick=${resetFailure}>Try again</button>
+    <//>`;
+  }
+  if (!View) return html`<p class="loading" aria-busy="true">Loading…</p>`;
+  return html`<${View} params=${params} query=${query} />`;
+}
+
+/** The live events' connection, as a small badge. */
+function Connection() {
+  const [state, setState] = useState("closed");
+  useEffect(() => watchConnection(setState), []);
+  const label = { open: "Live", connecting: "Reconnecting…", closed: "Idle" }[state];
+  return html`<span class=${`connection ${state}`} title="Live events from the server">${label}</span>`;
+}
+
+/** The sign-in: a token, kept for this browser session only. */
+function SignIn(/** @type {{done: () => void}} */ { done }) {
+  const form = useForm({ token: "" });
+  return html`<section class="page sign-in" data-view="sign-in" aria-labelledby="page-title">
+    <h1 id="page-title" tabindex="-1">Sign in</h1>
+    <p>Access control is on. Enter an access token; it is kept until this browser tab closes.</p>
+    <form onSubmit=${form.submit(async (values) => {
+      const secret = String(values.token).trim();
+      setToken(secret);
+      try {
+        await call("GET", "/nets");
+      } catch (failure) {
+        setToken(null);
+        throw Object.assign(/** @type {any} */ (failure), {
+          problems: [{ field: "token", problem: "this token is not known to the server" }],
+        });
+      }
+      reconnect();
+      done();
+    })}>
+      <${Field} form=${form} name="token" label="Access token" kind="password" required autofocus />
+      <${FormFooter} form=${form} submitLabel="Sign in" />
+    </form>
+  </section>`;
+}
+
+const root = /** @type {HTMLElement} */ (document.getElementById("app"));
+root.textContent = "";
+render(html`<${App} />`, root);

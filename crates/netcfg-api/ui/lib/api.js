@@ -1,0 +1,169 @@
+// The front end's only way to the server: the public 5.1 API, exactly as a
+// script would call it (decisions.md §9). Every request names version 5.1,
+// whatever the server's default, and carries the signed-in token if any.
+
+const TOKEN_KEY = "netcfg.token";
+const API_VERSION = "5.1";
+
+/** The token of this browser session (sessionStorage: gone when the tab closes). */
+export function token() {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+/** @param {string | null} secret */
+export function setToken(secret) {
+  if (secret) sessionStorage.setItem(TOKEN_KEY, secret);
+  else sessionStorage.removeItem(TOKEN_KEY);
+  window.dispatchEvent(new CustomEvent("netcfg:token"));
+}
+
+/**
+ * An error answer of the API, with what a client can act on (docs/api.md,
+ * "Errors clients can act on").
+ */
+export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {{message?: string, code?: string, problems?: {field: string, problem: string}[], incident?: string, Classification?: number}} body
+   */
+  constructor(status, body) {
+    super(body.message || `the server answered ${status}`);
+    this.status = status;
+    this.code = body.code || "";
+    /** @type {{field: string, problem: string}[]} */
+    this.problems = Array.isArray(body.problems) ? body.problems : [];
+    this.incident = body.incident || "";
+    this.level = body.Classification || 1;
+    this.body = body;
+  }
+}
+
+/**
+ * A path with each interpolated value percent-encoded as one segment:
+ * path`/nets/${name}/devices/${key}`.
+ * @param {TemplateStringsArray} strings
+ * @param {...(string|number)} values
+ */
+export function path(strings, ...values) {
+  let out = strings[0];
+  values.forEach((value, index) => {
+    out += encodeURIComponent(String(value)) + strings[index + 1];
+  });
+  return out;
+}
+
+/** Headers every request carries. */
+export function baseHeaders() {
+  /** @type {Record<string, string>} */
+  const headers = { "Api-Version": API_VERSION, Accept: "application/json" };
+  const secret = token();
+  if (secret) headers.Authorization = `Bearer ${secret}`;
+  return headers;
+}
+
+/**
+ * @typedef {object} Answer
+ * @property {number} status
+ * @property {string} message   the sentence the API answered with
+ * @property {number} level     its classification: 1 error, 2 warning, 3 information, 4 debug
+ * @property {any} body         the whole JSON body ({} for a 204)
+ * @property {Headers} headers
+ */
+
+/**
+ * One request. Resolves with the answer for a 2xx or 304; rejects with an
+ * ApiError otherwise (a 401 also tells the page to sign in).
+ * @param {string} method
+ * @param {string} url          a path, as `path` builds it
+ * @param {{body?: any, query?: Record<string, any>, form?: FormData, headers?: Record<string,string>, raw?: boolean, signal?: AbortSignal}} [options]
+ * @returns {Promise<Answer & {response?: Response}>}
+ */
+export async function call(method, url, options = {}) {
+  const headers = { ...baseHeaders(), ...(options.headers || {}) };
+  /** @type {BodyInit | undefined} */
+  let body;
+  if (options.form) {
+    body = options.form;
+  } else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers["Content-Type"] = "application/json";
+  }
+  let target = url;
+  if (options.query) {
+    const search = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.query)) {
+      if (value !== undefined && value !== null && value !== "") search.set(key, String(value));
+    }
+    const text = search.toString();
+    if (text) target += (target.includes("?") ? "&" : "?") + text;
+  }
+  let response;
+  try {
+    response = await fetch(target, { method, headers, body, signal: options.signal });
+  } catch (error) {
+    if (error instanceof DOMException && error.name === "AbortError") throw error;
+    throw new ApiError(0, { message: "The server cannot be reached. Check that it runs and that this computer can reach it." });
+  }
+  if (response.status === 401) window.dispatchEvent(new CustomEvent("netcfg:unauthorized"));
+  if (options.raw && response.ok) {
+    return { status: response.status, message: "", level: 3, body: null, headers: response.headers, response };
+  }
+  const text = response.status === 204 || response.status === 304 ? "" : await response.text();
+  let parsed = {};
+  if (text) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = { message: text.slice(0, 300) };
+    }
+  }
+  if (!response.ok && response.status !== 304) throw new ApiError(response.status, parsed);
+  const headerMessage = response.headers.get("Netcfg-Message");
+  return {
+    status: response.status,
+    message: parsed.message || (headerMessage ? decodeURIComponent(headerMessage) : ""),
+    level: parsed.Classification || Number(response.headers.get("Netcfg-Classification")) || 3,
+    body: parsed,
+    headers: response.headers,
+  };
+}
+
+/**
+ * GET, resolving with the body.
+ * @param {string} url
+ * @param {Record<string, any>} [query]
+ */
+export async function get(url, query) {
+  return (await call("GET", url, { query })).body;
+}
+
+/** @param {string} url @param {any} [body] */
+export const post = (url, body) => call("POST", url, { body });
+/** @param {string} url @param {any} [body] */
+export const patch = (url, body) => call("PATCH", url, { body });
+/** @param {string} url @param {any} [body] */
+export const put = (url, body) => call("PUT", url, { body });
+/** @param {string} url @param {any} [body] */
+export const del = (url, body) => call("DELETE", url, { body });
+
+/**
+ * Downloads a file the API serves (a saved-state file, a log) with the
+ * token, and hands it to the browser under its own name.
+ * @param {string} url
+ * @param {string} fallbackName
+ */
+export async function download(url, fallbackName) {
+  const answer = await call("GET", url, { raw: true });
+  const response = /** @type {Response} */ (answer.response);
+  const disposition = response.headers.get("Content-Disposition") || "";
+  const match = /filename="?([^";]+)"?/.exec(disposition);
+  const blob = await response.blob();
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = match ? match[1] : fallbackName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  return blob;
+}

@@ -1,0 +1,8 @@
+// Group image: not built yet.
+import { html } from "../lib/html.js";
+import { Page, Notice } from "../lib/components.js";
+
+/** @param {{params: Record<string, string>, query: URLSearchParams}} props */
+export default function View({ params }) {
+  return html`<${Page} title=${'Group image'} view="group_image"><${Notice} level=${2}><p>This view is not built yet.</p><//><//>`;
+}
