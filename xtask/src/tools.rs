@@ -14,6 +14,9 @@ const SCHEMATHESIS: &str = "schemathesis==4.32.5";
 /// The vendor's decoder of the CDP data streams, which tests use to read
 /// what the engine sends.
 const CDP: &str = "cdp-py==1.8.1";
+/// The Prometheus project's Python client, whose parser reads `/metrics`
+/// in the server's tests.
+const PROMETHEUS_CLIENT: &str = "prometheus-client==0.26.0";
 
 /// Everything the steps of `cargo xtask ci` run. sqlite3 only deepens the
 /// crash check (it runs without it and says so), so it cannot fail this.
@@ -21,6 +24,7 @@ pub(crate) fn install_for_ci() -> Result<()> {
     chromium()?;
     schemathesis()?;
     cdp()?;
+    prometheus_client()?;
     if let Err(why) = sqlite3() {
         eprintln!("tools: {why:#} (the crash check will skip its sqlite3 checks)");
     }
@@ -66,6 +70,23 @@ pub(crate) fn cdp() -> Result<()> {
     pip(CDP, || {
         succeeds(Command::new("python3").args(["-c", "import cdp"]))
     })
+}
+
+/// prometheus-client, the metrics' parser.
+pub(crate) fn prometheus_client() -> Result<()> {
+    pip(PROMETHEUS_CLIENT, || {
+        python_has("prometheus-client", version_of(PROMETHEUS_CLIENT))
+    })
+}
+
+/// True when python3 has the distribution `name` at `version`.
+fn python_has(name: &str, version: &str) -> bool {
+    succeeds(Command::new("python3").args([
+        "-c",
+        "import sys; from importlib.metadata import version; sys.exit(version(sys.argv[1]) != sys.argv[2])",
+        name,
+        version,
+    ]))
 }
 
 fn version_of(spec: &str) -> &str {

@@ -155,14 +155,18 @@ impl Auth {
 /// `GET /api`, the browser's assets under `/api/`, and `GET /api.json` stay
 /// open, so a person can read the description before holding a token; so
 /// do the web front end's files (`/`, `/ui/...`), which hold no data and
-/// must load before the sign-in.
+/// must load before the sign-in; and the health and readiness checks, which
+/// probes call without a token (`/metrics` needs one: it tells what clients
+/// do).
 fn is_open(method: &str, path: &str) -> bool {
     matches!(method, "GET" | "HEAD")
         && (path == "/api"
             || path == "/api.json"
             || path.starts_with("/api/")
             || path == "/"
-            || path.starts_with("/ui/"))
+            || path.starts_with("/ui/")
+            || path == crate::operations::HEALTH
+            || path == crate::operations::READY)
 }
 
 #[cfg(test)]
@@ -222,6 +226,9 @@ mod tests {
         assert_eq!(auth.judge("HEAD", "/ui/app.js", None), Verdict::Allowed);
         assert_eq!(auth.judge("GET", "/uix", None), Verdict::Unauthenticated);
         assert_eq!(auth.judge("POST", "/", None), Verdict::Unauthenticated);
+        assert_eq!(auth.judge("GET", "/healthz", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/readyz", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/metrics", None), Verdict::Unauthenticated);
         assert_eq!(
             auth.judge("POST", "/api.json", None),
             Verdict::Unauthenticated

@@ -31,6 +31,7 @@ mod handlers;
 mod multipart;
 pub mod openapi;
 mod operation;
+pub mod operations;
 pub mod path;
 mod render_cache;
 mod reply;
@@ -86,7 +87,9 @@ pub fn create_app(
         .app_data(state.clone())
         .configure(describe::register_browser)
         .configure(front_end::register)
+        .configure(operations::register)
         .configure(|config| dispatch::register(config, &patterns, &state))
         .default_service(web::to(dispatch::unknown_route))
         .wrap(gate)
+        .wrap(actix_web::middleware::from_fn(operations::count_requests))
 }

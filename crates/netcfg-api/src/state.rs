@@ -14,6 +14,7 @@ use crate::{
     auth::Auth,
     events::{self, EventHub},
     openapi,
+    operations::Metrics,
     render_cache::RenderCache,
     table::Table,
     version::ApiVersion,
@@ -50,6 +51,7 @@ pub struct AppState {
     auth: Auth,
     renders: RenderCache,
     events: Arc<EventHub>,
+    metrics: Metrics,
     tables: Vec<Published>,
 }
 
@@ -99,6 +101,7 @@ impl AppState {
             auth: Auth::off(),
             renders: RenderCache::default(),
             events: Arc::new(EventHub::new()),
+            metrics: Metrics::new(),
             tables,
         }
     }
@@ -116,6 +119,11 @@ impl AppState {
     /// Rendered lists kept between requests.
     pub(crate) fn renders(&self) -> &RenderCache {
         &self.renders
+    }
+
+    /// The metrics `GET /metrics` publishes.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 
     /// The live events' hub.

@@ -24,6 +24,7 @@
 
 mod api;
 pub mod cdp;
+mod counters;
 pub mod driver;
 mod engine;
 mod error;
@@ -43,6 +44,7 @@ pub use api::{
     DeviceChange, DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture,
     EngineNotification, LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
 };
+pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};
 pub use error::EngineError;
 pub use plan::NetworkPlan;

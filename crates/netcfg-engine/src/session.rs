@@ -669,6 +669,7 @@ impl Session {
                 network_time,
                 reports,
             } => {
+                crate::counters::positions_received(reports.len());
                 {
                     let now = now_ms();
                     let mut caches = lock(&self.caches);
@@ -694,6 +695,9 @@ impl Session {
                 if let Some(user) = &streams.user {
                     let items = live::positions(network_time, &reports);
                     let result = user.send_items(&items).await;
+                    if result.is_ok() {
+                        crate::counters::positions_sent(reports.len());
+                    }
                     self.stream_result(user, result);
                 }
             }

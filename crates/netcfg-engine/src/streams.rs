@@ -99,10 +99,12 @@ impl StreamSocket {
             cdp::set_sequence(&mut datagram, *sequence);
             match self.socket.send_to(&datagram, self.destination).await {
                 Ok(_) => {
+                    crate::counters::datagram_sent();
                     *sequence = sequence.wrapping_add(1);
                     self.failing.store(false, Ordering::Relaxed);
                 }
                 Err(error) => {
+                    crate::counters::datagram_dropped();
                     if outcome.is_ok() {
                         outcome = Err(self.failed(error));
                     }

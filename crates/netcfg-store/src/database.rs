@@ -606,7 +606,9 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
             Err(_) => log::error!("a change panicked; it was rolled back"),
         }
     }
+    let committing = std::time::Instant::now();
     let commit_error = transaction.commit().err().map(StoreError::from);
+    crate::counters::count_commit(answers.len(), committing.elapsed(), commit_error.is_none());
     // Before any caller hears of the change, so no one can read the old
     // generation after learning that the change is made.
     generation.store(next_generation(), Ordering::SeqCst);

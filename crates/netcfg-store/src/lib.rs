@@ -35,6 +35,7 @@
 //! # }
 //! ```
 
+mod counters;
 mod database;
 mod error;
 mod files;
@@ -45,6 +46,7 @@ mod sql;
 mod store;
 mod transfer;
 
+pub use counters::{StoreCounters, counters};
 pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
 pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, NewNotification, PairOutcome, PositionLimitKey,

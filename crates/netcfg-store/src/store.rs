@@ -229,6 +229,29 @@ impl Store {
         &self.dir
     }
 
+    /// Checks that the data directory takes a write now: writes, syncs and
+    /// removes a small file in its temporary directory. The answer of the
+    /// server's readiness check. Blocks on the disk: call it off the async
+    /// workers.
+    ///
+    /// # Errors
+    /// [`StoreError::Io`] with [`IoFault::DiskFull`] when the filesystem is
+    /// full, [`IoFault::ReadOnly`] when it cannot be written.
+    pub fn probe_writable(&self) -> Result<(), StoreError> {
+        use std::io::Write;
+        /// A page's worth: a full filesystem may still take an empty file.
+        const PROBE: [u8; 4096] = [0; 4096];
+        let path = files::temp_path(&self.dir, "ready-probe");
+        let written = fs::File::create(&path).and_then(|mut file| {
+            file.write_all(&PROBE)?;
+            file.sync_all()
+        });
+        // Removing frees the space again; a file that was never created
+        // has nothing to remove.
+        let _ = fs::remove_file(&path);
+        written.map_err(|error| StoreError::file("probing the data directory", error))
+    }
+
     /// The open database of `name`, opening (and migrating) it if needed.
     /// Waits while a lifecycle step works on `name`; the registry is locked
     /// only to look up and to record, the file is opened outside it.

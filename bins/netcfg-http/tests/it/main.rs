@@ -8,4 +8,5 @@ mod support;
 mod e2e;
 mod events;
 mod layers;
+mod operations;
 mod security;

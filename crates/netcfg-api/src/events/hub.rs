@@ -49,6 +49,8 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub struct EventHub {
     inner: Mutex<Inner>,
     next_subscriber: AtomicU64,
+    /// Notifications published, by level (1 to 4), for the metrics.
+    published: [AtomicU64; 4],
 }
 
 #[derive(Debug, Default)]
@@ -264,6 +266,14 @@ impl EventHub {
         Self::default()
     }
 
+    /// Notifications published since the start, by level: `[error,
+    /// warning, information, debug]`.
+    pub fn notifications_published(&self) -> [u64; 4] {
+        self.published
+            .each_ref()
+            .map(|count| count.load(Ordering::Relaxed))
+    }
+
     /// How many clients listen.
     pub fn subscribers(&self) -> usize {
         lock(&self.inner).subscribers.len()
@@ -320,6 +330,10 @@ impl EventHub {
     /// Publishes new notifications of `net` (stored, with their identifiers).
     pub fn notifications(&self, net: &ConfigName, notifications: &[Notification]) {
         for notification in notifications {
+            let level = usize::try_from(notification.level.value()).unwrap_or(1);
+            if let Some(count) = self.published.get(level.saturating_sub(1)) {
+                count.fetch_add(1, Ordering::Relaxed);
+            }
             let record = Arc::new(NotificationRecord::new(net, notification));
             self.publish(net, EventKind::Notification, Queued::Notification(record));
         }

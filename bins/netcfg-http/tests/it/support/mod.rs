@@ -90,8 +90,15 @@ impl Server {
     /// Starts the binary on a free loopback port with a fresh data
     /// directory `<root>/data`, and waits until it answers.
     pub(crate) fn start() -> Self {
+        Self::start_prepared(|_| {})
+    }
+
+    /// [`Server::start`], after `prepare` has made ready the data
+    /// directory's path (for example, mounted a small filesystem on it).
+    pub(crate) fn start_prepared(prepare: impl FnOnce(&Path)) -> Self {
         let mut root = tempfile::tempdir().expect("a temporary directory");
         let data_dir = root.path().join("data");
+        prepare(&data_dir);
         // Another process may take the port between our probe and the
         // server's bind: try a few ports.
         for _ in 0..5 {
