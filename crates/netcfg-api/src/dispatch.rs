@@ -533,6 +533,9 @@ pub(crate) fn render_error(
         details.extend_from_slice(b",\"problems\":");
         // Plain strings in a derived Serialize: writing cannot fail.
         let _ = serde_json::to_writer(&mut details, &error.problems_to_send());
+    } else if error.status == StatusCode::CONFLICT && !error.problems.is_empty() {
+        details.extend_from_slice(b",\"problems\":");
+        let _ = serde_json::to_writer(&mut details, &error.problems);
     }
     if let Some(incident) = &error.incident {
         details.extend_from_slice(b",\"incident\":");

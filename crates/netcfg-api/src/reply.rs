@@ -246,11 +246,18 @@ impl ApiError {
 
     /// 400 listing every problem of the body.
     pub fn invalid(problems: &netcfg_model::Problems) -> Self {
-        let mut error = Self::new(
+        Self::new(
             ErrorCode::InvalidBody,
             format!("invalid request: {problems}"),
-        );
-        error.problems = problems
+        )
+        .with_problems(problems)
+    }
+
+    /// The same error naming the fields it concerns: a 409 whose values
+    /// conflict with each other sends them as `problems`, so a client can
+    /// show each beside its field as for a 400.
+    pub fn with_problems(mut self, problems: &netcfg_model::Problems) -> Self {
+        self.problems = problems
             .as_slice()
             .iter()
             .map(|problem| FieldProblem {
@@ -258,7 +265,7 @@ impl ApiError {
                 problem: problem.message.clone(),
             })
             .collect();
-        error
+        self
     }
 
     /// A fault of the server: the client learns only that the server failed

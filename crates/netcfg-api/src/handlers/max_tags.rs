@@ -26,6 +26,7 @@ fn configuration_problems(problems: Problems) -> ApiError {
         ErrorCode::InputsConflict,
         format!("the configuration cannot carry tags as it is: {problems}"),
     )
+    .with_problems(&problems)
 }
 
 /// Values that are each well formed but conflict (a tag period shorter
@@ -35,6 +36,7 @@ fn inputs_conflict(problems: Problems) -> ApiError {
         ErrorCode::InputsConflict,
         format!("the inputs conflict: {problems}"),
     )
+    .with_problems(&problems)
 }
 
 pub(crate) async fn parameterized(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {

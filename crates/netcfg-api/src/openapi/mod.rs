@@ -436,6 +436,16 @@ fn envelope(
                 json!({"type": "array", "minItems": 1, "items": generator.subschema_for::<FieldProblem>()}),
             );
         }
+        if declared.status == StatusCode::CONFLICT {
+            properties.insert(
+                "problems".into(),
+                json!({
+                    "type": "array",
+                    "description": "When the request's own values conflict with each other (inputs_conflict): each with its field.",
+                    "items": generator.subschema_for::<FieldProblem>(),
+                }),
+            );
+        }
         if declared.status.is_server_error() {
             properties.insert(
                 "incident".into(),

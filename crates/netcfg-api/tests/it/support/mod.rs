@@ -403,9 +403,9 @@ fn check(
     Ok(())
 }
 
-/// The fields every error carries (decisions.md §2): `code`; for a 400,
-/// `problems` with each problem's field; for a fault of the server, the
-/// incident id, which the message repeats.
+/// The fields every error carries (decisions.md §2): `code`; for a 400
+/// and for a 409 `inputs_conflict`, `problems` with each problem's field;
+/// for a fault of the server, the incident id, which the message repeats.
 fn check_error_fields(
     object: &serde_json::Map<String, Value>,
     keys: &mut BTreeSet<&str>,
@@ -434,13 +434,13 @@ fn check_error_fields(
     {
         return Err(format!("code {code}, not {expected}"));
     }
-    if status == StatusCode::BAD_REQUEST {
+    if status == StatusCode::BAD_REQUEST || code == "inputs_conflict" {
         keys.remove("problems");
         let problems = object
             .get("problems")
             .and_then(Value::as_array)
             .filter(|problems| !problems.is_empty())
-            .ok_or_else(|| "a 400 without problems".to_owned())?;
+            .ok_or_else(|| format!("a {status} {code} without problems"))?;
         let fields: Vec<&str> = problems
             .iter()
             .map(|problem| problem["field"].as_str().unwrap_or("<no field>"))
