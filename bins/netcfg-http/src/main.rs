@@ -8,6 +8,7 @@
 
 mod baseline;
 mod settings;
+mod systemd;
 
 use std::sync::Arc;
 
@@ -75,6 +76,7 @@ fn main() -> Result<()> {
     let hub = state.events().clone();
     let address = (settings.bind, settings.port);
     let baseline = Baseline::from_env()?;
+    let engine_handle = engine_runtime.handle().clone();
 
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
@@ -84,6 +86,7 @@ fn main() -> Result<()> {
         // clients see a clean end, and draining waits for no open stream.
         .shutdown_signal(async move {
             termination().await;
+            systemd::stopping();
             log::info!("stopping: the event streams end");
             hub.close();
         })
@@ -95,9 +98,12 @@ fn main() -> Result<()> {
                 settings.api_version
             );
         }
-        // actix-web then stops accepting and drains requests; then the
-        // networks are stopped cleanly.
-        server.run().await.context("the HTTP server failed")?;
+        let server = server.run();
+        systemd::ready();
+        actix_web::rt::spawn(systemd::watchdog(engine_handle));
+        // On a signal actix-web stops accepting and drains requests; then
+        // the networks are stopped cleanly.
+        server.await.context("the HTTP server failed")?;
         for name in engine.running() {
             log::info!("stopping configuration {name}");
             if let Err(error) = engine.stop(&name).await {

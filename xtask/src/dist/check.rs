@@ -29,6 +29,9 @@ const HUNG: Duration = Duration::from_secs(60);
 /// Lines the unit must have: what the service runs, as whom, and its
 /// hardening.
 const UNIT_LINES: &[&str] = &[
+    "Type=notify",
+    "NotifyAccess=main",
+    "WatchdogSec=30s",
     "ExecStart=/usr/bin/netcfg-http --config /etc/netcfg/netcfg.toml",
     "User=netcfg",
     "Group=netcfg",

@@ -226,7 +226,10 @@ fn readiness_follows_the_data_directory() {
         return;
     }
     let mut disk = None;
-    let server = Server::start_prepared(|data_dir| disk = Some(SmallDisk::mount(data_dir)));
+    let server = Server::start_prepared(|data_dir| {
+        disk = Some(SmallDisk::mount(data_dir));
+        Vec::new()
+    });
     let disk = disk.expect("mounted");
     assert_eq!(readiness(&server), (200, "ready\n".to_owned()));
 
@@ -250,4 +253,50 @@ fn readiness_follows_the_data_directory() {
     assert_eq!(readiness(&server).0, 200);
     drop(server);
     drop(disk);
+}
+
+/// systemd's side of `Type=notify`: a datagram socket in `NOTIFY_SOCKET`
+/// and a watchdog period in `WATCHDOG_USEC`. The server says READY=1 once
+/// it answers, pings WATCHDOG=1 every half period, and says STOPPING=1 on
+/// SIGTERM.
+#[test]
+fn systemd_hears_ready_the_watchdog_and_stopping() {
+    let directory = tempfile::tempdir().expect("a temporary directory");
+    let socket_path = directory.path().join("notify.sock");
+    let socket = std::os::unix::net::UnixDatagram::bind(&socket_path).expect("a notify socket");
+    socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .expect("a timeout");
+    let mut server = Server::start_prepared(|_| {
+        vec![
+            (
+                "NOTIFY_SOCKET".to_owned(),
+                socket_path.display().to_string(),
+            ),
+            // 200 ms: a ping every 100 ms.
+            ("WATCHDOG_USEC".to_owned(), "200000".to_owned()),
+        ]
+    });
+    let mut heard = Vec::new();
+    let mut buffer = [0_u8; 256];
+    let mut receive = |heard: &mut Vec<String>| {
+        let length = socket
+            .recv(&mut buffer)
+            .expect("a notification within 30 s");
+        heard.push(String::from_utf8_lossy(&buffer[..length]).trim().to_owned());
+    };
+    while heard
+        .iter()
+        .filter(|message| *message == "WATCHDOG=1")
+        .count()
+        < 3
+    {
+        receive(&mut heard);
+    }
+    assert_eq!(heard[0], "READY=1", "{heard:?}");
+    assert_eq!(server.send(&Request::get("/healthz")).status, 200);
+    assert!(server.terminate().success());
+    while !heard.iter().any(|message| message == "STOPPING=1") {
+        receive(&mut heard);
+    }
 }

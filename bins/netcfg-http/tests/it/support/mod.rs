@@ -90,15 +90,16 @@ impl Server {
     /// Starts the binary on a free loopback port with a fresh data
     /// directory `<root>/data`, and waits until it answers.
     pub(crate) fn start() -> Self {
-        Self::start_prepared(|_| {})
+        Self::start_prepared(|_| Vec::new())
     }
 
     /// [`Server::start`], after `prepare` has made ready the data
-    /// directory's path (for example, mounted a small filesystem on it).
-    pub(crate) fn start_prepared(prepare: impl FnOnce(&Path)) -> Self {
+    /// directory's path (for example, mounted a small filesystem on it);
+    /// `prepare` returns environment variables to start the server with.
+    pub(crate) fn start_prepared(prepare: impl FnOnce(&Path) -> Vec<(String, String)>) -> Self {
         let mut root = tempfile::tempdir().expect("a temporary directory");
         let data_dir = root.path().join("data");
-        prepare(&data_dir);
+        let environment = prepare(&data_dir);
         // Another process may take the port between our probe and the
         // server's bind: try a few ports.
         for _ in 0..5 {
@@ -110,6 +111,7 @@ impl Server {
                 .env("RUST_LOG", "info")
                 .env_remove("NETCFG_API_VERSION")
                 .env_remove("NETCFG_DEFAULT_INSTANCE")
+                .envs(environment.iter().map(|(name, value)| (name, value)))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
