@@ -228,7 +228,10 @@ mod tests {
         assert_eq!(auth.judge("POST", "/", None), Verdict::Unauthenticated);
         assert_eq!(auth.judge("GET", "/healthz", None), Verdict::Allowed);
         assert_eq!(auth.judge("GET", "/readyz", None), Verdict::Allowed);
-        assert_eq!(auth.judge("GET", "/metrics", None), Verdict::Unauthenticated);
+        assert_eq!(
+            auth.judge("GET", "/metrics", None),
+            Verdict::Unauthenticated
+        );
         assert_eq!(
             auth.judge("POST", "/api.json", None),
             Verdict::Unauthenticated

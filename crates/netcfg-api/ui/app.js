@@ -1,7 +1,8 @@
 // The netcfg manager: the page's frame (header, navigation, status line),
-// the sign-in when access control is on, and the table of views. Each view
-// is a module under views/, loaded when first shown; its default export is a
-// component that takes `{params, query}` from its URL.
+// the sign-in when access control is on, and the routing to the views of
+// lib/views.js. Each view is a module under views/, loaded when first
+// shown; its default export is a component that takes `{params, query}`
+// from its URL.
 
 import { html, render, useState, useEffect, useRef } from "./lib/html.js";
 import { useErrorBoundary } from "./vendor/hooks.mjs";
@@ -10,33 +11,8 @@ import { reconnect, watchConnection } from "./lib/events.js";
 import { useRoute, match, href } from "./lib/router.js";
 import { StatusLine, Notice } from "./lib/components.js";
 import { useForm, Field, FormFooter } from "./lib/forms.js";
+import { VIEWS } from "./lib/views.js";
 
-/**
- * The views: a pattern of the fragment's path, the module under views/,
- * and the navigation's label (none for views reached from another).
- * @type {{pattern: string, module: string, label?: string}[]}
- */
-export const VIEWS = [
-  { pattern: "/", module: "nets", label: "Configurations" },
-  { pattern: "/max-tags", module: "max_tags", label: "Maximum tags" },
-  { pattern: "/host", module: "host", label: "Host" },
-  { pattern: "/nets/:net", module: "overview", label: "Overview" },
-  { pattern: "/nets/:net/devices", module: "devices", label: "Devices" },
-  { pattern: "/nets/:net/floor", module: "floor", label: "Floor plan" },
-  { pattern: "/nets/:net/commands", module: "commands", label: "Device commands" },
-  { pattern: "/nets/:net/notifications", module: "notifications", label: "Notifications" },
-  { pattern: "/nets/:net/roles", module: "roles", label: "Roles" },
-  { pattern: "/nets/:net/rf", module: "rf", label: "RF settings" },
-  { pattern: "/nets/:net/streams", module: "streams", label: "Data streams" },
-  { pattern: "/nets/:net/limits", module: "limits", label: "Position limits" },
-  { pattern: "/nets/:net/settings", module: "settings", label: "Settings" },
-  { pattern: "/nets/:net/pairs", module: "pairs", label: "Device pairs" },
-  { pattern: "/nets/:net/group-image", module: "group_image", label: "Group image" },
-  { pattern: "/nets/:net/calibration", module: "calibration", label: "Magnetometer calibration" },
-  { pattern: "/nets/:net/network-mode", module: "network_mode", label: "Network mode" },
-  { pattern: "/nets/:net/logs", module: "logs", label: "Logs" },
-  { pattern: "/nets/:net/cache", module: "cache", label: "Cache manager" },
-];
 
 /** @type {Map<string, Promise<any>>} */
 const loaded = new Map();

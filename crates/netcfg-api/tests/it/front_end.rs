@@ -194,25 +194,25 @@ fn every_import_and_every_view_resolves_to_an_embedded_file() {
         }
     }
     // The views are loaded by name (`import(`./views/${module}.js`)`): each
-    // name in app.js's table must be a file.
-    let app = front_end::assets()
+    // name in the table of views (lib/views.js) must be a file.
+    let table = front_end::assets()
         .iter()
-        .find(|asset| asset.path == "app.js")
-        .expect("app.js");
-    let app = std::str::from_utf8(app.bytes).expect("UTF-8");
-    let modules: Vec<&str> = app
+        .find(|asset| asset.path == "lib/views.js")
+        .expect("lib/views.js");
+    let table = std::str::from_utf8(table.bytes).expect("UTF-8");
+    let modules: Vec<&str> = table
         .match_indices("module: \"")
         .map(|(start, marker)| {
-            let rest = &app[start + marker.len()..];
+            let rest = &table[start + marker.len()..];
             &rest[..rest.find('"').expect("a closing quote")]
         })
         .collect();
-    assert!(modules.len() >= 10, "app.js's views: {modules:?}");
+    assert!(modules.len() >= 10, "the views: {modules:?}");
     for module in modules {
         let file = format!("views/{module}.js");
         assert!(
             embedded.contains(file.as_str()),
-            "app.js names the view {module}, but {file} is not embedded"
+            "lib/views.js names the view {module}, but {file} is not embedded"
         );
     }
 }

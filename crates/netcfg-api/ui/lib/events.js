@@ -1,8 +1,13 @@
-// Live events (docs/api.md, "Live events"): one `GET /events` stream per
-// page, shared by every view. Browsers' EventSource cannot send the
-// Authorization header, so the stream is read with fetch. The stream asks
-// only for the event types some view listens to; when that set changes it
-// reconnects, sending the last notification's id so none is lost.
+// Live events (docs/api.md, "Live events"), shared by every view. Browsers'
+// EventSource cannot send the Authorization header, so streams are read
+// with fetch. A page holds at most:
+// - one `GET /events` stream for every type but positions, asking only for
+//   the types some view listens to; when that set changes it reconnects,
+//   sending the last notification's id so none is lost;
+// - one `GET /nets/{net}/events?types=position` stream per configuration
+//   whose positions a view shows (a floor plan): positions are heavy, and
+//   wanted per configuration, so other running configurations neither take
+//   a share of the stream's rate nor cost this page their traffic.
 
 import { baseHeaders } from "./api.js";
 
@@ -14,16 +19,11 @@ import { baseHeaders } from "./api.js";
 const listeners = new Set();
 /** @type {Set<(state: Connection) => void>} */
 const watchers = new Set();
-
-/** @type {AbortController | null} */
-let current = null;
-let currentTypes = "";
+/** @type {Map<string, Stream>} streams by key: "global", or "position:<net>" */
+const streams = new Map();
+/** The global stream's last notification id, kept across its reconnections. */
 let lastEventId = "";
 let retryMs = 3000;
-/** @type {Connection} */
-let connection = "closed";
-/** @type {number | undefined} */
-let reconnectTimer;
 
 /**
  * Calls `handler(data, type)` for each event of `types`, of configuration
@@ -44,31 +44,53 @@ export function listen(types, handler, options = {}) {
 }
 
 /**
- * Calls `watcher` with the stream's state now and at each change.
+ * Calls `watcher` with the state of the page's streams now and at each
+ * change: open when every stream is open, closed when there is none.
  * @param {(state: Connection) => void} watcher
  */
 export function watchConnection(watcher) {
   watchers.add(watcher);
-  watcher(connection);
+  watcher(overall());
   return () => watchers.delete(watcher);
 }
 
-/** Reconnects with the current token (after a sign-in). */
+/** Reconnects every stream with the current token (after a sign-in). */
 export function reconnect() {
-  currentTypes = "";
+  for (const stream of streams.values()) stream.stop();
+  streams.clear();
   refresh();
 }
 
-/** @param {Connection} state */
-function setConnection(state) {
-  connection = state;
+/** @returns {Connection} */
+function overall() {
+  const states = [...streams.values()].map((stream) => stream.state);
+  if (states.length === 0) return "closed";
+  return states.every((state) => state === "open") ? "open" : "connecting";
+}
+
+function announce() {
+  const state = overall();
   for (const watcher of watchers) watcher(state);
 }
 
-function wantedTypes() {
-  const types = new Set();
-  for (const listener of listeners) for (const type of listener.types) if (type !== "resync") types.add(type);
-  return [...types].sort().join(",");
+/** The streams the listeners need: key → URL. */
+function wanted() {
+  /** @type {Set<string>} */
+  const globalTypes = new Set();
+  /** @type {Map<string, string>} */
+  const urls = new Map();
+  for (const listener of listeners) {
+    for (const type of listener.types) {
+      if (type === "resync") continue;
+      if (type === "position" && listener.net !== null) {
+        urls.set(`position:${listener.net}`, `/nets/${encodeURIComponent(listener.net)}/events?types=position`);
+      } else {
+        globalTypes.add(type);
+      }
+    }
+  }
+  if (globalTypes.size > 0) urls.set("global", `/events?types=${[...globalTypes].sort().join(",")}`);
+  return urls;
 }
 
 // Debounced, so a view that swaps its listeners causes one reconnection.
@@ -78,49 +100,84 @@ function refresh() {
   refreshQueued = true;
   queueMicrotask(() => {
     refreshQueued = false;
-    const types = wantedTypes();
-    if (types === currentTypes && current) return;
-    current?.abort();
-    current = null;
-    clearTimeout(reconnectTimer);
-    currentTypes = types;
-    if (types) connect(types);
-    else setConnection("closed");
+    const urls = wanted();
+    for (const [key, stream] of streams) {
+      if (urls.get(key) !== stream.url) {
+        stream.stop();
+        streams.delete(key);
+      }
+    }
+    for (const [key, url] of urls) {
+      if (!streams.has(key)) {
+        const stream = new Stream(url, key === "global");
+        streams.set(key, stream);
+        stream.start();
+      }
+    }
+    announce();
   });
 }
 
-/** @param {string} types */
-async function connect(types) {
-  const controller = new AbortController();
-  current = controller;
-  setConnection("connecting");
-  /** @type {Record<string, string>} */
-  const headers = { ...baseHeaders(), Accept: "text/event-stream" };
-  if (lastEventId) headers["Last-Event-ID"] = lastEventId;
-  try {
-    const response = await fetch(`/events?types=${types}`, { headers, signal: controller.signal });
-    if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
-    setConnection("open");
-    await read(response.body, controller.signal);
-  } catch (error) {
-    if (controller.signal.aborted) return;
+/** One stream, reconnecting after the server ends it. */
+class Stream {
+  /**
+   * @param {string} url
+   * @param {boolean} resumes  sends Last-Event-ID (the global stream's notifications)
+   */
+  constructor(url, resumes) {
+    this.url = url;
+    this.resumes = resumes;
+    /** @type {Connection} */
+    this.state = "connecting";
+    this.controller = new AbortController();
+    /** @type {number | undefined} */
+    this.timer = undefined;
   }
-  if (controller.signal.aborted || current !== controller) return;
-  // The stream ended (the server stopped or restarted): come back later;
-  // whatever happened meanwhile is reloaded by the views on `resync`.
-  setConnection("connecting");
-  reconnectTimer = setTimeout(() => {
-    if (current !== controller) return;
-    connect(types).then(() => deliver("resync", { reason: "reconnected" }));
-  }, retryMs);
+
+  stop() {
+    this.controller.abort();
+    clearTimeout(this.timer);
+  }
+
+  /** @param {Connection} state */
+  set(state) {
+    this.state = state;
+    announce();
+  }
+
+  async start() {
+    const signal = this.controller.signal;
+    /** @type {Record<string, string>} */
+    const headers = { ...baseHeaders(), Accept: "text/event-stream" };
+    if (this.resumes && lastEventId) headers["Last-Event-ID"] = lastEventId;
+    this.set("connecting");
+    try {
+      const response = await fetch(this.url, { headers, signal });
+      if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+      this.set("open");
+      await read(response.body, signal, this.resumes);
+    } catch {
+      // Ended, refused or aborted: decided below.
+    }
+    if (signal.aborted) return;
+    // The stream ended (the server stopped or restarted): come back later;
+    // what happened meanwhile is reloaded by the views on `resync`.
+    this.set("connecting");
+    this.timer = setTimeout(() => {
+      if (signal.aborted) return;
+      deliver("resync", { reason: "reconnected" });
+      this.start();
+    }, retryMs);
+  }
 }
 
 /**
  * Reads `event:`, `id:`, `data:` and `retry:` lines; a blank line ends an event.
  * @param {ReadableStream<Uint8Array>} body
  * @param {AbortSignal} signal
+ * @param {boolean} keepsIds
  */
-async function read(body, signal) {
+async function read(body, signal, keepsIds) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let type = "message";
@@ -136,7 +193,7 @@ async function read(body, signal) {
       buffer = buffer.slice(end + 1);
       if (line === "") {
         if (data) {
-          if (id) lastEventId = id;
+          if (id && keepsIds) lastEventId = id;
           try {
             deliver(/** @type {EventType} */ (type), JSON.parse(data));
           } catch (error) {
@@ -146,9 +203,7 @@ async function read(body, signal) {
         type = "message";
         data = "";
         id = "";
-      } else if (line.startsWith(":")) {
-        continue;
-      } else {
+      } else if (!line.startsWith(":")) {
         const colon = line.indexOf(":");
         const field = colon < 0 ? line : line.slice(0, colon);
         const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");

@@ -14,6 +14,7 @@ import { ApiError } from "./api.js";
  * @property {Record<string, string>} problems   field → problem
  * @property {string} error                      the message of the last failure
  * @property {string[]} unplaced                 problems of fields the form does not show
+ * @property {boolean} placed                    some problem sits beside its field
  * @property {boolean} busy
  * @property {(action: (values: Record<string, any>) => Promise<any>) => (event?: Event) => Promise<void>} submit
  * @property {(field: string) => void} register  called by each Field, so problems of unknown fields show above the buttons
@@ -38,9 +39,13 @@ export function useForm(initial) {
     setValues((old) => ({ ...old, [name]: value }));
     if (problems[name]) setProblems((old) => ({ ...old, [name]: "" }));
   };
+  // A problem of the whole request that only repeats the message (a 409
+  // answered as a 400, a command refused) is not listed twice.
   const unplaced = Object.entries(problems)
     .filter(([field, problem]) => problem && !fieldNames.has(field))
+    .filter(([field, problem]) => field !== "" || !error.startsWith(problem))
     .map(([field, problem]) => (field ? `${field}: ${problem}` : problem));
+  const placed = Object.entries(problems).some(([field, problem]) => problem && fieldNames.has(field));
   return {
     values,
     set,
@@ -52,6 +57,7 @@ export function useForm(initial) {
     problems,
     error,
     unplaced,
+    placed,
     busy,
     register: (field) => fieldNames.add(field),
     submit: (action) => async (event) => {
@@ -116,7 +122,7 @@ export function Field(props) {
   let control;
   if (kind === "select") {
     control = html`<select ...${common} value=${value} onChange=${onInput}>
-      ${(props.options || []).map(([optionValue, optionLabel]) => html`<option value=${optionValue}>${optionLabel}</option>`)}
+      ${(props.options || []).map(([optionValue, optionLabel]) => html`<option value=${optionValue} ref=${valueAttribute(optionValue)}>${optionLabel}</option>`)}
     </select>`;
   } else if (kind === "checkbox") {
     control = html`<input ...${common} type="checkbox" checked=${Boolean(form.values[name])}
@@ -143,14 +149,27 @@ export function Field(props) {
 }
 
 /**
+ * Preact sets an option's value as a property only, which leaves no
+ * `value` attribute when it equals the text; tools that find options by
+ * their value (and CSS selectors) need the attribute.
+ * @param {string} value
+ */
+function valueAttribute(value) {
+  return (/** @type {HTMLOptionElement | null} */ element) => element?.setAttribute("value", value);
+}
+
+/**
  * The form's failure (its message, and problems of fields it does not
- * show), then its buttons.
+ * show), then its buttons. When every problem sits beside its field, the
+ * footer only points at them.
  * @param {{form: Form, submitLabel: string, children?: any}} props
  */
 export function FormFooter({ form, submitLabel, children }) {
   return html`<div class="form-footer">
     ${form.error && html`<div class="notice level-1" role="alert">
-      <p>${form.error}</p>
+      <p>${form.placed && form.unplaced.length === 0
+        ? "Correct the fields marked above; the server named each problem beside its field."
+        : form.error}</p>
       ${form.unplaced.length > 0 && html`<ul>${form.unplaced.map((text) => html`<li>${text}</li>`)}</ul>`}
     </div>`}
     <div class="buttons">

@@ -1,8 +1,333 @@
-// Floor plan: not built yet.
-import { html } from "../lib/html.js";
-import { Page, Notice } from "../lib/components.js";
+// The floor plan: anchors and seeders where they were surveyed, the position
+// limits, and the tags live from the `position` events, on one canvas
+// (lib/floorplan.js draws it). An anchor dragged on the plan, or moved with
+// the form below it, is saved through the API (PATCH of its device).
+//
+// Positions never go through Preact: they land in the plan's Map and the
+// plan redraws on the next animation frame. Only the tag list re-renders,
+// once a second.
+
+import { html, useState, useEffect, useRef, useMemo } from "../lib/html.js";
+import { get, patch, path, ApiError } from "../lib/api.js";
+import { Page, Notice, useLoad, useLive, useReloadOn, say } from "../lib/components.js";
+import { useForm, Field, FormFooter, describeFailure, numberOrUndefined } from "../lib/forms.js";
+import { href } from "../lib/router.js";
+import { FloorPlan, COLORS, STALE_MS, newStats, formatAge } from "../lib/floorplan.js";
+
+const ANCHOR = 2;
+const SEEDER = 3;
+const TAG_ROWS = 100;
+
+/**
+ * @typedef {{id: number, serial_number: string, name: string | null, disabled: boolean,
+ *   interfaces: {identifier: number, role_id: number, x?: number | null, y?: number | null, z?: number | null}[]}} Device
+ */
+
+/**
+ * The anchors and seeders of the devices: one per positioned interface.
+ * @param {Device[]} devices
+ * @returns {import("../lib/floorplan.js").Anchor[]}
+ */
+function anchorsOf(devices) {
+  const anchors = [];
+  for (const device of devices) {
+    for (const face of device.interfaces) {
+      if ((face.role_id === ANCHOR || face.role_id === SEEDER) && face.x != null && face.y != null) {
+        anchors.push({
+          key: `${device.serial_number}-${face.identifier}`,
+          serial_number: device.serial_number,
+          name: device.name,
+          identifier: face.identifier,
+          role_id: face.role_id,
+          x: face.x,
+          y: face.y,
+          z: face.z ?? 0,
+        });
+      }
+    }
+  }
+  return anchors;
+}
+
+/**
+ * The PATCH body (a full device_body) with one interface moved.
+ * @param {Device} device
+ * @param {number} identifier
+ * @param {{x: any, y: any, z: any}} to
+ */
+function movedBody(device, identifier, to) {
+  const interfaces = device.interfaces.map((face) => {
+    /** @type {Record<string, any>} */
+    const out = { identifier: face.identifier, role_id: face.role_id };
+    const position = face.identifier === identifier ? to : face;
+    for (const axis of /** @type {const} */ (["x", "y", "z"])) {
+      if (position[axis] !== undefined && position[axis] !== null && position[axis] !== "") out[axis] = position[axis];
+    }
+    return out;
+  });
+  /** @type {Record<string, any>} */
+  const body = { serial_number: device.serial_number, disabled: device.disabled, interfaces };
+  if (device.name) body.name = device.name;
+  return body;
+}
 
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params }) {
-  return html`<${Page} title=${'Floor plan'} view="floor"><${Notice} level=${2}><p>This view is not built yet.</p><//><//>`;
+  const net = params.net;
+  const devices = useLoad(() => get(path`/nets/${net}/devices`), [net]);
+  const limits = useLoad(() => get(path`/nets/${net}/position_limits`), [net]);
+  const config = useLoad(() => get(path`/nets/${net}`), [net]);
+  useReloadOn(devices.reload, ["change"], net);
+  useReloadOn(limits.reload, ["change"], net);
+  useReloadOn(config.reload, ["state"], net);
+
+  const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
+  const plan = useRef(/** @type {FloorPlan | null} */ (null));
+  const [selected, setSelected] = useState(/** @type {string | null} */ (null));
+  const [dragging, setDragging] = useState(true);
+  const canDrag = useRef(true);
+  canDrag.current = dragging;
+  const [dropFailure, setDropFailure] = useState(/** @type {{anchor: string, message: string, problems: string[]} | null} */ (null));
+
+  /** @type {Device[]} */
+  const deviceList = devices.data?.devices || [];
+  const anchors = useMemo(() => anchorsOf(deviceList), [devices.data]);
+  const names = useMemo(() => new Map(deviceList.filter((device) => device.name).map((device) => [device.serial_number, device.name])), [devices.data]);
+  const latest = useRef({ deviceList, names, net });
+  latest.current = { deviceList, names, net };
+
+  /**
+   * Saves an anchor's position; resolves with the answer or throws the API's error.
+   * @param {string} key @param {{x: any, y: any, z: any}} to
+   */
+  async function saveAnchor(key, to) {
+    const [serial, identifier] = splitKey(key);
+    const device = latest.current.deviceList.find((item) => item.serial_number === serial);
+    if (!device) throw new ApiError(404, { message: `Device ${serial} is no longer in ${net}.` });
+    const answer = await patch(path`/nets/${net}/devices/${serial}`, movedBody(device, identifier, to));
+    say(answer.message || `Device ${serial} updated`, answer.level);
+    // Shows what the API stored at once, without waiting for the change event.
+    const stored = answer.body.device?.interfaces?.find((/** @type {any} */ face) => face.identifier === identifier);
+    if (stored && stored.x != null && stored.y != null) plan.current?.moveAnchor(key, stored.x, stored.y);
+    devices.reload();
+    return answer;
+  }
+
+  useEffect(() => {
+    const element = /** @type {HTMLCanvasElement} */ (canvas.current);
+    const stats = newStats();
+    /** @type {any} */ (window).netcfgFloorStats = stats;
+    const floor = new FloorPlan(element, {
+      canDrag: () => canDrag.current,
+      tagName: (serial) => latest.current.names.get(serial),
+      onSelectAnchor: (key) => setSelected(key),
+      onAnchorDrop: async (anchor, x, y, from) => {
+        setDropFailure(null);
+        try {
+          await saveAnchor(anchor.key, { x, y, z: anchor.z });
+        } catch (failure) {
+          floor.moveAnchor(anchor.key, from.x, from.y);
+          const { message } = describeFailure(failure);
+          const problems = failure instanceof ApiError ? failure.problems.map((item) => (item.field ? `${item.field}: ${item.problem}` : item.problem)) : [];
+          setDropFailure({ anchor: anchor.serial_number, message, problems });
+          say(message, 1);
+        }
+      },
+    }, stats);
+    plan.current = floor;
+    return () => {
+      floor.destroy();
+      plan.current = null;
+      if (/** @type {any} */ (window).netcfgFloorStats === stats) delete /** @type {any} */ (window).netcfgFloorStats;
+    };
+  }, [net]);
+
+  useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
+  useEffect(() => plan.current?.setLimits(limits.data?.position_limits || []), [limits.data]);
+  useEffect(() => plan.current?.selectAnchor(selected), [selected]);
+
+  useLive(["position"], (data, type) => {
+    if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
+  }, net);
+
+  const running = config.data?.configuration?.state === "running";
+  const loadError = devices.error || limits.error;
+
+  return html`<${Page} title="Floor plan" view="floor">
+    ${config.data && !running && html`<${Notice} level=${3}>
+      <p>${net} is ${config.data.configuration?.state || "not running"}: no live positions come until it runs. <a href=${href("nets", net)}>Go to the overview to start it.</a></p>
+    <//>`}
+    ${loadError && html`<${Notice} level=${1}>
+      <p>${describeFailure(loadError).message}</p>
+      <button type="button" onClick=${() => { devices.reload(); limits.reload(); }}>Try again</button>
+    <//>`}
+    ${dropFailure && html`<${Notice} level=${1}>
+      <p>Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}</p>
+      ${dropFailure.problems.length > 0 && html`<ul>${dropFailure.problems.map((text) => html`<li>${text}</li>`)}</ul>`}
+      <button type="button" onClick=${() => setDropFailure(null)}>Dismiss</button>
+    <//>`}
+    <div class="toolbar" role="toolbar" aria-label="Floor plan view">
+      <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
+      <button type="button" onClick=${() => plan.current?.zoomBy(0.8)}>Zoom out</button>
+      <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
+      <div class="field check" style=${{ margin: 0 }}>
+        <label for="floor-drag">Move anchors by dragging</label>
+        <input id="floor-drag" type="checkbox" checked=${dragging}
+          onChange=${(/** @type {Event} */ event) => setDragging(/** @type {HTMLInputElement} */ (event.target).checked)} />
+      </div>
+    </div>
+    <div class="floor">
+      <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
+        aria-label=${`Floor plan of ${net}: ${anchors.length} anchors and seeders; the tags are listed below`}
+        aria-describedby="floor-help"></canvas>
+    </div>
+    <p id="floor-help" class="muted">
+      Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
+      Hover over a tag or anchor for its details. Drag an anchor to correct its survey, or use the form below.
+    </p>
+    <${Legend} />
+    <div style=${{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "0 2rem" }}>
+      <${MoveAnchor} anchors=${anchors} selected=${selected} onSelect=${setSelected} save=${saveAnchor} />
+      <${TagList} plan=${plan} names=${names} />
+    </div>
+  <//>`;
+}
+
+/** @param {string} key */
+function splitKey(key) {
+  const cut = key.lastIndexOf("-");
+  return /** @type {[string, number]} */ ([key.slice(0, cut), Number(key.slice(cut + 1))]);
+}
+
+function Legend() {
+  /** @param {string} color @param {string} symbol @param {string} text */
+  const item = (color, symbol, text) => html`<li style=${{ display: "flex", gap: ".35rem", alignItems: "center" }}>
+    <span aria-hidden="true" style=${{ color, fontSize: "1.1rem" }}>${symbol}</span>${text}
+  </li>`;
+  return html`<section aria-labelledby="floor-legend">
+    <h2 id="floor-legend" class="muted" style=${{ fontSize: ".9rem", margin: ".25rem 0" }}>Legend</h2>
+    <ul style=${{ listStyle: "none", padding: 0, margin: 0, display: "flex", flexWrap: "wrap", gap: ".25rem 1.25rem" }}>
+      ${item(COLORS.anchor, "■", "Anchor")}
+      ${item(COLORS.seeder, "◆", "Seeder")}
+      ${item(COLORS.tag, "●", "Tag")}
+      ${item(COLORS.stale, "●", `Tag with no position for ${STALE_MS / 1000} s`)}
+      ${item(COLORS.limit, "⬚", "Position limit")}
+      ${item(COLORS.selected, "○", "Selected")}
+    </ul>
+  </section>`;
+}
+
+/**
+ * The keyboard way to move an anchor: pick it, type its position.
+ * @param {{anchors: import("../lib/floorplan.js").Anchor[], selected: string | null, onSelect: (key: string | null) => void,
+ *   save: (key: string, to: {x: any, y: any, z: any}) => Promise<any>}} props
+ */
+function MoveAnchor({ anchors, selected, onSelect, save }) {
+  const form = useForm({ anchor: "", x: "", y: "", z: "" });
+  const shown = useRef("");
+  // A selection (here or on the plan) fills the form with the anchor's position.
+  useEffect(() => {
+    const key = selected || "";
+    if (key === shown.current && form.values.anchor === key) return;
+    shown.current = key;
+    const anchor = anchors.find((item) => item.key === key);
+    form.reset(anchor ? { anchor: key, x: String(anchor.x), y: String(anchor.y), z: String(anchor.z) } : { anchor: "", x: "", y: "", z: "" });
+  }, [selected, anchors]);
+  useEffect(() => {
+    if (form.values.anchor !== (selected || "")) onSelect(form.values.anchor || null);
+  }, [form.values.anchor]);
+
+  /** @type {[string, string][]} */
+  const options = [["", anchors.length ? "Choose an anchor…" : "No anchors or seeders"],
+    ...anchors.map((anchor) => /** @type {[string, string]} */ ([anchor.key,
+      `${anchor.role_id === SEEDER ? "Seeder" : "Anchor"} ${anchor.serial_number}${anchor.identifier ? `, interface ${anchor.identifier}` : ""}${anchor.name ? ` (${anchor.name})` : ""}`]))];
+  return html`<section aria-labelledby="floor-move">
+    <h2 id="floor-move">Move an anchor</h2>
+    <form onSubmit=${form.submit(async (values) => {
+      if (!values.anchor) {
+        throw new ApiError(400, { message: "Choose an anchor first.", problems: [{ field: "anchor", problem: "choose an anchor or seeder" }] });
+      }
+      try {
+        await save(values.anchor, { x: numberOrUndefined(values.x), y: numberOrUndefined(values.y), z: numberOrUndefined(values.z) });
+      } catch (failure) {
+        // The API names the body's fields (interfaces[0].x): show them beside x, y and z.
+        if (failure instanceof ApiError) {
+          failure.problems = failure.problems.map((item) => {
+            const axis = /^interfaces\[\d+\]\.([xyz])$/.exec(item.field);
+            return axis ? { field: axis[1], problem: item.problem } : item;
+          });
+        }
+        throw failure;
+      }
+    })}>
+      <${Field} form=${form} name="anchor" label="Anchor" kind="select" options=${options} />
+      <div class="form-grid" style=${{ gridTemplateColumns: "repeat(3, minmax(6rem, 1fr))" }}>
+        <${Field} form=${form} name="x" label="x (mm)" kind="number" step="1" required />
+        <${Field} form=${form} name="y" label="y (mm)" kind="number" step="1" required />
+        <${Field} form=${form} name="z" label="z (mm)" kind="number" step="1" required />
+      </div>
+      <${FormFooter} form=${form} submitLabel="Save position" />
+    </form>
+  </section>`;
+}
+
+/**
+ * The tags seen, with their last position and its age; re-rendered once a
+ * second, never per position batch.
+ * @param {{plan: {current: FloorPlan | null}, names: Map<string, string | null>}} props
+ */
+function TagList({ plan, names }) {
+  const [, setTick] = useState(0);
+  const [filter, setFilter] = useState("");
+  const [highlighted, setHighlighted] = useState(/** @type {string | null} */ (null));
+  useEffect(() => {
+    const timer = setInterval(() => setTick((value) => value + 1), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  const floor = plan.current;
+  const now = performance.now();
+  const wanted = filter.trim().toUpperCase();
+  const all = floor ? [...floor.tags.values()] : [];
+  const matching = wanted ? all.filter((tag) => tag.serial_number.includes(wanted) || (names.get(tag.serial_number) || "").toUpperCase().includes(wanted)) : all;
+  matching.sort((a, b) => (a.serial_number < b.serial_number ? -1 : a.serial_number > b.serial_number ? 1 : 0));
+  const rows = matching.slice(0, TAG_ROWS);
+  const fresh = all.filter((tag) => now - tag.seenAt <= STALE_MS).length;
+  /** @param {string} serial */
+  const show = (serial) => {
+    const next = highlighted === serial ? null : serial;
+    setHighlighted(next);
+    floor?.highlightTag(next);
+  };
+  return html`<section aria-labelledby="floor-tags">
+    <h2 id="floor-tags">Tags</h2>
+    <p class="muted" aria-live="off">${all.length} tag${all.length === 1 ? "" : "s"} seen, ${fresh} with a position in the last ${STALE_MS / 1000} s.</p>
+    <div class="field">
+      <label for="floor-tag-filter">Find a tag</label>
+      <input id="floor-tag-filter" type="search" value=${filter} placeholder="serial number or name"
+        onInput=${(/** @type {Event} */ event) => setFilter(/** @type {HTMLInputElement} */ (event.target).value)} />
+    </div>
+    ${rows.length > 0 ? html`<div class="table-wrap" style=${{ maxHeight: "22rem" }}>
+      <table>
+        <caption class="muted" style=${{ textAlign: "left", padding: ".25rem .6rem" }}>
+          ${matching.length > TAG_ROWS ? `The first ${TAG_ROWS} of ${matching.length} tags` : `${matching.length} tag${matching.length === 1 ? "" : "s"}`}
+        </caption>
+        <thead><tr>
+          <th scope="col">Tag</th><th scope="col" class="number">x (m)</th><th scope="col" class="number">y (m)</th>
+          <th scope="col" class="number">z (m)</th><th scope="col" class="number">Quality</th><th scope="col" class="number">Age</th>
+        </tr></thead>
+        <tbody>
+          ${rows.map((tag) => html`<tr key=${tag.serial_number} class=${tag.serial_number === highlighted ? "selected" : ""}>
+            <td><button type="button" style=${{ padding: "0 .4rem" }} aria-pressed=${tag.serial_number === highlighted ? "true" : "false"}
+              title="Show on the plan" onClick=${() => show(tag.serial_number)}>${tag.serial_number}</button>
+              ${names.get(tag.serial_number) && html` <span class="muted">${names.get(tag.serial_number)}</span>`}</td>
+            <td class="number">${(tag.x / 1000).toFixed(2)}</td>
+            <td class="number">${(tag.y / 1000).toFixed(2)}</td>
+            <td class="number">${(tag.z / 1000).toFixed(2)}</td>
+            <td class="number">${tag.quality}</td>
+            <td class="number">${formatAge(now - tag.seenAt)}</td>
+          </tr>`)}
+        </tbody>
+      </table>
+    </div>` : html`<p class="muted">${all.length ? "No tag matches." : "No positions yet."}</p>`}
+  </section>`;
 }

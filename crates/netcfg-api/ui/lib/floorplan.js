@@ -1,0 +1,752 @@
+// The floor plan's drawing: anchors, seeders, position limits and live tags
+// on one <canvas>, with zoom, pan, hover and anchor dragging. It holds its
+// data itself (tags in a Map, updated in place), draws on
+// requestAnimationFrame only when something changed, and never touches
+// Preact: the view gives it data and gets callbacks.
+//
+// World coordinates are the API's: millimetres, x east, y north (so y grows
+// upwards on screen). Screen coordinates are CSS pixels of the canvas.
+
+/**
+ * @typedef {object} Anchor
+ * @property {string} key            `${serial_number}-${identifier}`
+ * @property {string} serial_number
+ * @property {string | null} name
+ * @property {number} identifier
+ * @property {number} role_id        2 anchor, 3 seeder
+ * @property {number} x
+ * @property {number} y
+ * @property {number} z
+ */
+
+/**
+ * @typedef {object} Tag
+ * @property {string} serial_number
+ * @property {number} x
+ * @property {number} y
+ * @property {number} z
+ * @property {number} quality
+ * @property {number} network_time
+ * @property {number} seenAt         performance.now() when it last came
+ */
+
+/**
+ * @typedef {object} Limit
+ * @property {number} id
+ * @property {string} name
+ * @property {number} min_x
+ * @property {number} min_y
+ * @property {number} max_x
+ * @property {number} max_y
+ */
+
+/** A tag without a position for this long is drawn as stale. */
+export const STALE_MS = 5000;
+
+export const COLORS = {
+  anchor: "#0b5cad",
+  seeder: "#8a2b9e",
+  tag: "#1a7f37",
+  stale: "#8b96a1",
+  limit: "#b36b00",
+  grid: "#e6eaee",
+  ink: "#1b1f24",
+  selected: "#ffbf47",
+};
+
+const MIN_SCALE = 1e-4; // px per mm: 10 px for 100 m
+const MAX_SCALE = 2; // 2 px per mm
+const HIT_PX = 9;
+
+/**
+ * A length of 1, 2 or 5 times a power of ten, near `target`.
+ * @param {number} target
+ */
+export function niceLength(target) {
+  const power = 10 ** Math.floor(Math.log10(target));
+  const unit = target / power;
+  return (unit < 1.5 ? 1 : unit < 3.5 ? 2 : unit < 7.5 ? 5 : 10) * power;
+}
+
+/**
+ * A length in mm, for people: "500 mm", "2 m", "1.5 km".
+ * @param {number} mm
+ */
+export function formatLength(mm) {
+  if (Math.abs(mm) >= 1_000_000) return `${mm / 1_000_000} km`;
+  if (Math.abs(mm) >= 1000) return `${mm / 1000} m`;
+  return `${mm} mm`;
+}
+
+/** The counters a benchmark can read (window.netcfgFloorStats while the view is shown). */
+export function newStats() {
+  return {
+    /** frames drawn */
+    frames: 0,
+    /** duration of the last draw, ms */
+    lastFrameMs: 0,
+    /** longest draw, ms */
+    maxFrameMs: 0,
+    /** the last 512 draw durations, ms (a ring: `recent[frames % 512]`) */
+    recent: /** @type {number[]} */ ([]),
+    /** position batches received */
+    batches: 0,
+    /** positions received */
+    positions: 0,
+    /** tags known */
+    tags: 0,
+  };
+}
+
+export class FloorPlan {
+  /**
+   * @param {HTMLCanvasElement} canvas
+   * @param {{
+   *   onAnchorDrop?: (anchor: Anchor, x: number, y: number, from: {x: number, y: number}) => void,
+   *   onSelectAnchor?: (key: string | null) => void,
+   *   canDrag?: () => boolean,
+   *   tagName?: (serial: string) => string | null | undefined,
+   * }} callbacks
+   * @param {ReturnType<typeof newStats>} [stats]
+   */
+  constructor(canvas, callbacks, stats = newStats()) {
+    this.canvas = canvas;
+    this.ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    this.callbacks = callbacks;
+    this.stats = stats;
+    /** @type {Anchor[]} */
+    this.anchors = [];
+    /** @type {Limit[]} */
+    this.limits = [];
+    /** @type {Map<string, Tag>} */
+    this.tags = new Map();
+    this.scale = 0.03; // px per mm
+    this.ox = 40; // screen x of world x = 0
+    this.oy = 400; // screen y of world y = 0
+    this.width = 0;
+    this.height = 0;
+    this.dpr = 1;
+    this.fitted = false;
+    /** Fits again as data comes, until the user zooms, pans or drags. */
+    this.autoFit = true;
+    /** @type {string | null} */
+    this.selectedAnchor = null;
+    /** @type {string | null} */
+    this.highlightedTag = null;
+    /** @type {{kind: "anchor", anchor: Anchor} | {kind: "tag", tag: Tag} | null} */
+    this.hover = null;
+    this.hoverX = 0;
+    this.hoverY = 0;
+    /** @type {any} */
+    this.drag = null;
+    this.frame = 0;
+    this.destroyed = false;
+
+    this.draw = this.draw.bind(this);
+    /** @type {[string, any, any?][]} */
+    this.bindings = [
+      ["pointerdown", this.onPointerDown.bind(this)],
+      ["pointermove", this.onPointerMove.bind(this)],
+      ["pointerup", this.onPointerUp.bind(this)],
+      ["pointercancel", this.onPointerCancel.bind(this)],
+      ["pointerleave", this.onPointerLeave.bind(this)],
+      ["wheel", this.onWheel.bind(this), { passive: false }],
+      ["keydown", this.onKey.bind(this)],
+    ];
+    for (const [type, handler, options] of this.bindings) canvas.addEventListener(type, handler, options);
+    this.resizer = new ResizeObserver(() => this.resize());
+    this.resizer.observe(canvas);
+    // Ages change with time: a slow tick redraws so stale tags turn grey.
+    this.ageTimer = setInterval(() => this.tags.size && this.requestDraw(), 1000);
+    this.resize();
+  }
+
+  destroy() {
+    this.destroyed = true;
+    cancelAnimationFrame(this.frame);
+    clearInterval(this.ageTimer);
+    this.resizer.disconnect();
+    for (const [type, handler, options] of this.bindings) this.canvas.removeEventListener(type, handler, options);
+  }
+
+  resize() {
+    const rect = this.canvas.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const width = Math.max(1, Math.round(rect.width));
+    const height = Math.max(1, Math.round(rect.height));
+    if (width === this.width && height === this.height && dpr === this.dpr) return;
+    // Keeps the world point at the centre where it was.
+    const [cx, cy] = this.width ? this.toWorld(this.width / 2, this.height / 2) : [0, 0];
+    this.width = width;
+    this.height = height;
+    this.dpr = dpr;
+    this.canvas.width = Math.round(width * dpr);
+    this.canvas.height = Math.round(height * dpr);
+    if (this.autoFit || !this.fitted) this.fit();
+    else this.centreOn(cx, cy);
+    this.requestDraw();
+  }
+
+  // ---- data -------------------------------------------------------------
+
+  /** @param {Anchor[]} anchors */
+  setAnchors(anchors) {
+    const dragged = this.drag?.kind === "anchor" ? this.drag.anchor.key : null;
+    this.anchors = anchors.map((anchor) => {
+      if (anchor.key === dragged) {
+        // The one being dragged keeps following the pointer.
+        this.drag.anchor = { ...anchor, x: this.drag.anchor.x, y: this.drag.anchor.y };
+        return this.drag.anchor;
+      }
+      return anchor;
+    });
+    if (this.autoFit) this.fit();
+    this.requestDraw();
+  }
+
+  /** @param {Limit[]} limits */
+  setLimits(limits) {
+    this.limits = limits;
+    if (this.autoFit) this.fit();
+    this.requestDraw();
+  }
+
+  /**
+   * Puts an anchor at x, y (after a refused save, back where it was).
+   * @param {string} key @param {number} x @param {number} y
+   */
+  moveAnchor(key, x, y) {
+    const anchor = this.anchors.find((item) => item.key === key);
+    if (anchor) {
+      anchor.x = x;
+      anchor.y = y;
+      this.requestDraw();
+    }
+  }
+
+  /**
+   * A batch of the `position` event, taken in place: one object per tag,
+   * reused for each new position.
+   * @param {{serial_number: string, x: number, y: number, z: number, quality: number, network_time: number}[]} positions
+   */
+  updatePositions(positions) {
+    const now = performance.now();
+    const tags = this.tags;
+    for (let index = 0; index < positions.length; index += 1) {
+      const position = positions[index];
+      const tag = tags.get(position.serial_number);
+      if (tag) {
+        tag.x = position.x;
+        tag.y = position.y;
+        tag.z = position.z;
+        tag.quality = position.quality;
+        tag.network_time = position.network_time;
+        tag.seenAt = now;
+      } else {
+        tags.set(position.serial_number, {
+          serial_number: position.serial_number,
+          x: position.x,
+          y: position.y,
+          z: position.z,
+          quality: position.quality,
+          network_time: position.network_time,
+          seenAt: now,
+        });
+      }
+    }
+    this.stats.batches += 1;
+    this.stats.positions += positions.length;
+    this.stats.tags = tags.size;
+    if (!this.fitted && this.autoFit) this.fit();
+    this.requestDraw();
+  }
+
+  clearTags() {
+    this.tags.clear();
+    this.stats.tags = 0;
+    this.requestDraw();
+  }
+
+  /** @param {string | null} key */
+  selectAnchor(key) {
+    this.selectedAnchor = key;
+    this.requestDraw();
+  }
+
+  /** @param {string | null} serial */
+  highlightTag(serial) {
+    this.highlightedTag = serial;
+    const tag = serial ? this.tags.get(serial) : undefined;
+    if (tag) {
+      const [sx, sy] = this.toScreen(tag.x, tag.y);
+      if (sx < 0 || sy < 0 || sx > this.width || sy > this.height) this.centreOn(tag.x, tag.y);
+    }
+    this.requestDraw();
+  }
+
+  // ---- view -------------------------------------------------------------
+
+  /** @param {number} x @param {number} y */
+  toScreen(x, y) {
+    return [this.ox + x * this.scale, this.oy - y * this.scale];
+  }
+
+  /** @param {number} sx @param {number} sy */
+  toWorld(sx, sy) {
+    return [(sx - this.ox) / this.scale, (this.oy - sy) / this.scale];
+  }
+
+  /** @param {number} x @param {number} y */
+  centreOn(x, y) {
+    this.ox = this.width / 2 - x * this.scale;
+    this.oy = this.height / 2 + y * this.scale;
+    this.requestDraw();
+  }
+
+  /** The bounds of what there is to see: anchors, limits, then tags. */
+  bounds() {
+    let minX = Infinity;
+    let minY = Infinity;
+    let maxX = -Infinity;
+    let maxY = -Infinity;
+    /** @param {number} x @param {number} y */
+    const add = (x, y) => {
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    };
+    for (const anchor of this.anchors) add(anchor.x, anchor.y);
+    for (const limit of this.limits) {
+      add(limit.min_x, limit.min_y);
+      add(limit.max_x, limit.max_y);
+    }
+    for (const tag of this.tags.values()) add(tag.x, tag.y);
+    if (minX === Infinity) return null;
+    return { minX, minY, maxX, maxY };
+  }
+
+  /** Zooms and pans so that everything shows. */
+  fit() {
+    if (this.width < 2 || this.height < 2) return;
+    const box = this.bounds();
+    if (!box) {
+      // Nothing yet: 20 m by 15 m from the origin.
+      this.fitBox({ minX: -1000, minY: -1000, maxX: 20000, maxY: 15000 });
+      return;
+    }
+    this.fitted = true;
+    this.fitBox(box);
+  }
+
+  /** @param {{minX: number, minY: number, maxX: number, maxY: number}} box */
+  fitBox(box) {
+    const margin = 40;
+    const spanX = Math.max(box.maxX - box.minX, 2000);
+    const spanY = Math.max(box.maxY - box.minY, 2000);
+    const scale = Math.min((this.width - 2 * margin) / spanX, (this.height - 2 * margin) / spanY);
+    this.scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, scale));
+    this.centreOn((box.minX + box.maxX) / 2, (box.minY + box.maxY) / 2);
+  }
+
+  /**
+   * @param {number} factor
+   * @param {number} [sx] the screen point that stays put (default: the centre)
+   * @param {number} [sy]
+   */
+  zoomBy(factor, sx = this.width / 2, sy = this.height / 2) {
+    const [wx, wy] = this.toWorld(sx, sy);
+    this.scale = Math.min(MAX_SCALE, Math.max(MIN_SCALE, this.scale * factor));
+    this.ox = sx - wx * this.scale;
+    this.oy = sy + wy * this.scale;
+    this.fitted = true;
+    this.autoFit = false;
+    this.requestDraw();
+  }
+
+  /** @param {number} dx @param {number} dy  screen pixels */
+  panBy(dx, dy) {
+    this.ox += dx;
+    this.oy += dy;
+    this.fitted = true;
+    this.autoFit = false;
+    this.requestDraw();
+  }
+
+  // ---- input ------------------------------------------------------------
+
+  /** @param {PointerEvent | WheelEvent} event */
+  point(event) {
+    const rect = this.canvas.getBoundingClientRect();
+    return [event.clientX - rect.left, event.clientY - rect.top];
+  }
+
+  /** @param {number} sx @param {number} sy */
+  anchorAt(sx, sy) {
+    let best = null;
+    let bestDistance = HIT_PX * HIT_PX;
+    for (const anchor of this.anchors) {
+      const [ax, ay] = this.toScreen(anchor.x, anchor.y);
+      const distance = (ax - sx) ** 2 + (ay - sy) ** 2;
+      if (distance <= bestDistance) {
+        best = anchor;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
+  /** @param {number} sx @param {number} sy */
+  tagAt(sx, sy) {
+    let best = null;
+    let bestDistance = HIT_PX * HIT_PX;
+    for (const tag of this.tags.values()) {
+      const tx = this.ox + tag.x * this.scale;
+      const ty = this.oy - tag.y * this.scale;
+      const distance = (tx - sx) * (tx - sx) + (ty - sy) * (ty - sy);
+      if (distance <= bestDistance) {
+        best = tag;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
+  /** @param {PointerEvent} event */
+  onPointerDown(event) {
+    if (event.button !== 0) return;
+    const [sx, sy] = this.point(event);
+    const anchor = this.anchorAt(sx, sy);
+    this.canvas.setPointerCapture(event.pointerId);
+    if (anchor && (this.callbacks.canDrag?.() ?? true)) {
+      this.autoFit = false;
+      this.drag = { kind: "anchor", anchor, sx, sy, from: { x: anchor.x, y: anchor.y }, moved: false };
+    } else {
+      this.drag = { kind: "pan", sx, sy, lastX: sx, lastY: sy, moved: false, anchor };
+    }
+    this.canvas.style.cursor = "grabbing";
+  }
+
+  /** @param {PointerEvent} event */
+  onPointerMove(event) {
+    const [sx, sy] = this.point(event);
+    const drag = this.drag;
+    if (drag) {
+      if (!drag.moved && (sx - drag.sx) ** 2 + (sy - drag.sy) ** 2 > 9) drag.moved = true;
+      if (drag.kind === "anchor") {
+        if (drag.moved) {
+          const [wx, wy] = this.toWorld(sx, sy);
+          drag.anchor.x = Math.round(wx);
+          drag.anchor.y = Math.round(wy);
+          this.hover = { kind: "anchor", anchor: drag.anchor };
+          this.hoverX = sx;
+          this.hoverY = sy;
+          this.requestDraw();
+        }
+      } else {
+        this.panBy(sx - drag.lastX, sy - drag.lastY);
+        drag.lastX = sx;
+        drag.lastY = sy;
+      }
+      return;
+    }
+    const anchor = this.anchorAt(sx, sy);
+    const tag = anchor ? null : this.tagAt(sx, sy);
+    const hover = anchor ? { kind: "anchor", anchor } : tag ? { kind: "tag", tag } : null;
+    const changed = (hover?.kind !== this.hover?.kind)
+      || (hover && this.hover && (/** @type {any} */ (hover).anchor !== /** @type {any} */ (this.hover).anchor || /** @type {any} */ (hover).tag !== /** @type {any} */ (this.hover).tag));
+    this.canvas.style.cursor = anchor && (this.callbacks.canDrag?.() ?? true) ? "move" : "grab";
+    if (changed || hover) {
+      this.hover = /** @type {any} */ (hover);
+      this.hoverX = sx;
+      this.hoverY = sy;
+      this.requestDraw();
+    }
+  }
+
+  /** @param {PointerEvent} event */
+  onPointerUp(event) {
+    const drag = this.drag;
+    this.drag = null;
+    this.canvas.style.cursor = "grab";
+    if (!drag) return;
+    if (this.canvas.hasPointerCapture(event.pointerId)) this.canvas.releasePointerCapture(event.pointerId);
+    if (drag.kind === "anchor") {
+      if (drag.moved && (drag.anchor.x !== drag.from.x || drag.anchor.y !== drag.from.y)) {
+        this.selectAnchor(drag.anchor.key);
+        this.callbacks.onSelectAnchor?.(drag.anchor.key);
+        this.callbacks.onAnchorDrop?.(drag.anchor, drag.anchor.x, drag.anchor.y, drag.from);
+      } else {
+        this.selectAnchor(drag.anchor.key);
+        this.callbacks.onSelectAnchor?.(drag.anchor.key);
+      }
+    } else if (!drag.moved) {
+      // A click: on an anchor (dragging off) selects it, elsewhere clears.
+      const key = drag.anchor ? drag.anchor.key : null;
+      this.selectAnchor(key);
+      this.callbacks.onSelectAnchor?.(key);
+    }
+  }
+
+  /** @param {PointerEvent} event */
+  onPointerCancel(event) {
+    const drag = this.drag;
+    this.drag = null;
+    if (drag?.kind === "anchor") this.moveAnchor(drag.anchor.key, drag.from.x, drag.from.y);
+    this.onPointerLeave();
+    void event;
+  }
+
+  onPointerLeave() {
+    if (this.hover && !this.drag) {
+      this.hover = null;
+      this.requestDraw();
+    }
+  }
+
+  /** @param {WheelEvent} event */
+  onWheel(event) {
+    event.preventDefault();
+    const [sx, sy] = this.point(event);
+    const delta = event.deltaMode === 1 ? event.deltaY * 16 : event.deltaY;
+    this.zoomBy(Math.exp(-delta * 0.0015), sx, sy);
+  }
+
+  /** @param {KeyboardEvent} event */
+  onKey(event) {
+    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    const step = event.shiftKey ? 200 : 50;
+    switch (event.key) {
+      case "ArrowLeft": this.panBy(step, 0); break;
+      case "ArrowRight": this.panBy(-step, 0); break;
+      case "ArrowUp": this.panBy(0, step); break;
+      case "ArrowDown": this.panBy(0, -step); break;
+      case "+": case "=": this.zoomBy(1.25); break;
+      case "-": case "_": this.zoomBy(0.8); break;
+      case "0": this.fit(); break;
+      default: return;
+    }
+    event.preventDefault();
+  }
+
+  // ---- drawing ----------------------------------------------------------
+
+  requestDraw() {
+    if (!this.frame && !this.destroyed) this.frame = requestAnimationFrame(this.draw);
+  }
+
+  draw() {
+    this.frame = 0;
+    const started = performance.now();
+    const { ctx, width, height } = this;
+    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    const step = niceLength(100 / this.scale); // about 100 px
+    this.drawGrid(step);
+    this.drawLimits();
+    this.drawAnchors();
+    this.drawTags(started);
+    this.drawScale(step);
+    this.drawHover(started);
+    const spent = performance.now() - started;
+    const stats = this.stats;
+    stats.recent[stats.frames % 512] = spent;
+    stats.frames += 1;
+    stats.lastFrameMs = spent;
+    if (spent > stats.maxFrameMs) stats.maxFrameMs = spent;
+  }
+
+  /** @param {number} step mm between lines */
+  drawGrid(step) {
+    const { ctx, width, height } = this;
+    const [left, top] = this.toWorld(0, 0);
+    const [right, bottom] = this.toWorld(width, height);
+    ctx.beginPath();
+    for (let x = Math.ceil(left / step) * step; x <= right; x += step) {
+      const sx = Math.round(this.ox + x * this.scale) + 0.5;
+      ctx.moveTo(sx, 0);
+      ctx.lineTo(sx, height);
+    }
+    for (let y = Math.ceil(bottom / step) * step; y <= top; y += step) {
+      const sy = Math.round(this.oy - y * this.scale) + 0.5;
+      ctx.moveTo(0, sy);
+      ctx.lineTo(width, sy);
+    }
+    ctx.strokeStyle = COLORS.grid;
+    ctx.lineWidth = 1;
+    ctx.stroke();
+    // The axes through the origin.
+    ctx.beginPath();
+    const [zx, zy] = this.toScreen(0, 0);
+    ctx.moveTo(Math.round(zx) + 0.5, 0);
+    ctx.lineTo(Math.round(zx) + 0.5, height);
+    ctx.moveTo(0, Math.round(zy) + 0.5);
+    ctx.lineTo(width, Math.round(zy) + 0.5);
+    ctx.strokeStyle = "#c9d1d9";
+    ctx.stroke();
+  }
+
+  drawLimits() {
+    const { ctx } = this;
+    ctx.save();
+    ctx.setLineDash([6, 4]);
+    ctx.lineWidth = 1.5;
+    ctx.strokeStyle = COLORS.limit;
+    ctx.fillStyle = COLORS.limit;
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.textBaseline = "bottom";
+    for (const limit of this.limits) {
+      const [x0, y0] = this.toScreen(limit.min_x, limit.max_y);
+      const [x1, y1] = this.toScreen(limit.max_x, limit.min_y);
+      ctx.strokeRect(x0, y0, x1 - x0, y1 - y0);
+      ctx.fillText(limit.name, x0 + 2, y0 - 2);
+    }
+    ctx.restore();
+  }
+
+  drawAnchors() {
+    const { ctx } = this;
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    for (const anchor of this.anchors) {
+      const [sx, sy] = this.toScreen(anchor.x, anchor.y);
+      const seeder = anchor.role_id === 3;
+      ctx.beginPath();
+      if (seeder) {
+        ctx.moveTo(sx, sy - 8);
+        ctx.lineTo(sx + 8, sy);
+        ctx.lineTo(sx, sy + 8);
+        ctx.lineTo(sx - 8, sy);
+        ctx.closePath();
+      } else {
+        ctx.rect(sx - 6, sy - 6, 12, 12);
+      }
+      ctx.fillStyle = seeder ? COLORS.seeder : COLORS.anchor;
+      ctx.fill();
+      if (anchor.key === this.selectedAnchor) {
+        ctx.lineWidth = 3;
+        ctx.strokeStyle = COLORS.selected;
+        ctx.stroke();
+      }
+      ctx.fillStyle = COLORS.ink;
+      ctx.fillText(anchor.name || anchor.serial_number, sx + 11, sy);
+    }
+  }
+
+  /** @param {number} now */
+  drawTags(now) {
+    const { ctx, width, height, ox, oy, scale } = this;
+    const fresh = new Path2D();
+    const stale = new Path2D();
+    const radius = 4;
+    let visible = 0;
+    for (const tag of this.tags.values()) {
+      const sx = ox + tag.x * scale;
+      const sy = oy - tag.y * scale;
+      if (sx < -radius || sy < -radius || sx > width + radius || sy > height + radius) continue;
+      visible += 1;
+      const path = now - tag.seenAt > STALE_MS ? stale : fresh;
+      path.moveTo(sx + radius, sy);
+      path.arc(sx, sy, radius, 0, 2 * Math.PI);
+    }
+    ctx.fillStyle = COLORS.stale;
+    ctx.fill(stale);
+    ctx.fillStyle = COLORS.tag;
+    ctx.fill(fresh);
+    // Labels only while they can be read.
+    if (visible <= 40) {
+      ctx.font = "11px system-ui, sans-serif";
+      ctx.textBaseline = "middle";
+      ctx.fillStyle = COLORS.ink;
+      for (const tag of this.tags.values()) {
+        const sx = ox + tag.x * scale;
+        const sy = oy - tag.y * scale;
+        if (sx < 0 || sy < 0 || sx > width || sy > height) continue;
+        ctx.fillText(tag.serial_number, sx + 7, sy);
+      }
+    }
+    const highlighted = this.highlightedTag ? this.tags.get(this.highlightedTag) : undefined;
+    if (highlighted) {
+      const [sx, sy] = this.toScreen(highlighted.x, highlighted.y);
+      ctx.beginPath();
+      ctx.arc(sx, sy, 9, 0, 2 * Math.PI);
+      ctx.lineWidth = 3;
+      ctx.strokeStyle = COLORS.selected;
+      ctx.stroke();
+    }
+  }
+
+  /** @param {number} step mm */
+  drawScale(step) {
+    const { ctx, height } = this;
+    const length = step * this.scale;
+    const x = 16;
+    const y = height - 18;
+    ctx.fillStyle = "rgba(255,255,255,.85)";
+    ctx.fillRect(x - 6, y - 20, length + 12, 30);
+    ctx.beginPath();
+    ctx.moveTo(x, y - 5);
+    ctx.lineTo(x, y);
+    ctx.lineTo(x + length, y);
+    ctx.lineTo(x + length, y - 5);
+    ctx.lineWidth = 2;
+    ctx.strokeStyle = COLORS.ink;
+    ctx.stroke();
+    ctx.fillStyle = COLORS.ink;
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.textBaseline = "bottom";
+    ctx.fillText(formatLength(step), x + 2, y - 6);
+  }
+
+  /** @param {number} now */
+  drawHover(now) {
+    const hover = this.hover;
+    if (!hover) return;
+    /** @type {string[]} */
+    let lines;
+    if (hover.kind === "anchor") {
+      const anchor = hover.anchor;
+      lines = [
+        `${anchor.role_id === 3 ? "Seeder" : "Anchor"} ${anchor.serial_number}${anchor.name ? ` (${anchor.name})` : ""}`,
+        `x ${metres(anchor.x)}, y ${metres(anchor.y)}, z ${metres(anchor.z)}`,
+      ];
+      if (this.drag?.kind === "anchor") lines.push("release to save");
+      else if (this.callbacks.canDrag?.() ?? true) lines.push("drag to move");
+    } else {
+      const tag = hover.tag;
+      const name = this.callbacks.tagName?.(tag.serial_number);
+      lines = [
+        `Tag ${tag.serial_number}${name ? ` (${name})` : ""}`,
+        `x ${metres(tag.x)}, y ${metres(tag.y)}, z ${metres(tag.z)}`,
+        `quality ${tag.quality}, ${formatAge(now - tag.seenAt)} ago`,
+      ];
+    }
+    const { ctx } = this;
+    ctx.font = "12px system-ui, sans-serif";
+    ctx.textBaseline = "top";
+    const lineHeight = 16;
+    const boxWidth = Math.max(...lines.map((line) => ctx.measureText(line).width)) + 12;
+    const boxHeight = lines.length * lineHeight + 8;
+    let x = this.hoverX + 14;
+    let y = this.hoverY + 14;
+    if (x + boxWidth > this.width) x = this.hoverX - boxWidth - 10;
+    if (y + boxHeight > this.height) y = this.hoverY - boxHeight - 10;
+    ctx.fillStyle = "rgba(15,39,64,.92)";
+    ctx.fillRect(x, y, boxWidth, boxHeight);
+    ctx.fillStyle = "#ffffff";
+    lines.forEach((line, index) => ctx.fillText(line, x + 6, y + 4 + index * lineHeight));
+  }
+}
+
+/** @param {number} mm */
+export function metres(mm) {
+  return `${(mm / 1000).toFixed(2)} m`;
+}
+
+/** @param {number} ms */
+export function formatAge(ms) {
+  if (ms < 1000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
+}
