@@ -15,12 +15,13 @@ use futures_core::Stream;
 use netcfg_model::Level;
 
 use crate::{
+    conditional,
     context::Ctx,
     error_code::ErrorCode,
     events::data::ChangeEvent,
     reply::{ApiError, Content, Reply},
     state::AppState,
-    table::{Body, Payload, Route},
+    table::{Body, Conditional, Payload, Route},
     version::{ApiVersion, VERSION_HEADER},
 };
 
@@ -227,20 +228,29 @@ async fn dispatch(
             return response;
         }
     };
-    let changes = route.changes.then(|| request.clone());
+    let precondition = if route.conditional == Conditional::IfMatch {
+        match conditional::check_if_match(&request, route, pattern, table, &state, version).await {
+            Ok(generation) => generation,
+            Err(response) => return response,
+        }
+    } else {
+        0
+    };
+    let kept = request.clone();
     let context = Ctx {
         request,
         body,
         stream,
         version,
         state: state.clone(),
+        precondition: std::sync::atomic::AtomicU64::new(precondition),
     };
     match route.handler.call(context).await {
         Ok(reply) => {
-            if let Some(request) = changes {
-                publish_change(&request, route, &reply, &state);
+            if route.changes {
+                publish_change(&kept, route, &reply, &state);
             }
-            render_reply(reply, route, version)
+            conditional::tagged(&kept, route, render_reply(reply, route, version))
         }
         Err(error) => render_error(&error, Some(route), version),
     }

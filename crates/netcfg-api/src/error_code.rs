@@ -113,6 +113,8 @@ error_codes! {
     InstanceUnavailable = (CONFLICT, "instance_unavailable", "The configuration's instance cannot run: no such serial port, the port is busy, an unknown simulator scenario, or no default instance."),
     /// The calculator's inputs conflict.
     InputsConflict = (CONFLICT, "inputs_conflict", "The maximum-tag calculation's inputs conflict with each other or with the configuration; `problems` names the fields."),
+    /// The `If-Match` tag is stale.
+    PreconditionFailed = (PRECONDITION_FAILED, "precondition_failed", "The `If-Match` tag is not the current one: the resource (or its configuration) changed since it was read; nothing was changed. Read it again."),
     /// The body is larger than its limit.
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "The body is larger than its limit (1 MiB for JSON, 64 MiB for an upload)."),
     /// The body has the wrong media type.

@@ -32,6 +32,7 @@ impl From<StoreError> for ApiError {
                 ConflictKind::Exhausted => ErrorCode::IdsExhausted,
                 ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
             },
+            StoreError::Changed { .. } => ErrorCode::PreconditionFailed,
             StoreError::Locked { .. } => ErrorCode::ConfigurationLocked,
             StoreError::NewerSchema { .. } => ErrorCode::SchemaTooNew,
             StoreError::Invalid(problems) => return ApiError::invalid(problems),

@@ -18,6 +18,7 @@
 //!    from the row's declared responses.
 
 pub mod auth;
+mod conditional;
 mod content_types;
 mod context;
 mod describe;
@@ -58,8 +59,8 @@ pub use operation::Operation;
 pub use reply::{ApiError, FieldProblem, Reply};
 pub use state::{AppState, DEFAULT_COMMAND_TIMEOUT, Services};
 pub use table::{
-    Body, Change, Declared, Handler, HandlerFuture, Parameter, ParameterLocation, Payload, Route,
-    SchemaFn, Table, apply_changes, schema_of,
+    Body, Change, Conditional, Declared, Handler, HandlerFuture, Parameter, ParameterLocation,
+    Payload, Route, SchemaFn, Table, apply_changes, schema_of,
 };
 pub use version::{ApiVersion, UnknownVersion, VERSION_HEADER};
 

@@ -90,6 +90,23 @@ pub enum Payload {
         /// The schema of one event.
         schema: SchemaFn,
     },
+    /// No body at all (304 Not Modified).
+    Empty,
+}
+
+/// How a row takes part in optimistic concurrency (decisions.md §10),
+/// decided when the table is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Conditional {
+    /// Neither.
+    #[default]
+    None,
+    /// A GET of a configuration's item or list: a strong `ETag` on 200,
+    /// 304 for an `If-None-Match` that holds the current tag.
+    Tagged,
+    /// A write to a path that a [`Conditional::Tagged`] row reads: with
+    /// `If-Match`, 412 unless the tag is that row's current one.
+    IfMatch,
 }
 
 impl Payload {
@@ -160,6 +177,8 @@ pub struct Route {
     /// publishes a `change` event. Every method but GET does, unless the
     /// row says it does not ([`Route::changes_nothing`]).
     pub changes: bool,
+    /// Its part in optimistic concurrency (set by [`Table::new`]).
+    pub conditional: Conditional,
     /// The handler.
     pub handler: Handler,
 }
@@ -216,6 +235,7 @@ impl Route {
             shapes: P::shapes(),
             parameters: Vec::new(),
             changes,
+            conditional: Conditional::None,
             handler: Handler::new(handler),
         }
     }
@@ -448,6 +468,7 @@ impl Table {
             .into_iter()
             .map(Route::with_implied_responses)
             .collect();
+        let routes = with_conditional_requests(routes);
         for (index, route) in routes.iter().enumerate() {
             for path in &route.paths {
                 let named = path_parameters(path);
@@ -480,6 +501,69 @@ impl Table {
             .iter()
             .find(|route| route.operation == operation)
     }
+}
+
+/// The header a client sends back with a tag it read.
+pub(crate) const IF_NONE_MATCH: &str = "If-None-Match";
+/// The header a write sends with the tag of what it changes.
+pub(crate) const IF_MATCH: &str = "If-Match";
+
+/// Marks the rows that take part in optimistic concurrency and declares
+/// what that adds: a GET with a JSON payload of a path under
+/// `/nets/{net_name}` is [`Conditional::Tagged`] (`If-None-Match`, 304);
+/// a write to a path such a GET reads is [`Conditional::IfMatch`]
+/// (`If-Match`, 412). Writes with no representation to compare (device
+/// commands, calculations) take no part.
+fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
+    let is_tagged = |route: &Route| {
+        route.method == Method::GET
+            && path_parameters(route.paths[0]).contains(&"net_name")
+            && route
+                .declared(StatusCode::OK)
+                .is_some_and(|declared| matches!(declared.payload, Payload::Json { .. }))
+    };
+    let tagged_paths: Vec<&'static str> = routes
+        .iter()
+        .filter(|route| is_tagged(route))
+        .flat_map(|route| route.paths.iter().copied())
+        .collect();
+    for route in &mut routes {
+        if is_tagged(route) {
+            route.conditional = Conditional::Tagged;
+            route.responses.push(Declared {
+                status: StatusCode::NOT_MODIFIED,
+                payload: Payload::Empty,
+                level: Level::Debug,
+                partial_level: None,
+            });
+            route.parameters.push(Parameter {
+                name: IF_NONE_MATCH,
+                location: ParameterLocation::Header,
+                description: "The ETag of the representation the client holds: 304, with no body, while it is current.",
+                schema: schema_of::<String>,
+            });
+        } else if route.method != Method::GET
+            && route.paths.iter().any(|path| tagged_paths.contains(path))
+        {
+            route.conditional = Conditional::IfMatch;
+            if route.declared(StatusCode::PRECONDITION_FAILED).is_none() {
+                route.responses.push(Declared {
+                    status: StatusCode::PRECONDITION_FAILED,
+                    payload: Payload::Message,
+                    level: Level::Error,
+                    partial_level: None,
+                });
+            }
+            route.parameters.push(Parameter {
+                name: IF_MATCH,
+                location: ParameterLocation::Header,
+                description: "The ETag of the resource as the client read it (GET of the same path), or `*`: 412, changing nothing, unless it is current.",
+                schema: schema_of::<String>,
+            });
+        }
+        route.responses.sort_by_key(|declared| declared.status);
+    }
+    routes
 }
 
 /// A difference of one table from another: the 5.0 table is the 5.1 table

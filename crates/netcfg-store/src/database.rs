@@ -143,6 +143,9 @@ struct Writer {
 thread_local! {
     /// Set on writer threads only.
     static WRITER: RefCell<Option<Writer>> = const { RefCell::new(None) };
+    /// On a writer thread: whether a change of the batch being run has
+    /// succeeded already (its writes are not yet in the generation).
+    static BATCH_CHANGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Where the calling thread stands.
@@ -261,6 +264,22 @@ impl Database {
     /// older than what the value stands for.
     pub(crate) fn generation(&self) -> u64 {
         self.generation.load(Ordering::SeqCst)
+    }
+
+    /// Inside a change: true when nothing was committed since the
+    /// configuration was at `generation`, and no earlier change of this
+    /// batch succeeded. What a conditional write checks on the writer
+    /// thread, so that the check and the write are one step.
+    pub(crate) fn unchanged_since(&self, generation: u64) -> Result<bool, StoreError> {
+        match caller(self.id) {
+            Caller::ThisWriter => {
+                Ok(self.generation() == generation && !BATCH_CHANGED.with(std::cell::Cell::get))
+            }
+            _ => Err(StoreError::io_message(
+                "checking a precondition",
+                "only a change can check that nothing changed",
+            )),
+        }
     }
 
     /// How many notifications the configuration keeps.
@@ -580,6 +599,7 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
         }
     };
     let mut answers = Vec::with_capacity(batch.len());
+    BATCH_CHANGED.with(|changed| changed.set(false));
     for job in batch {
         let savepoint = match transaction.savepoint() {
             Ok(savepoint) => savepoint,
@@ -600,6 +620,9 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
                         (ran.answer)(Some(StoreError::from(error)));
                     }));
                     continue;
+                }
+                if ran.succeeded {
+                    BATCH_CHANGED.with(|changed| changed.set(true));
                 }
                 answers.push(ran.answer);
             }

@@ -34,6 +34,14 @@ pub enum StoreError {
     /// The input breaks the model's rules; every problem is listed.
     #[error("invalid input: {0}")]
     Invalid(Problems),
+    /// A conditional change found the configuration changed since its
+    /// caller read it ([`crate::Net::require_unchanged`]); nothing was
+    /// written.
+    #[error("{what} changed since it was read; nothing was changed")]
+    Changed {
+        /// The configuration concerned.
+        what: String,
+    },
     /// Another program holds the configuration's file and did not let go
     /// within the busy timeout.
     #[error("{what} is locked by another program; try again later")]

@@ -5,6 +5,7 @@
 
 mod support;
 
+mod concurrency;
 mod e2e;
 mod events;
 mod layers;

@@ -70,7 +70,17 @@ where
             .await?
         }
     };
-    net.change(change).await.map_err(ApiError::from)
+    // With If-Match, the first change checks on the writer thread that
+    // nothing changed since the representation was compared.
+    let expected = context.take_precondition();
+    net.change(move |net| {
+        if let Some(generation) = expected {
+            net.require_unchanged(generation)?;
+        }
+        change(net)
+    })
+    .await
+    .map_err(ApiError::from)
 }
 
 /// A 404 unless the configuration `name` exists (for what the engine keeps

@@ -18,7 +18,7 @@ use crate::{
     dispatch::{CLASSIFICATION_HEADER, MESSAGE_HEADER},
     error_code::ErrorCode,
     reply::FieldProblem,
-    table::{Body, Declared, ParameterLocation, Payload, Route, Table},
+    table::{Body, Conditional, Declared, ParameterLocation, Payload, Route, Table},
     version::{ApiVersion, VERSION_HEADER},
 };
 
@@ -340,7 +340,26 @@ fn response(
             content: None,
         };
     }
+    // A tagged row's 200 and 304 carry the representation's tag.
+    let etag = || {
+        BTreeMap::from([(
+            "ETag",
+            Header {
+                schema: json_schema!({"type": "string"}),
+                description: Some(
+                    "The strong tag of this representation: send it in If-None-Match (304 while current) or in If-Match on a write of the same path (412 when stale).",
+                ),
+            },
+        )])
+    };
     let content = match declared.payload {
+        Payload::Empty => {
+            return Response {
+                description,
+                headers: Some(etag()),
+                content: None,
+            };
+        }
         Payload::Message => json_content(envelope(route, declared, version, None, generator)),
         Payload::Json { key, schema, .. } => {
             let payload = bounded(schema(generator));
@@ -371,9 +390,10 @@ fn response(
             },
         )]),
     };
+    let tagged = route.conditional == Conditional::Tagged && declared.status == StatusCode::OK;
     Response {
         description,
-        headers: None,
+        headers: tagged.then(etag),
         content: Some(content),
     }
 }

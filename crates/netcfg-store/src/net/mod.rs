@@ -61,6 +61,27 @@ impl Net {
         self.db.generation()
     }
 
+    /// Inside a change ([`Net::change`]): fails with
+    /// [`StoreError::Changed`] unless nothing was committed to this
+    /// configuration since it was at `generation` (read with
+    /// [`Net::generation`] before its caller read what it shows). The check
+    /// runs on the writer thread, in the change's transaction, so no other
+    /// change can come between it and the change's writes: what an HTTP
+    /// `If-Match` needs.
+    ///
+    /// # Errors
+    /// [`StoreError::Changed`] when something changed (or another change of
+    /// the same commit ran first); [`StoreError::Io`] outside a change.
+    pub fn require_unchanged(&self, generation: u64) -> Result<(), StoreError> {
+        if self.db.unchanged_since(generation)? {
+            Ok(())
+        } else {
+            Err(StoreError::Changed {
+                what: format!("configuration {}", self.name),
+            })
+        }
+    }
+
     /// Runs `change` on the configuration's writer thread, as one change of
     /// its next commit, and returns a future that resolves once that commit
     /// is durable: the async form of every write of `Net`, with no thread

@@ -3,7 +3,7 @@
 //! what a cache keyed by it relies on.
 
 use netcfg_model::{ConfigName, Instance, body::DeviceBody};
-use netcfg_store::Store;
+use netcfg_store::{Store, StoreError};
 use serde_json::json;
 
 fn device(serial: &str) -> DeviceBody {
@@ -46,4 +46,43 @@ fn the_generation_follows_commits_only() {
     store.delete(&name).unwrap();
     store.create(&name, Instance::ServerDefault).unwrap();
     assert_ne!(store.net(&name).unwrap().generation(), old);
+}
+
+/// `Net::require_unchanged`: inside a change, it passes while nothing was
+/// committed since the generation its caller read, and fails with
+/// `Changed` (writing nothing) once something was; outside a change it
+/// cannot judge and says so.
+#[test]
+fn a_conditional_change_sees_commits_since_its_generation() {
+    let directory = tempfile::tempdir().unwrap();
+    let store = Store::open(directory.path()).unwrap();
+    let name: ConfigName = "site".parse().unwrap();
+    store.create(&name, Instance::ServerDefault).unwrap();
+    let net = store.net(&name).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+
+    let read = net.generation();
+    let passed = runtime.block_on(net.change(move |net| {
+        net.require_unchanged(read)?;
+        net.create_device(device("01:05:0001"))
+    }));
+    assert!(passed.is_ok(), "{passed:?}");
+
+    // `read` is stale now: the conditional change writes nothing.
+    let refused = runtime.block_on(net.change(move |net| {
+        net.require_unchanged(read)?;
+        net.create_device(device("01:05:0002"))
+    }));
+    assert!(
+        matches!(refused, Err(StoreError::Changed { .. })),
+        "{refused:?}"
+    );
+    assert_eq!(net.devices().unwrap().len(), 1);
+
+    assert!(matches!(
+        net.require_unchanged(net.generation()),
+        Err(StoreError::Io { .. })
+    ));
 }

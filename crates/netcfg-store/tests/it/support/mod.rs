@@ -57,6 +57,7 @@ pub(crate) fn kind(error: &StoreError) -> &'static str {
         StoreError::NewerSchema { .. } => "newer_schema",
         StoreError::BadUpload(_) => "bad_upload",
         StoreError::Io { .. } => "io",
+        StoreError::Changed { .. } => "changed",
     }
 }
 
