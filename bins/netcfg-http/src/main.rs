@@ -9,6 +9,7 @@
 mod baseline;
 mod settings;
 mod systemd;
+mod tls;
 
 use std::sync::Arc;
 
@@ -77,6 +78,11 @@ fn main() -> Result<()> {
     let address = (settings.bind, settings.port);
     let baseline = Baseline::from_env()?;
     let engine_handle = engine_runtime.handle().clone();
+    let tls = match settings.tls()? {
+        Some((cert, key)) => Some(tls::server_config(cert, key)?),
+        None => None,
+    };
+    let scheme = if tls.is_some() { "https" } else { "http" };
 
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
@@ -89,12 +95,15 @@ fn main() -> Result<()> {
             systemd::stopping();
             log::info!("stopping: the event streams end");
             hub.close();
-        })
-        .bind(address)
+        });
+        let server = match tls {
+            Some(config) => server.bind_rustls_0_23(address, config),
+            None => server.bind(address),
+        }
         .with_context(|| format!("could not listen on {}:{}", address.0, address.1))?;
         for bound in server.addrs() {
             log::info!(
-                "netcfg listening on http://{bound} (API {})",
+                "netcfg listening on {scheme}://{bound} (API {})",
                 settings.api_version
             );
         }

@@ -35,6 +35,12 @@ pub(crate) struct Cli {
     /// The API version answering requests without an Api-Version header [default: 5.1].
     #[arg(long, value_name = "5.1|5.0")]
     pub(crate) api_version: Option<String>,
+    /// The server's certificate chain (PEM): with --tls-key, HTTPS only.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM): with --tls-cert, HTTPS only.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tls_key: Option<PathBuf>,
 }
 
 /// One key of the settings: its name, default and meaning. The table of
@@ -71,7 +77,17 @@ pub(crate) const KEYS: &[Key] = &[
     Key {
         name: "auth.tokens",
         default: "[]",
-        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`. When set, every request but GET /api and /api.json needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
+        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`. When set, every request but GET /api, /api.json and the web front end's files (/ and /ui/) needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
+    },
+    Key {
+        name: "tls_cert",
+        default: "",
+        meaning: "The server's certificate chain, a PEM file. With `tls_key` the server speaks HTTPS only (TLS 1.2 and 1.3, rustls), on the same port; without both, plain HTTP. One without the other stops the server at start.",
+    },
+    Key {
+        name: "tls_key",
+        default: "",
+        meaning: "The private key of `tls_cert`, a PEM file (PKCS #8, PKCS #1 or SEC1). Readable by the server only.",
     },
     Key {
         name: "default_instance",
@@ -107,8 +123,13 @@ pub(crate) fn reference_table() -> String {
             "auth.tokens" => "(file only)".to_owned(),
             name => format!("`--{}`", name.replace('_', "-")),
         };
+        let default = if key.default.is_empty() {
+            "(none)".to_owned()
+        } else {
+            format!("`{}`", key.default)
+        };
         table.push_str(&format!(
-            "| `{}` | {} | {} | `{}` | {} |\n",
+            "| `{}` | {} | {} | {} | {} |\n",
             key.name,
             if key.name.contains('.') {
                 "(file only)".to_owned()
@@ -116,7 +137,7 @@ pub(crate) fn reference_table() -> String {
                 format!("`NETCFG_{}`", key.name.to_uppercase())
             },
             flag,
-            key.default,
+            default,
             key.meaning
         ));
     }
@@ -158,6 +179,8 @@ pub(crate) struct Settings {
     pub(crate) data_dir: PathBuf,
     pub(crate) api_version: String,
     pub(crate) default_instance: String,
+    pub(crate) tls_cert: PathBuf,
+    pub(crate) tls_key: PathBuf,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -190,7 +213,9 @@ impl Settings {
                 .prefix_separator("_")
                 .source(Some(environment)),
         );
-        let overrides: [(&str, Option<String>); 4] = [
+        let path_text =
+            |path: &Option<PathBuf>| path.as_deref().map(|path| path.display().to_string());
+        let overrides: [(&str, Option<String>); 6] = [
             ("bind", cli.bind.map(|bind| bind.to_string())),
             ("port", cli.port.map(|port| port.to_string())),
             (
@@ -198,6 +223,8 @@ impl Settings {
                 cli.data_dir.as_deref().map(|dir| dir.display().to_string()),
             ),
             ("api_version", cli.api_version.clone()),
+            ("tls_cert", path_text(&cli.tls_cert)),
+            ("tls_key", path_text(&cli.tls_key)),
         ];
         for (key, value) in overrides {
             if let Some(value) = value {
@@ -211,7 +238,20 @@ impl Settings {
             .context("the settings are not valid")?;
         settings.version()?;
         settings.auth()?;
+        settings.tls()?;
         Ok(settings)
+    }
+
+    /// The certificate and key files when HTTPS is on; an error when only
+    /// one is given.
+    pub(crate) fn tls(&self) -> Result<Option<(&Path, &Path)>> {
+        let given = |path: &Path| !path.as_os_str().is_empty();
+        match (given(&self.tls_cert), given(&self.tls_key)) {
+            (true, true) => Ok(Some((&self.tls_cert, &self.tls_key))),
+            (false, false) => Ok(None),
+            (true, false) => anyhow::bail!("tls_cert is set but tls_key is not: HTTPS needs both"),
+            (false, true) => anyhow::bail!("tls_key is set but tls_cert is not: HTTPS needs both"),
+        }
     }
 
     /// The default API version.

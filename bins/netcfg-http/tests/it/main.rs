@@ -11,3 +11,4 @@ mod events;
 mod layers;
 mod operations;
 mod security;
+mod tls;

@@ -160,12 +160,18 @@ impl Server {
     /// Waits for the listening line, then for a request that is answered.
     fn wait_until_ready(&mut self) -> bool {
         let line = format!("listening on http://{}", self.address);
+        // Over HTTPS (tls_cert and tls_key set) the test speaks TLS itself.
+        let secure = format!("listening on https://{}", self.address);
         let deadline = Instant::now() + HUNG;
         loop {
             if let Ok(Some(_)) = self.child.try_wait() {
                 return false;
             }
-            if self.log.text().contains(&line) {
+            let log = self.log.text();
+            if log.contains(&secure) {
+                return true;
+            }
+            if log.contains(&line) {
                 break;
             }
             if Instant::now() > deadline {
