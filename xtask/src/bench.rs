@@ -20,11 +20,15 @@
 //!    10 Hz, reads with and without them, memory per subscriber, the share
 //!    of position batches each received (bench/events.rs; alone with
 //!    `--only events`);
-//! 7. print the figures beside their goals; write report.md and report.json.
+//! 7. print the figures beside their goals; write report.md and report.json;
+//! 8. the web front end in headless Chromium: first render, 10,000 devices,
+//!    1,000 tags on the floor plan (bench/front_end.rs; alone with
+//!    `--only front-end`), printed by its script.
 
 mod disk;
 mod events;
 mod fixture;
+mod front_end;
 mod growth;
 mod report;
 mod wrk;
@@ -69,7 +73,7 @@ pub(crate) struct Options {
     /// Rewrite fixtures/bench/site.jsonl from the code and stop
     #[arg(long)]
     write_fixture: bool,
-    /// Run only one part of the bench (both when left out)
+    /// Run only one part of the bench (every part when left out)
     #[arg(long, value_enum)]
     only: Option<Only>,
 }
@@ -81,6 +85,9 @@ enum Only {
     Site,
     /// Live events: 1,000 subscribers, reads with and without them
     Events,
+    /// The web front end in Chromium: first render, 10,000 devices, the
+    /// floor plan at 1,000 tags
+    FrontEnd,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -91,7 +98,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     let runs = |only| options.only.is_none_or(|chosen| chosen == only);
     // A stale fixture stops the bench before the build.
     let site = runs(Only::Site).then(fixture::load).transpose()?;
-    tools::wrk()?;
+    if runs(Only::Site) || runs(Only::Events) {
+        tools::wrk()?;
+    }
     let binary = server::build(Profile::Release)?;
 
     // Emptied: the reports, the logs and the data directories of the last
@@ -107,18 +116,23 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     } else {
         None
     };
-    let report = Report {
-        seconds_per_point: options.seconds,
-        load_average: [load_before, load_average()],
-        site,
-        events,
-    };
-    write_reports(&dir, &report)?;
-    println!(
-        "bench: figures of this run (target/bench/report.md; {:.0} s in all):",
-        started.elapsed().as_secs_f64()
-    );
-    print!("{}", report.text());
+    if site.is_some() || events.is_some() {
+        let report = Report {
+            seconds_per_point: options.seconds,
+            load_average: [load_before, load_average()],
+            site,
+            events,
+        };
+        write_reports(&dir, &report)?;
+        println!(
+            "bench: figures of this run (target/bench/report.md; {:.0} s in all):",
+            started.elapsed().as_secs_f64()
+        );
+        print!("{}", report.text());
+    }
+    if runs(Only::FrontEnd) {
+        front_end::measure(&binary, &dir, options.seconds)?;
+    }
     Ok(())
 }
 

@@ -3,7 +3,9 @@
 //! directory, and loads `/api/` in headless Chromium: the rendered DOM must
 //! hold Swagger UI with the 5.1 operations and a selector of both documents,
 //! a screenshot must show more than a blank page, and the 5.0 document must
-//! render its own operations when selected.
+//! render its own operations when selected. Then the web front end's
+//! end-to-end tests (`bins/netcfg-http/tests/browser`, pytest driving
+//! Chromium with Selenium) run against the same binary.
 
 use std::{
     env, fs,
@@ -106,7 +108,45 @@ pub(crate) fn browser_check() -> Result<()> {
     );
 
     drop(server);
+    front_end_suite(&binary)?;
     println!("browser: every check passed");
+    Ok(())
+}
+
+/// Where the front end's end-to-end tests live (pytest with Selenium).
+const FRONT_END_TESTS: &str = "bins/netcfg-http/tests/browser";
+/// Where they leave a screenshot of every view (the README shows one).
+const SCREENSHOTS: &str = "docs/ui";
+
+/// The web front end in headless Chromium, driven by Selenium: the
+/// end-to-end flows and every view, each test on its own server started by
+/// the suite's fixtures from `binary` (the embedded files, as released).
+fn front_end_suite(binary: &Path) -> Result<()> {
+    tools::browser_tests()?;
+    let root = workspace_root();
+    println!("browser: the front end's end-to-end tests ({FRONT_END_TESTS})");
+    let status = Command::new("python3")
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            FRONT_END_TESTS,
+        ])
+        .current_dir(&root)
+        .env("NETCFG_BINARY", binary)
+        .env("NETCFG_SCREENSHOTS", root.join(SCREENSHOTS))
+        // The embedded files are what is tested, never a source directory.
+        .env_remove("DEV_UI_DIR")
+        .stdin(Stdio::null())
+        .status()
+        .context("running python3 -m pytest")?;
+    ensure!(
+        status.success(),
+        "the front end's end-to-end tests failed ({status})"
+    );
+    println!("browser: the front end's end-to-end tests passed; screenshots in {SCREENSHOTS}/");
     Ok(())
 }
 

@@ -19,7 +19,10 @@
 //!   `cargo test -p netcfg-http --test it layers::` (the module `layers`
 //!   of netcfg-http's one test binary), on `cargo metadata`'s graph.
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
-//!   Chromium: both documents must render, and the screenshot must not be blank.
+//!   Chromium: both documents must render, and the screenshot must not be
+//!   blank; then runs the web front end's end-to-end tests (pytest and
+//!   Selenium driving Chromium), which leave a screenshot of every view in
+//!   docs/ui/.
 //! - `schemathesis`: property-based tests of both tables from their own
 //!   description, with schemathesis from PyPI.
 //! - `soak` and `crash`: reliability runs against the real server
@@ -73,8 +76,9 @@ enum Task {
     /// Check that no crate depends on what its layer must not know (the
     /// `layers` tests of netcfg-http's test binary `it`)
     Layers,
-    /// Render /api in headless Chromium and check it (installs Chromium if
-    /// missing, as root)
+    /// Render /api in headless Chromium and check it, then run the web front
+    /// end's end-to-end tests (installs Chromium, chromedriver, Selenium and
+    /// pytest if missing; apt needs root)
     Browser,
     /// Property-based tests of both tables from /api.json (installs
     /// schemathesis if missing)
@@ -118,7 +122,7 @@ const CI_ABOUT: &str = "Run every check CI runs, in this order, stopping at the 
   5. cargo doc --workspace --no-deps, with RUSTDOCFLAGS=-D warnings
   6. cargo test --workspace (includes the generated documents' staleness
      tests that `codegen --check` runs)
-  7. browser: /api in headless Chromium
+  7. browser: /api and the web front end in headless Chromium
   8. schemathesis: both tables, 20 examples per operation, seed 1
   9. soak --minutes 1
  10. crash --kills 20

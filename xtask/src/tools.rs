@@ -8,6 +8,12 @@ use anyhow::{Context, Result, bail};
 
 /// Where Debian's package puts the browser.
 pub(crate) const CHROMIUM: &str = "/usr/bin/chromium";
+/// Where Debian's chromium-driver puts the WebDriver that Selenium drives.
+pub(crate) const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The front end's end-to-end tests: Selenium drives Chromium, pytest runs
+/// the tests (see ../shared/tooling.md).
+const SELENIUM: &str = "selenium==4.51.0";
+const PYTEST: &str = "pytest==9.2.0";
 /// The schemathesis the contract checks were written against (see
 /// ../shared/tooling.md).
 const SCHEMATHESIS: &str = "schemathesis==4.32.5";
@@ -22,6 +28,7 @@ const PROMETHEUS_CLIENT: &str = "prometheus-client==0.26.0";
 /// crash check (it runs without it and says so), so it cannot fail this.
 pub(crate) fn install_for_ci() -> Result<()> {
     chromium()?;
+    browser_tests()?;
     schemathesis()?;
     cdp()?;
     prometheus_client()?;
@@ -34,6 +41,14 @@ pub(crate) fn install_for_ci() -> Result<()> {
 /// Headless Chromium (the browser check).
 pub(crate) fn chromium() -> Result<()> {
     apt("chromium", || Path::new(CHROMIUM).exists())
+}
+
+/// What the front end's tests need beside Chromium: its WebDriver,
+/// Selenium and pytest.
+pub(crate) fn browser_tests() -> Result<()> {
+    apt("chromium-driver", || Path::new(CHROMEDRIVER).exists())?;
+    pip(SELENIUM, || python_has("selenium", version_of(SELENIUM)))?;
+    pip(PYTEST, || python_has("pytest", version_of(PYTEST)))
 }
 
 /// wrk (the benchmarks' load generator).
