@@ -19,6 +19,8 @@
 
 pub mod auth;
 mod conditional;
+// Debug builds serve DEV_UI_DIR's files by their kind (front_end.rs).
+#[cfg(debug_assertions)]
 mod content_types;
 mod context;
 mod describe;
