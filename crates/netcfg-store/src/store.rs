@@ -235,8 +235,8 @@ impl Store {
     /// workers.
     ///
     /// # Errors
-    /// [`StoreError::Io`] with [`IoFault::DiskFull`] when the filesystem is
-    /// full, [`IoFault::ReadOnly`] when it cannot be written.
+    /// [`StoreError::Io`] with [`IoFault::DiskFull`](crate::IoFault::DiskFull) when the filesystem is
+    /// full, [`IoFault::ReadOnly`](crate::IoFault::ReadOnly) when it cannot be written.
     pub fn probe_writable(&self) -> Result<(), StoreError> {
         use std::io::Write;
         /// A page's worth: a full filesystem may still take an empty file.
