@@ -5,14 +5,17 @@
 //!
 //! A write to such a path ([`Conditional::IfMatch`]) with `If-Match`
 //! answers 412 and changes nothing unless the tag is that of what the GET
-//! of the same path sends now. The comparison and the write are one step:
-//! the configuration's generation is read before the representation is
-//! rendered, and the request's first change checks on the configuration's
-//! writer thread, inside its transaction, that nothing was committed since
-//! (`Net::require_unchanged`). Two clients that send the same tag cannot
-//! both succeed. Changes that are not a configuration's content changes
-//! (renaming, deleting or starting a configuration) are compared just
-//! before they run.
+//! of the same path sends now. The comparison is made after the handler
+//! read the body (a bad body is a 400 whatever the tag), and it and the
+//! write are one step: the configuration's generation is read before the
+//! representation is rendered, and the request's first change checks on
+//! the configuration's writer thread, inside its transaction, that nothing
+//! was committed since (`Net::require_unchanged`). Two clients that send
+//! the same tag cannot both succeed. Changes that are not a configuration's
+//! content changes (renaming, deleting or starting a configuration) are
+//! compared just before they run.
+
+use std::sync::{Arc, Mutex};
 
 use actix_web::{
     HttpRequest, HttpResponse,
@@ -21,15 +24,15 @@ use actix_web::{
     web,
 };
 use netcfg_model::ConfigName;
+use netcfg_store::Net;
 
 use crate::{
     context::Ctx,
-    dispatch::{render_error, render_reply},
+    dispatch::render_reply,
     error_code::ErrorCode,
+    operation::Operation,
     reply::ApiError,
-    state::AppState,
     table::{Conditional, IF_MATCH, IF_NONE_MATCH, Route, Table},
-    version::ApiVersion,
 };
 
 /// The strong entity tag of `bytes`.
@@ -45,11 +48,14 @@ fn list_names(list: &str, tag: &str, weak: bool) -> bool {
     })
 }
 
+/// A conditional header's value; an empty one names no tag and counts as
+/// absent.
 fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {
     request
         .headers()
         .get(name)
         .and_then(|value| value.to_str().ok())
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// The bytes of a rendered response, and the response to send them in.
@@ -84,70 +90,136 @@ pub(crate) fn tagged(request: &HttpRequest, route: &Route, response: HttpRespons
     head.set_body(BoxBody::new(bytes))
 }
 
-/// For a write with `If-Match`: compares it with the current tag of the
-/// path's GET. `Ok(generation)` to check again on the writer thread;
-/// `Err(response)` to answer now (412, or the GET's own error, such as a
-/// 404 for an item that does not exist).
-pub(crate) async fn check_if_match(
+/// A write's `If-Match`, still to compare: shared between the dispatcher
+/// and the handler's context, so the dispatcher can tell whether the
+/// handler compared it.
+pub(crate) type Pending = Arc<Mutex<Option<IfMatch>>>;
+
+/// What a write's `If-Match` is compared with.
+#[derive(Debug)]
+pub(crate) struct IfMatch {
+    /// The header's list of tags.
+    list: String,
+    /// The GET row of the same path, whose current representation it names.
+    reader: Operation,
+}
+
+/// The comparison a request must make: for a [`Conditional::IfMatch`] row
+/// with the header, against the tagged GET of the matched path.
+pub(crate) fn pending(
     request: &HttpRequest,
     route: &Route,
     pattern: &str,
     table: &Table,
-    state: &web::Data<AppState>,
-    version: ApiVersion,
-) -> Result<u64, HttpResponse> {
-    let Some(list) = header(request, IF_MATCH) else {
-        return Ok(0);
+) -> Pending {
+    let found = (route.conditional == Conditional::IfMatch)
+        .then(|| header(request, IF_MATCH))
+        .flatten()
+        .and_then(|list| {
+            table
+                .routes
+                .iter()
+                .find(|other| {
+                    other.conditional == Conditional::Tagged && other.paths.contains(&pattern)
+                })
+                .map(|reader| IfMatch {
+                    list: list.to_owned(),
+                    reader: reader.operation,
+                })
+        });
+    Arc::new(Mutex::new(found))
+}
+
+fn lock(pending: &Pending) -> std::sync::MutexGuard<'_, Option<IfMatch>> {
+    pending
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Compares the request's `If-Match`, once, with the current tag of the
+/// path's GET: `Ok(None)` when there is none to compare (or it was
+/// compared already), `Ok(Some(generation))` when it matches (the
+/// configuration's generation read before the representation, for the
+/// writer thread to check again), a 412 when it does not, or the GET's own
+/// error (a 404 for an item that does not exist). Handlers call it after
+/// reading the body: `handlers::change` does, and the configuration's
+/// lifecycle handlers before they act.
+pub(crate) async fn check_if_match(
+    context: &Ctx,
+    net: Option<&Net>,
+) -> Result<Option<u64>, ApiError> {
+    let Some(IfMatch { list, reader }) = lock(&context.if_match).take() else {
+        return Ok(None);
     };
-    let list = list.to_owned();
-    let Some(reader) = table
-        .routes
-        .iter()
-        .find(|other| other.conditional == Conditional::Tagged && other.paths.contains(&pattern))
-    else {
-        return Ok(0);
+    let state = context.state_handle();
+    let version = context.version();
+    let Some(reader) = state.table(version).route(reader) else {
+        return Ok(None);
     };
-    let refuse = |error: ApiError| render_error(&error, Some(route), version);
-    let name = request
-        .match_info()
-        .get("net_name")
-        .and_then(|name| name.parse::<ConfigName>().ok());
     // The generation before the representation: a change committed after
     // this read is seen by the writer thread's check.
-    let generation = match name {
-        Some(name) => {
-            let store_state = state.clone();
-            match web::block(move || store_state.store().net(&name).map(|net| net.generation()))
-                .await
-            {
-                Ok(Ok(generation)) => generation,
-                Ok(Err(error)) => return Err(refuse(error.into())),
-                Err(error) => return Err(refuse(ApiError::internal(error))),
+    let generation = match net {
+        Some(net) => net.generation(),
+        None => {
+            let name = context
+                .request()
+                .match_info()
+                .get("net_name")
+                .and_then(|name| name.parse::<ConfigName>().ok());
+            match name {
+                Some(name) => {
+                    let store_state = state.clone();
+                    web::block(move || store_state.store().net(&name).map(|net| net.generation()))
+                        .await
+                        .map_err(ApiError::internal)??
+                }
+                None => 0,
             }
         }
-        None => 0,
     };
     let reading = Ctx {
-        request: request.clone(),
+        request: context.request().clone(),
         body: web::Bytes::new(),
         stream: None,
         version,
         state: state.clone(),
-        precondition: std::sync::atomic::AtomicU64::new(0),
+        if_match: Arc::default(),
     };
-    let reply = reader.handler.call(reading).await.map_err(refuse)?;
+    let reply = reader.handler.call(reading).await?;
     let (_, bytes) = split(render_reply(reply, reader, version));
     let current = tag_of(&bytes.unwrap_or_default());
     if list_names(&list, &current, false) {
-        Ok(generation)
+        Ok(Some(generation))
     } else {
-        Err(refuse(ApiError::new(
+        Err(ApiError::new(
             ErrorCode::PreconditionFailed,
             format!(
                 "{} changed since it was read (If-Match {list}; it is {current} now): nothing was changed; read it again",
-                request.path()
+                context.request().path()
             ),
+        ))
+    }
+}
+
+/// After a handler succeeded: an error when it never compared the
+/// request's `If-Match` (a handler that writes without `handlers::change`
+/// and without calling [`check_if_match`]). In release builds the write is
+/// answered as it was made; in debug builds and tests it is a 500 naming
+/// the operation, so the route walk catches the handler.
+pub(crate) fn unchecked(pending: &Pending, route: &Route) -> Option<ApiError> {
+    let left = lock(pending).take()?;
+    if cfg!(debug_assertions) {
+        Some(ApiError::internal(format!(
+            "{} succeeded without comparing If-Match {}",
+            route.operation, left.list
         )))
+    } else {
+        log::error!(
+            "{} succeeded without comparing If-Match {}",
+            route.operation,
+            left.list
+        );
+        None
     }
 }
 

@@ -14,11 +14,9 @@ pub struct Ctx {
     pub(crate) stream: Option<web::Payload>,
     pub(crate) version: ApiVersion,
     pub(crate) state: web::Data<AppState>,
-    /// For a write with `If-Match`: the configuration's generation when its
-    /// current representation was read and found matching (0: none). The
-    /// request's first change checks it on the writer thread
-    /// ([`Ctx::take_precondition`]).
-    pub(crate) precondition: std::sync::atomic::AtomicU64,
+    /// For a write with `If-Match`: the comparison still to make, once,
+    /// after the body was read (`conditional::check_if_match`).
+    pub(crate) if_match: crate::conditional::Pending,
 }
 
 impl std::fmt::Debug for Ctx {
@@ -52,18 +50,6 @@ impl Ctx {
     /// The request.
     pub fn request(&self) -> &HttpRequest {
         &self.request
-    }
-
-    /// The generation the request's first change must find unchanged, once
-    /// (later changes of the same request follow from the first).
-    pub(crate) fn take_precondition(&self) -> Option<u64> {
-        match self
-            .precondition
-            .swap(0, std::sync::atomic::Ordering::Relaxed)
-        {
-            0 => None,
-            generation => Some(generation),
-        }
     }
 
     /// The query parameter `name`, if given.

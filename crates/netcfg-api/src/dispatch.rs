@@ -21,7 +21,7 @@ use crate::{
     events::data::ChangeEvent,
     reply::{ApiError, Content, Reply},
     state::AppState,
-    table::{Body, Conditional, Payload, Route},
+    table::{Body, Payload, Route},
     version::{ApiVersion, VERSION_HEADER},
 };
 
@@ -228,14 +228,7 @@ async fn dispatch(
             return response;
         }
     };
-    let precondition = if route.conditional == Conditional::IfMatch {
-        match conditional::check_if_match(&request, route, pattern, table, &state, version).await {
-            Ok(generation) => generation,
-            Err(response) => return response,
-        }
-    } else {
-        0
-    };
+    let if_match = conditional::pending(&request, route, pattern, table);
     let kept = request.clone();
     let context = Ctx {
         request,
@@ -243,10 +236,13 @@ async fn dispatch(
         stream,
         version,
         state: state.clone(),
-        precondition: std::sync::atomic::AtomicU64::new(precondition),
+        if_match: if_match.clone(),
     };
     match route.handler.call(context).await {
         Ok(reply) => {
+            if let Some(unchecked) = conditional::unchecked(&if_match, route) {
+                return render_error(&unchecked, Some(route), version);
+            }
             if route.changes {
                 publish_change(&kept, route, &reply, &state);
             }

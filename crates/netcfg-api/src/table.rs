@@ -517,7 +517,7 @@ pub(crate) const IF_MATCH: &str = "If-Match";
 fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
     let is_tagged = |route: &Route| {
         route.method == Method::GET
-            && path_parameters(route.paths[0]).contains(&"net_name")
+            && route.paths[0].starts_with("/nets/{net_name}")
             && route
                 .declared(StatusCode::OK)
                 .is_some_and(|declared| matches!(declared.payload, Payload::Json { .. }))

@@ -70,9 +70,10 @@ where
             .await?
         }
     };
-    // With If-Match, the first change checks on the writer thread that
-    // nothing changed since the representation was compared.
-    let expected = context.take_precondition();
+    // With If-Match, the first change compares the tag (after the handler
+    // read the body, so a bad body is a 400 whatever the tag), then checks
+    // on the writer thread that nothing changed since.
+    let expected = crate::conditional::check_if_match(context, Some(&net)).await?;
     net.change(move |net| {
         if let Some(generation) = expected {
             net.require_unchanged(generation)?;

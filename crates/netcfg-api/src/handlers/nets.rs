@@ -9,6 +9,7 @@ use netcfg_model::{
 
 use super::{is_running, plan, require_net, store, with_state};
 use crate::{
+    conditional::check_if_match,
     context::Ctx,
     error_code::ErrorCode,
     events::data::StateChange,
@@ -101,6 +102,7 @@ pub(crate) async fn get(context: Ctx, path: NetPath) -> Result<Reply, ApiError> 
 pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
     let body: NetworkBody = context.body()?;
+    check_if_match(&context, None).await?;
     if body.name != name && is_running(&context, &name) {
         return Err(ApiError::new(
             ErrorCode::ConfigurationRunning,
@@ -134,6 +136,7 @@ pub(crate) async fn download(context: Ctx, path: NetPath) -> Result<Reply, ApiEr
 
 pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
+    check_if_match(&context, None).await?;
     stop_if_running(&context, &name).await?;
     let deleted = name.clone();
     store(&context, move |store| store.delete(&deleted)).await?;
@@ -148,6 +151,7 @@ pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
     let ActionBody(action) = context.body()?;
+    check_if_match(&context, None).await?;
     let word = match &action {
         ConfigurationAction::Copy { .. } => "copy",
         ConfigurationAction::Delete => "delete",

@@ -73,7 +73,9 @@ pub(crate) async fn put(context: Ctx, path: SettingsScopePath) -> Result<Reply, 
     // running network cannot take that for network_mode or rf_setting either.
     let guard_omitted =
         scope.class.as_str() == netcfg_model::SYSTEM_CLASS && is_running(&context, path.net_name());
-    let outcome = net(&context, path.net_name(), move |net| {
+    // One change: the check of what is stored and the replacement commit
+    // together (and an If-Match is compared first).
+    let outcome = change(&context, path.net_name(), move |net| {
         if guard_omitted {
             let current = net.settings(Some(SettingScope::system()))?;
             for key in RUNNING_KEYS {
