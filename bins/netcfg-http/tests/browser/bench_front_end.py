@@ -348,7 +348,12 @@ def main() -> int:
 
         downloads = Path(server.scratch / "downloads")
         downloads.mkdir()
-        driver = make_driver(downloads)
+        # Each page load of the first-render loop is a new visit: without
+        # this, the pages left for about:blank stay in the back-forward cache
+        # with their live-events stream open, and from the sixth load the
+        # browser's 6 connections per host are taken (HTTP/1.1) until the
+        # server's keep-alive evicts them (about 14 s).
+        driver = make_driver(downloads, extra=["--disable-back-forward-cache"])
 
         cold = first_render(driver, server.url, args.runs, cold=True)
         warm = first_render(driver, server.url, args.runs, cold=False)

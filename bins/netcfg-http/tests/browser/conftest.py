@@ -421,11 +421,11 @@ def xpath_string(text: str) -> str:
     return "concat(" + ", \"'\", ".join(f"'{part}'" for part in text.split("'")) + ")"
 
 
-def make_driver(downloads: Path, size: tuple[int, int] = (1280, 800)) -> webdriver.Chrome:
+def make_driver(downloads: Path, size: tuple[int, int] = (1280, 800), extra: Iterable[str] = ()) -> webdriver.Chrome:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for argument in ["--headless=new", "--no-sandbox", f"--window-size={size[0]},{size[1]}",
-                     "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars"]:
+                     "--disable-dev-shm-usage", "--disable-gpu", "--hide-scrollbars", *extra]:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     options.add_experimental_option("prefs", {

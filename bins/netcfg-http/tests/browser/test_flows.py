@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from selenium.webdriver.common.by import By
 
 from conftest import Api, Browser, open_browser
@@ -555,3 +557,24 @@ def test_read_and_download_a_log_file(browser: Browser, api: Api):
     browser.click(browser.button("Download", row))
     saved = browser.wait_download(".log")
     assert saved.name == names[0] and saved.read_text(errors="replace").strip()
+
+
+# --------------------------------------------------------------------------
+# Several tabs at once
+
+
+# Each page holds its live-events streams (long fetches), and over HTTP/1.1
+# Chromium opens at most 6 connections per host: lib/events.js lets go of
+# them while a page is hidden, so tabs left open do not starve new ones.
+def test_seven_tabs_at_once(browser: Browser, api: Api):
+    api.create_net("lab")
+    driver = browser.driver
+    driver.set_page_load_timeout(15)
+    for tab in range(1, 8):
+        if tab > 1:
+            driver.switch_to.new_window("tab")
+        browser.driver.get(browser.base + "/#/")
+        try:
+            browser.row("lab", browser.view("nets", timeout=8))
+        except AssertionError as failure:
+            raise AssertionError(f"tab {tab} of 7 does not show the configurations: {failure}") from None

@@ -100,7 +100,7 @@ def test_view_renders(module_browser: Browser, pattern: str, module: str):
     # a failure of the view is shown inside it, as an alert: none here
     failures = [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, "main .notice.level-1") if e.is_displayed()]
     assert not failures, f"the view {module} shows an error: {failures}"
-    assert f"This view failed" not in browser.text(), browser.text()
+    assert "This view failed" not in browser.text(), browser.text()
     settle(browser, section)
     browser.shot(module)
     problems = browser.console_problems()

@@ -8,6 +8,12 @@
 //   whose positions a view shows (a floor plan): positions are heavy, and
 //   wanted per configuration, so other running configurations neither take
 //   a share of the stream's rate nor cost this page their traffic.
+// A hidden page (another tab in front, a minimised window, a page kept in
+// the back-forward cache) lets go of its streams: over HTTP/1.1 a browser
+// opens at most six connections to a host, and every open stream holds
+// one, so tabs left open would starve the next ones. Shown again, it
+// reconnects (notifications resume from the last id) and the views reload
+// what they show.
 
 import { baseHeaders } from "./api.js";
 
@@ -24,6 +30,27 @@ const streams = new Map();
 /** The global stream's last notification id, kept across its reconnections. */
 let lastEventId = "";
 let retryMs = 3000;
+/** True while the page is hidden: no stream is open. */
+let suspended = document.visibilityState === "hidden";
+
+function suspend() {
+  if (suspended) return;
+  suspended = true;
+  for (const stream of streams.values()) stream.stop();
+  streams.clear();
+  announce();
+}
+
+function resume() {
+  if (!suspended || document.visibilityState === "hidden") return;
+  suspended = false;
+  refresh();
+  deliver("resync", { reason: "shown again" });
+}
+
+document.addEventListener("visibilitychange", () => (document.visibilityState === "hidden" ? suspend() : resume()));
+window.addEventListener("pagehide", suspend);
+window.addEventListener("pageshow", resume);
 
 /**
  * Calls `handler(data, type)` for each event of `types`, of configuration
@@ -100,6 +127,7 @@ function refresh() {
   refreshQueued = true;
   queueMicrotask(() => {
     refreshQueued = false;
+    if (suspended) return;
     const urls = wanted();
     for (const [key, stream] of streams) {
       if (urls.get(key) !== stream.url) {
