@@ -125,6 +125,20 @@ pub(crate) fn publish(temp: &Path, target: &Path, what: &str) -> Result<(), Stor
 #[derive(Debug)]
 pub(crate) struct TempDatabase(pub(crate) PathBuf);
 
+impl TempDatabase {
+    /// A fresh, empty file in the temporary directory, for SQLite to fill
+    /// (an empty file is an empty database). Created here rather than by
+    /// SQLite so that a full or read-only data directory is reported as
+    /// such: SQLite says only "unable to open database file".
+    pub(crate) fn create(dir: &Path, label: &str) -> Result<Self, crate::StoreError> {
+        let path = temp_path(dir, label);
+        fs::File::create_new(&path).map_err(|error| {
+            crate::StoreError::file("creating a file in the data directory", error)
+        })?;
+        Ok(Self(path))
+    }
+}
+
 impl Drop for TempDatabase {
     fn drop(&mut self) {
         if let Err(error) = remove_database(&self.0) {

@@ -404,7 +404,7 @@ impl Store {
         instance: Instance,
     ) -> Result<Configuration, StoreError> {
         self.check_free(name)?;
-        let temp = TempDatabase(files::temp_path(&self.dir, "create"));
+        let temp = TempDatabase::create(&self.dir, "create")?;
         {
             let conn = connect(&temp.0, self.options.busy_timeout, true)?;
             schema::create_version_1(&conn)?;
@@ -473,7 +473,7 @@ impl Store {
     pub fn copy(&self, from: &ConfigName, to: &ConfigName) -> Result<Configuration, StoreError> {
         let db = self.handle(from)?;
         self.check_free(to)?;
-        let temp = TempDatabase(files::temp_path(&self.dir, "copy"));
+        let temp = TempDatabase::create(&self.dir, "copy")?;
         db.snapshot_into(&temp.0)?;
         drop(db);
         use_wal(&connect(&temp.0, self.options.busy_timeout, false)?)?;

@@ -149,7 +149,7 @@ impl Store {
         writer: &mut dyn Write,
     ) -> Result<u64, StoreError> {
         let db = self.handle(name)?;
-        let temp = TempDatabase(files::temp_path(&self.dir, "download"));
+        let temp = TempDatabase::create(&self.dir, "download")?;
         db.snapshot_into(&temp.0)?;
         drop(db);
         let mut snapshot =

@@ -6,6 +6,7 @@
 mod support;
 
 mod concurrency;
+mod disks;
 mod e2e;
 mod events;
 mod layers;

@@ -10,13 +10,16 @@
 use std::{
     fs,
     io::Write,
-    path::{Path, PathBuf},
+    path::Path,
     process::{Command, Stdio},
 };
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server};
+use crate::support::{
+    Request, Server,
+    disk::{fill, is_root, server_on_small_disk},
+};
 
 /// The Prometheus client the scrapes are parsed with (PyPI).
 const PROMETHEUS_CLIENT: &str = "0.26.0";
@@ -144,56 +147,6 @@ fn health_answers_while_the_process_serves() {
     assert_eq!(response.body, b"ok\n");
 }
 
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|output| String::from_utf8_lossy(&output.stdout).trim() == "0")
-}
-
-fn run(command: &str, args: &[&str]) {
-    let status = Command::new(command)
-        .args(args)
-        .status()
-        .unwrap_or_else(|error| panic!("{command}: {error}"));
-    assert!(status.success(), "{command} {args:?}: {status}");
-}
-
-/// A tmpfs of 4 MiB mounted on a directory, unmounted on drop.
-struct SmallDisk(PathBuf);
-
-impl SmallDisk {
-    fn mount(path: &Path) -> Self {
-        fs::create_dir_all(path).expect("the mount point");
-        let point = path.to_str().expect("a UTF-8 path");
-        run("mount", &["-t", "tmpfs", "-o", "size=4m", "tmpfs", point]);
-        Self(path.to_owned())
-    }
-
-    fn remount(&self, options: &str) {
-        let point = self.0.to_str().expect("a UTF-8 path");
-        run("mount", &["-o", &format!("remount,{options}"), point]);
-    }
-}
-
-impl Drop for SmallDisk {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-/// Writes a file until the filesystem is full.
-fn fill(path: &Path) {
-    let mut file = fs::File::create(path).expect("the filler");
-    let chunk = vec![0x5a_u8; 64 * 1024];
-    loop {
-        if let Err(error) = file.write_all(&chunk).and_then(|()| file.sync_all()) {
-            assert_eq!(error.raw_os_error(), Some(28), "ENOSPC, not {error}");
-            return;
-        }
-    }
-}
-
 fn readiness(server: &Server) -> (u16, String) {
     let response = server.send(&Request::get("/readyz"));
     (
@@ -225,12 +178,7 @@ fn readiness_follows_the_data_directory() {
         assert_eq!(readiness(&server).0, 200);
         return;
     }
-    let mut disk = None;
-    let server = Server::start_prepared(|data_dir| {
-        disk = Some(SmallDisk::mount(data_dir));
-        Vec::new()
-    });
-    let disk = disk.expect("mounted");
+    let (server, disk) = server_on_small_disk();
     assert_eq!(readiness(&server), (200, "ready\n".to_owned()));
 
     let filler = server.data_dir.join("filler");

@@ -17,6 +17,7 @@ use std::{
 
 use serde_json::Value;
 
+pub(crate) mod disk;
 mod sse;
 pub(crate) use sse::{EventClient, SseEvent};
 
