@@ -57,6 +57,23 @@ fn check_head(bytes: &[u8], actual: u64) -> Result<(), BadUpload> {
             });
         }
     };
+    // Fields SQLite reads before anything else: a value it does not know
+    // makes it open the file read-only or refuse it, which must not pass
+    // for a fault of this host.
+    let fixed = [
+        (18, &[1_u8, 2][..], "file format write version"),
+        (19, &[1, 2], "file format read version"),
+        (21, &[64], "maximum embedded payload fraction"),
+        (22, &[32], "minimum embedded payload fraction"),
+        (23, &[32], "leaf payload fraction"),
+    ];
+    for (offset, allowed, what) in fixed {
+        if !allowed.contains(&bytes[offset]) {
+            return Err(BadUpload::FailedIntegrityCheck {
+                report: format!("the header's {what} is {}", bytes[offset]),
+            });
+        }
+    }
     // The page count in the header is valid when its "version valid for"
     // field matches the change counter (SQLite 3.7.0 and later).
     let page_count = if word(92) == word(24) { word(28) } else { 0 };
@@ -68,20 +85,30 @@ fn check_head(bytes: &[u8], actual: u64) -> Result<(), BadUpload> {
 }
 
 /// Turns what SQLite says about a damaged file into an upload refusal.
+/// Only faults of this host (I/O, memory, a full or read-only disk, a
+/// lock) stay what they are: any other error SQLite meets while reading an
+/// uploaded file is the file's (a damaged page, a schema whose SQL a flipped
+/// bit changed into a call of an unknown function, ...).
 fn refusal(error: StoreError) -> StoreError {
     if let StoreError::Io { source, .. } = &error
         && let Some(sqlite) = source.downcast_ref::<rusqlite::Error>()
-        && let Some(code) = sqlite.sqlite_error_code()
     {
-        match code {
-            ErrorCode::NotADatabase => return StoreError::BadUpload(BadUpload::NotSqlite),
-            ErrorCode::DatabaseCorrupt => {
-                return StoreError::BadUpload(BadUpload::FailedIntegrityCheck {
-                    report: sqlite.to_string(),
-                });
-            }
-            _ => {}
-        }
+        return match sqlite.sqlite_error_code() {
+            Some(ErrorCode::NotADatabase) => StoreError::BadUpload(BadUpload::NotSqlite),
+            Some(
+                ErrorCode::SystemIoFailure
+                | ErrorCode::OutOfMemory
+                | ErrorCode::DiskFull
+                | ErrorCode::ReadOnly
+                | ErrorCode::CannotOpen
+                | ErrorCode::PermissionDenied
+                | ErrorCode::DatabaseBusy
+                | ErrorCode::DatabaseLocked,
+            ) => error,
+            _ => StoreError::BadUpload(BadUpload::FailedIntegrityCheck {
+                report: format!("SQLite cannot read it: {sqlite}"),
+            }),
+        };
     }
     error
 }

@@ -8,6 +8,7 @@ mod support;
 
 mod change;
 mod generation;
+mod hostile;
 mod lifecycle;
 mod scenarios;
 mod store;

@@ -7,7 +7,7 @@ use netcfg_store::{BadUpload, SCHEMA_VERSION, StoreError, StoreOptions};
 use serde_json::{Value, json};
 
 use crate::support::{
-    dir_listing, fixture, kind, name, store_with_net, tag, temp_store, temp_store_with,
+    dir_listing, edited, fixture, kind, name, store_with_net, tag, temp_store, temp_store_with,
 };
 
 fn serial(value: u32) -> DeviceKey {
@@ -262,17 +262,6 @@ fn a_newer_file_in_the_data_directory_is_refused_as_newer() {
 }
 
 /// A valid file's bytes changed by `edit` through SQLite.
-fn edited(bytes: &[u8], edit: &str) -> Vec<u8> {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("x.sqlite");
-    std::fs::write(&path, bytes).unwrap();
-    let conn = rusqlite::Connection::open(&path).unwrap();
-    conn.execute_batch(edit).unwrap();
-    conn.execute_batch("PRAGMA journal_mode = DELETE").unwrap();
-    drop(conn);
-    std::fs::read(&path).unwrap()
-}
-
 /// A refused upload: its label, its bytes, and the reason expected.
 type UploadCase = (&'static str, Vec<u8>, fn(&BadUpload) -> bool);
 

@@ -91,3 +91,16 @@ fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// `bytes` (a saved-state file) after running `edit` (SQL) on a copy, in
+/// rollback-journal mode so the result is one file.
+pub(crate) fn edited(bytes: &[u8], edit: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.sqlite");
+    std::fs::write(&path, bytes).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute_batch(edit).unwrap();
+    conn.execute_batch("PRAGMA journal_mode = DELETE").unwrap();
+    drop(conn);
+    std::fs::read(&path).unwrap()
+}
