@@ -77,7 +77,7 @@ pub(crate) const KEYS: &[Key] = &[
     Key {
         name: "auth.tokens",
         default: "[]",
-        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`. When set, every request but GET /api, /api.json and the web front end's files (/ and /ui/) needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
+        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\", name = \"<who, for the change history>\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`; `name` is optional (`token-<n>` by its place in the list). When set, every request but GET /api, /api.json and the web front end's files (/ and /ui/) needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
     },
     Key {
         name: "tls_cert",
@@ -153,13 +153,15 @@ pub(crate) struct AuthSettings {
     pub(crate) tokens: Vec<TokenSetting>,
 }
 
-/// One token of `auth.tokens`: the secret or its SHA-256 digest, and its access.
+/// One token of `auth.tokens`: the secret or its SHA-256 digest, its
+/// access, and the name the change history records (optional).
 #[derive(Clone, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TokenSetting {
     token: Option<String>,
     sha256: Option<String>,
     access: String,
+    name: Option<String>,
 }
 
 // A secret must never reach a log line, even through `{:?}`.
@@ -167,6 +169,7 @@ impl std::fmt::Debug for TokenSetting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TokenSetting")
             .field("access", &self.access)
+            .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
@@ -272,6 +275,10 @@ impl Settings {
                 (None, Some(digest)) => auth.with_digest(digest, access),
                 _ => Err(netcfg_api::AuthError::TokenOrDigest),
             }
+            .and_then(|auth| match &token.name {
+                Some(name) => auth.named(name),
+                None => Ok(auth),
+            })
             .with_context(context)?;
         }
         Ok(auth)
@@ -368,7 +375,7 @@ mod tests {
         let mut file = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
         writeln!(
             file,
-            "[auth]\ntokens = [\n  {{ token = \"a-long-admin-secret\", access = \"admin\" }},\n  {{ sha256 = \"{}\", access = \"read-only\" }},\n]",
+            "[auth]\ntokens = [\n  {{ token = \"a-long-admin-secret\", access = \"admin\", name = \"site engineer\" }},\n  {{ sha256 = \"{}\", access = \"read-only\" }},\n]",
             "ab".repeat(32)
         )
         .unwrap();

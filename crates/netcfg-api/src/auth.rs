@@ -32,11 +32,13 @@ impl std::str::FromStr for Access {
     }
 }
 
-/// A configured token: the SHA-256 digest of its secret, and its access.
+/// A configured token: the SHA-256 digest of its secret, its access, and
+/// the name the change history records for what it changes.
 #[derive(Clone, PartialEq, Eq)]
 struct Token {
     digest: [u8; 32],
     access: Access,
+    name: std::sync::Arc<str>,
 }
 
 /// The configured tokens.
@@ -70,13 +72,18 @@ pub enum AuthError {
     /// Neither or both of `token` and `sha256`.
     #[error("give either `token` or `sha256` for each token")]
     TokenOrDigest,
+    /// A name that is empty, longer than 64 characters, or holds control
+    /// characters.
+    #[error("a token's name has 1 to 64 characters and no control characters")]
+    BadName,
 }
 
 /// The outcome of checking a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// Let it through.
-    Allowed,
+    /// Let it through; with access control on, the index of the token
+    /// that was shown (its name goes into the change history).
+    Allowed(Option<usize>),
     /// No token, or not a known one: 401.
     Unauthenticated,
     /// A read-only token on a change: 403.
@@ -104,9 +111,11 @@ impl Auth {
         if secret.chars().count() < 16 {
             return Err(AuthError::ShortToken);
         }
+        let name = self.default_name();
         self.tokens.push(Token {
             digest: digest_of(secret),
             access,
+            name,
         });
         Ok(self)
     }
@@ -115,8 +124,37 @@ impl Auth {
     pub fn with_digest(mut self, hex: &str, access: Access) -> Result<Self, AuthError> {
         let mut digest = [0u8; 32];
         hex::decode_to_slice(hex.trim(), &mut digest).map_err(|_| AuthError::BadDigest)?;
-        self.tokens.push(Token { digest, access });
+        let name = self.default_name();
+        self.tokens.push(Token {
+            digest,
+            access,
+            name,
+        });
         Ok(self)
+    }
+
+    /// `token-<n>`, the name of the n-th token when it is given none.
+    fn default_name(&self) -> std::sync::Arc<str> {
+        format!("token-{}", self.tokens.len() + 1).into()
+    }
+
+    /// Names the token added last: the change history records what it
+    /// changes under this name (`token-<n>`, its place in the list, when
+    /// it has none).
+    pub fn named(mut self, name: &str) -> Result<Self, AuthError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 64 || name.chars().any(char::is_control) {
+            return Err(AuthError::BadName);
+        }
+        if let Some(token) = self.tokens.last_mut() {
+            token.name = name.into();
+        }
+        Ok(self)
+    }
+
+    /// The name of token `index` (from [`Verdict::Allowed`]).
+    pub(crate) fn name(&self, index: usize) -> Option<std::sync::Arc<str>> {
+        self.tokens.get(index).map(|token| token.name.clone())
     }
 
     /// True when tokens are configured.
@@ -127,27 +165,30 @@ impl Auth {
     /// Judges a request by its method, path and `Authorization` header.
     pub(crate) fn judge(&self, method: &str, path: &str, authorization: Option<&str>) -> Verdict {
         if !self.is_on() || is_open(method, path) {
-            return Verdict::Allowed;
+            return Verdict::Allowed(None);
         }
         let Some(secret) = authorization.and_then(|value| value.strip_prefix("Bearer ")) else {
             return Verdict::Unauthenticated;
         };
         let digest = digest_of(secret.trim());
         // Every token is compared, so the time taken does not tell which matched.
-        let access = self
+        let best = self
             .tokens
             .iter()
-            .filter(|token| constant_time_eq(&token.digest, &digest))
-            .map(|token| token.access)
-            .fold(None, |best, access| match (best, access) {
-                (Some(Access::Admin), _) | (_, Access::Admin) => Some(Access::Admin),
-                _ => Some(access),
+            .enumerate()
+            .filter(|(_, token)| constant_time_eq(&token.digest, &digest))
+            .map(|(index, token)| (index, token.access))
+            .fold(None, |best, (index, access)| match (best, access) {
+                (Some((_, Access::Admin)), _) => best,
+                _ => Some((index, access)),
             });
-        match access {
+        match best {
             None => Verdict::Unauthenticated,
-            Some(Access::Admin) => Verdict::Allowed,
-            Some(Access::ReadOnly) if matches!(method, "GET" | "HEAD") => Verdict::Allowed,
-            Some(Access::ReadOnly) => Verdict::Forbidden,
+            Some((index, Access::Admin)) => Verdict::Allowed(Some(index)),
+            Some((index, Access::ReadOnly)) if matches!(method, "GET" | "HEAD") => {
+                Verdict::Allowed(Some(index))
+            }
+            Some((_, Access::ReadOnly)) => Verdict::Forbidden,
         }
     }
 }
@@ -192,7 +233,7 @@ mod tests {
     fn off_lets_everything_through() {
         assert_eq!(
             Auth::off().judge("DELETE", "/nets/a", None),
-            Verdict::Allowed
+            Verdict::Allowed(None)
         );
     }
 
@@ -210,7 +251,7 @@ mod tests {
         );
         assert_eq!(
             auth.judge("GET", "/nets", Some("Bearer reader-secret-0123456789")),
-            Verdict::Allowed
+            Verdict::Allowed(Some(1))
         );
         assert_eq!(
             auth.judge("POST", "/nets", Some("Bearer reader-secret-0123456789")),
@@ -218,16 +259,22 @@ mod tests {
         );
         assert_eq!(
             auth.judge("POST", "/nets", Some("Bearer admin-secret-0123456789")),
-            Verdict::Allowed
+            Verdict::Allowed(Some(0))
         );
-        assert_eq!(auth.judge("GET", "/api.json", None), Verdict::Allowed);
-        assert_eq!(auth.judge("GET", "/api/index.html", None), Verdict::Allowed);
-        assert_eq!(auth.judge("GET", "/", None), Verdict::Allowed);
-        assert_eq!(auth.judge("HEAD", "/ui/app.js", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/api.json", None), Verdict::Allowed(None));
+        assert_eq!(
+            auth.judge("GET", "/api/index.html", None),
+            Verdict::Allowed(None)
+        );
+        assert_eq!(auth.judge("GET", "/", None), Verdict::Allowed(None));
+        assert_eq!(
+            auth.judge("HEAD", "/ui/app.js", None),
+            Verdict::Allowed(None)
+        );
         assert_eq!(auth.judge("GET", "/uix", None), Verdict::Unauthenticated);
         assert_eq!(auth.judge("POST", "/", None), Verdict::Unauthenticated);
-        assert_eq!(auth.judge("GET", "/healthz", None), Verdict::Allowed);
-        assert_eq!(auth.judge("GET", "/readyz", None), Verdict::Allowed);
+        assert_eq!(auth.judge("GET", "/healthz", None), Verdict::Allowed(None));
+        assert_eq!(auth.judge("GET", "/readyz", None), Verdict::Allowed(None));
         assert_eq!(
             auth.judge("GET", "/metrics", None),
             Verdict::Unauthenticated
@@ -236,6 +283,14 @@ mod tests {
             auth.judge("POST", "/api.json", None),
             Verdict::Unauthenticated
         );
+    }
+
+    #[test]
+    fn tokens_have_names_for_the_history() {
+        let auth = auth().named("site engineer").unwrap();
+        assert_eq!(auth.name(0).as_deref(), Some("token-1"));
+        assert_eq!(auth.name(1).as_deref(), Some("site engineer"));
+        assert_eq!(auth.name(2), None);
     }
 
     #[test]
@@ -263,9 +318,15 @@ mod tests {
         let bearer = format!("Bearer {secret}");
         assert_eq!(
             admin.judge("PATCH", "/nets", Some(&bearer)),
-            Verdict::Allowed
+            Verdict::Allowed(Some(0))
         );
         assert!("superuser".parse::<Access>().is_err());
+        assert_eq!(
+            Auth::off()
+                .with_token("admin-secret-0123456789", Access::Admin)
+                .and_then(|auth| auth.named("")),
+            Err(AuthError::BadName)
+        );
         assert_eq!(format!("{:?}", auth()), "Auth { tokens: 2 }");
     }
 }

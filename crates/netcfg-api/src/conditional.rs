@@ -184,6 +184,7 @@ pub(crate) async fn check_if_match(
         version,
         state: state.clone(),
         if_match: Arc::default(),
+        summary: reader.summary,
     };
     let reply = reader.handler.call(reading).await?;
     let (_, bytes) = split(render_reply(reply, reader, version));

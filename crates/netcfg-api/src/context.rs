@@ -1,8 +1,8 @@
 //! What a handler gets: the request, its body, the version that answers and
 //! the application's state, with readers that turn bad input into 400s.
 
-use actix_web::{HttpRequest, web};
-use netcfg_model::FromJson;
+use actix_web::{HttpMessage, HttpRequest, web};
+use netcfg_model::{ChangeRecord, FromJson};
 
 use crate::{error_code::ErrorCode, reply::ApiError, state::AppState, version::ApiVersion};
 
@@ -17,6 +17,9 @@ pub struct Ctx {
     /// For a write with `If-Match`: the comparison still to make, once,
     /// after the body was read (`conditional::check_if_match`).
     pub(crate) if_match: crate::conditional::Pending,
+    /// The summary of the route's row: what the change history calls the
+    /// request.
+    pub(crate) summary: &'static str,
 }
 
 impl std::fmt::Debug for Ctx {
@@ -78,6 +81,35 @@ impl Ctx {
             )
         })?;
         Ok(T::from_json(&value)?)
+    }
+
+    /// What the change history records of this request: the token's name
+    /// (or `anonymous`), the client's address, the method and path, and
+    /// the route's summary.
+    pub fn record(&self) -> ChangeRecord {
+        self.record_as(self.summary)
+    }
+
+    /// [`Ctx::record`] with a summary of the handler's own.
+    pub fn record_as(&self, summary: impl Into<String>) -> ChangeRecord {
+        let origin = self
+            .request
+            .extensions()
+            .get::<crate::gate::TokenName>()
+            .map_or_else(
+                || ChangeRecord::ANONYMOUS.to_owned(),
+                |token| token.0.to_string(),
+            );
+        ChangeRecord {
+            origin,
+            address: self
+                .request
+                .peer_addr()
+                .map(|address| address.ip().to_string()),
+            method: self.request.method().to_string(),
+            path: self.request.path().to_owned(),
+            summary: summary.into(),
+        }
     }
 
     /// The body as a stream, once: for a route whose body is read as it

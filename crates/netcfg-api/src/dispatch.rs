@@ -237,6 +237,7 @@ async fn dispatch(
         version,
         state: state.clone(),
         if_match: if_match.clone(),
+        summary: route.summary,
     };
     match route.handler.call(context).await {
         Ok(reply) => {

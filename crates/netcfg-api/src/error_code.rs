@@ -91,6 +91,8 @@ error_codes! {
     DevicePairNotFound = (NOT_FOUND, "device_pair_not_found", "The interfaces are not paired."),
     /// The device has no magnetometer calibration.
     CalibrationNotFound = (NOT_FOUND, "calibration_not_found", "The device has no magnetometer calibration."),
+    /// The change history has no such entry.
+    HistoryEntryNotFound = (NOT_FOUND, "history_entry_not_found", "The configuration's history has no change with this id (never, or pruned: the newest 10,000 are kept)."),
     /// The method is not served on this path.
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "The path exists but not with this method; the `Allow` header lists the methods it has."),
     /// A name, serial number, id or key is taken.
@@ -103,6 +105,8 @@ error_codes! {
     IdsExhausted = (CONFLICT, "ids_exhausted", "Every identifier of this kind of item has been used."),
     /// The interfaces are paired already.
     AlreadyPaired = (CONFLICT, "already_paired", "The interfaces are paired already."),
+    /// The history does not fit the configuration's content.
+    HistoryDiverged = (CONFLICT, "history_diverged", "The configuration's history does not fit its content (the file was changed by another program), so it cannot be restored; nothing was changed."),
     /// The change needs a stopped configuration.
     ConfigurationRunning = (CONFLICT, "configuration_running", "The change cannot be made while the configuration runs; stop it first."),
     /// Another program holds the configuration's file.

@@ -24,6 +24,7 @@ impl From<StoreError> for ApiError {
                 Missing::LogFile => ErrorCode::LogFileNotFound,
                 Missing::DevicePair => ErrorCode::DevicePairNotFound,
                 Missing::MagnetometerCalibration => ErrorCode::CalibrationNotFound,
+                Missing::HistoryEntry => ErrorCode::HistoryEntryNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,
@@ -31,6 +32,7 @@ impl From<StoreError> for ApiError {
                 ConflictKind::BuiltIn => ErrorCode::BuiltIn,
                 ConflictKind::Exhausted => ErrorCode::IdsExhausted,
                 ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
+                ConflictKind::HistoryDiverged => ErrorCode::HistoryDiverged,
             },
             StoreError::Changed { .. } => ErrorCode::PreconditionFailed,
             StoreError::Locked { .. } => ErrorCode::ConfigurationLocked,

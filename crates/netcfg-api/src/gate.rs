@@ -27,6 +27,11 @@ use crate::{
     version::ApiVersion,
 };
 
+/// The name of the token a request showed, kept in the request's
+/// extensions for the change history.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenName(pub(crate) std::sync::Arc<str>);
+
 /// The version-and-access middleware (see the module).
 #[derive(Debug, Clone)]
 pub struct VersionGate {
@@ -44,8 +49,12 @@ impl VersionGate {
         }
     }
 
-    /// The version the request selects, or why it is refused.
-    fn judge(&self, request: &ServiceRequest) -> Result<ApiVersion, (ApiError, ApiVersion)> {
+    /// The version the request selects and the name of its token (when
+    /// access control is on), or why it is refused.
+    fn judge(
+        &self,
+        request: &ServiceRequest,
+    ) -> Result<(ApiVersion, Option<TokenName>), (ApiError, ApiVersion)> {
         let version = dispatch::select_version(request, self.default_version)
             .map_err(|error| (error, self.default_version))?;
         let authorization = request
@@ -56,7 +65,10 @@ impl VersionGate {
             .auth
             .judge(request.method().as_str(), request.path(), authorization)
         {
-            Verdict::Allowed => Ok(version),
+            Verdict::Allowed(token) => Ok((
+                version,
+                token.and_then(|index| self.auth.name(index)).map(TokenName),
+            )),
             Verdict::Unauthenticated => Err((
                 ApiError::new(
                     ErrorCode::Unauthorized,
@@ -119,8 +131,11 @@ where
 
     fn call(&self, request: ServiceRequest) -> Self::Future {
         match self.gate.judge(&request) {
-            Ok(version) => {
+            Ok((version, token)) => {
                 request.extensions_mut().insert(version);
+                if let Some(token) = token {
+                    request.extensions_mut().insert(token);
+                }
                 let call = self.service.call(request);
                 Box::pin(async move {
                     let mut response = call.await?;

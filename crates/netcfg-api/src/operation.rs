@@ -51,6 +51,8 @@ operations! {
     DeleteConfiguration = "delete_configuration",
     StreamEvents = "stream_events",
     StreamConfigurationEvents = "stream_configuration_events",
+    ListHistory = "list_history",
+    RestoreHistory = "restore_history",
     DeviceAction = "device_action",
     MultiDeviceAction = "multi_device_action",
     CreateDevice = "create_device",

@@ -159,6 +159,8 @@ path_types! {
     RolePath { net_name: ConfigName, role_id: u32 }
     /// A notification.
     NotificationPath { net_name: ConfigName, identifier: u64 }
+    /// A change of the configuration's history.
+    HistoryPath { net_name: ConfigName, id: u64 }
     /// A log file.
     LogFilePath { net_name: ConfigName, log_file_name: LogFileName }
     /// A setting of the configuration's own scope.

@@ -244,6 +244,21 @@ impl ApiError {
         error
     }
 
+    /// 400 listing every problem of the query and headers
+    /// (`invalid_parameter`), each with the parameter it concerns.
+    pub fn parameters(problems: Vec<FieldProblem>) -> Self {
+        let listed: Vec<String> = problems
+            .iter()
+            .map(|problem| format!("{}: {}", problem.field, problem.problem))
+            .collect();
+        let mut error = Self::new(
+            ErrorCode::InvalidParameter,
+            format!("invalid request: {}", listed.join("; ")),
+        );
+        error.problems = problems;
+        error
+    }
+
     /// 400 listing every problem of the body.
     pub fn invalid(problems: &netcfg_model::Problems) -> Self {
         Self::new(

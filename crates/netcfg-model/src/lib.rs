@@ -29,6 +29,7 @@ mod cache;
 mod configuration;
 mod device;
 mod device_action;
+mod history;
 mod host;
 mod int_enum;
 mod json;
@@ -60,6 +61,7 @@ pub use device_action::{
     ActionOutcome, DeviceAction, DeviceActionName, DeviceActionReply, LedColor, LedMode,
     LedTimeout, LedTimeoutError,
 };
+pub use history::{ChangeRecord, HistoryEntry};
 pub use host::{HostNetworkInterface, PackageState, PackageStatus};
 pub use int_enum::NotAllowed;
 pub use json::FromJson;

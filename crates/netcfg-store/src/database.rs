@@ -37,6 +37,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use netcfg_model::ChangeRecord;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior, config::DbConfig};
 use tokio::sync::oneshot;
 
@@ -338,6 +339,8 @@ impl Database {
     /// Starts the writer thread.
     fn wake(&self) -> Result<Open, StoreError> {
         let conn = self.connect()?;
+        crate::history::install_triggers(&conn)
+            .map_err(|error| error.in_configuration(&self.name))?;
         let (jobs, queue) = mpsc::channel::<Job>();
         let stamp = self.generation.clone();
         let database = self.id;
@@ -356,9 +359,12 @@ impl Database {
     /// its batch is committed (or why it failed). Called on this database's
     /// own writer thread (a change made of changes), `change` runs at once
     /// in a nested savepoint of the running change. Opens files only when
-    /// the configuration rests (waking it).
+    /// the configuration rests (waking it). The change is journalled in the
+    /// history under `record` (a request's), or as a local change when it
+    /// touched the content (a nested change is part of its outer one).
     fn enqueue<T, F>(
         &self,
+        record: Option<ChangeRecord>,
         change: F,
         reply: impl FnOnce(Result<T, StoreError>) + Send + 'static,
     ) -> Result<(), StoreError>
@@ -387,7 +393,8 @@ impl Database {
             return Err(self.closed());
         };
         let job: Job = Box::new(move |conn| {
-            let result = conn.and_then(change);
+            let result =
+                conn.and_then(|conn| crate::history::journaled(conn, record.as_ref(), change));
             Ran {
                 succeeded: result.is_ok(),
                 answer: Box::new(move |commit_error| {
@@ -409,7 +416,7 @@ impl Database {
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = mpsc::sync_channel::<Result<T, StoreError>>(1);
-        self.enqueue(change, move |result| {
+        self.enqueue(None, change, move |result| {
             // The caller may have gone; nobody is left to tell then.
             let _ = reply.send(result);
         })?;
@@ -425,6 +432,7 @@ impl Database {
     /// rests. Dropping the future does not withdraw the change.
     pub(crate) fn submit<T, F>(
         &self,
+        record: Option<ChangeRecord>,
         change: F,
     ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static
     where
@@ -432,7 +440,7 @@ impl Database {
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let (reply, answer) = oneshot::channel::<Result<T, StoreError>>();
-        let queued = self.enqueue(change, move |result| {
+        let queued = self.enqueue(record, change, move |result| {
             let _ = reply.send(result);
         });
         let name = self.name.clone();

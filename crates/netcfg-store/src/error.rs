@@ -102,6 +102,8 @@ pub enum Missing {
     DevicePair,
     /// A device's magnetometer calibration.
     MagnetometerCalibration,
+    /// An entry of the change history.
+    HistoryEntry,
 }
 
 /// Why a change conflicts with a configuration's state.
@@ -118,6 +120,9 @@ pub enum ConflictKind {
     Exhausted,
     /// The two interfaces are paired already.
     AlreadyPaired,
+    /// The change history does not fit the content (a damaged or edited
+    /// file): a restore cannot replay it.
+    HistoryDiverged,
 }
 
 /// What kind of fault an [`StoreError::Io`] is.

@@ -39,6 +39,7 @@ mod counters;
 mod database;
 mod error;
 mod files;
+mod history;
 mod logs;
 mod net;
 mod schema;
@@ -48,6 +49,7 @@ mod transfer;
 
 pub use counters::{StoreCounters, counters};
 pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
+pub use history::KEPT as HISTORY_KEPT;
 pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, NewNotification, PairOutcome, PositionLimitKey,
     SettingDeletion, SettingScope, SettingWrite, StreamDeletion,

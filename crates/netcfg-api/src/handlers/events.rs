@@ -10,7 +10,6 @@ use netcfg_store::{Store, StoreError};
 use super::require_net;
 use crate::{
     context::Ctx,
-    error_code::ErrorCode,
     events::{
         EventStream, NotificationRecord, Scope,
         data::{EventKind, EventKinds},
@@ -111,19 +110,7 @@ fn read_request(context: &Ctx, net: Option<&ConfigName>) -> Result<Request, ApiE
             resume,
         });
     }
-    let mut error = ApiError::new(
-        ErrorCode::InvalidParameter,
-        format!(
-            "invalid request: {}",
-            problems
-                .iter()
-                .map(|problem| format!("{}: {}", problem.field, problem.problem))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ),
-    );
-    error.problems = problems;
-    Err(error)
+    Err(ApiError::parameters(problems))
 }
 
 /// `17` on a configuration's stream; `site:17` on every configuration's.

@@ -6,6 +6,7 @@ pub(crate) mod cache;
 pub(crate) mod commands;
 pub(crate) mod devices;
 pub(crate) mod events;
+pub(crate) mod history;
 pub(crate) mod interfaces;
 pub(crate) mod limits;
 pub(crate) mod logs;
@@ -21,7 +22,7 @@ pub(crate) mod streams;
 
 use actix_web::web;
 use netcfg_engine::NetworkPlan;
-use netcfg_model::{ConfigName, Configuration, RunState};
+use netcfg_model::{ChangeRecord, ConfigName, Configuration, RunState};
 use netcfg_store::{Net, Store, StoreError};
 
 use crate::{context::Ctx, error_code::ErrorCode, reply::ApiError};
@@ -52,8 +53,24 @@ where
 /// Runs `change` on the writer of configuration `name` and awaits its
 /// commit: no blocking-pool thread between the handler and the writer when
 /// the configuration is awake (the common case; waking it opens files, on
-/// the blocking pool). Changes of concurrent requests share commits.
+/// the blocking pool). Changes of concurrent requests share commits. The
+/// change history records it under the request's [`Ctx::record`].
 pub(crate) async fn change<T, F>(context: &Ctx, name: &ConfigName, change: F) -> Result<T, ApiError>
+where
+    T: Send + 'static,
+    F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+{
+    change_as(context, name, context.record(), change).await
+}
+
+/// [`change`] recorded in the history as `record` (a lifecycle step that
+/// names what it did in its own words).
+pub(crate) async fn change_as<T, F>(
+    context: &Ctx,
+    name: &ConfigName,
+    record: ChangeRecord,
+    change: F,
+) -> Result<T, ApiError>
 where
     T: Send + 'static,
     F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
@@ -74,7 +91,7 @@ where
     // read the body, so a bad body is a 400 whatever the tag), then checks
     // on the writer thread that nothing changed since.
     let expected = crate::conditional::check_if_match(context, Some(&net)).await?;
-    net.change(move |net| {
+    net.change_as(record, move |net| {
         if let Some(generation) = expected {
             net.require_unchanged(generation)?;
         }
@@ -82,6 +99,16 @@ where
     })
     .await
     .map_err(ApiError::from)
+}
+
+/// Records a step of a configuration's life that changed no item (it was
+/// created, uploaded, copied, renamed) in its history.
+pub(crate) async fn journal(
+    context: &Ctx,
+    name: &ConfigName,
+    record: ChangeRecord,
+) -> Result<(), ApiError> {
+    change_as(context, name, record, |_| Ok(())).await
 }
 
 /// A 404 unless the configuration `name` exists (for what the engine keeps

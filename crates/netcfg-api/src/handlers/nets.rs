@@ -7,7 +7,7 @@ use netcfg_model::{
     body::{ActionBody, EngineCommand, EngineCommandBody, NetworkBody},
 };
 
-use super::{is_running, plan, require_net, store, with_state};
+use super::{change_as, is_running, journal, plan, require_net, store, with_state};
 use crate::{
     conditional::check_if_match,
     context::Ctx,
@@ -26,6 +26,7 @@ pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
         store.create(&body.name, body.instance)
     })
     .await?;
+    journal(&context, &name, context.record()).await?;
     announce(&context, &name, StateChange::Created, None);
     Reply::created(format!("Configuration {name} created"))
         .made(&name)
@@ -77,6 +78,7 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
         store.finish_upload(&uploaded, upload)
     })
     .await?;
+    journal(&context, &name, context.record()).await?;
     announce(&context, &name, StateChange::Created, None);
     Reply::created(format!("Configuration {name} uploaded"))
         .made(&name)
@@ -109,9 +111,21 @@ pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
             format!("configuration {name} is running; stop it before renaming it"),
         ));
     }
-    let renamed = name.clone();
+    let (renamed, new_name) = (name.clone(), body.name.clone());
     let configuration = store(&context, move |store| {
-        store.update(&renamed, Some(&body.name), Some(body.instance))
+        store.update(&renamed, Some(&new_name), None)
+    })
+    .await?;
+    // The instance is set as one recorded change of the configuration
+    // under its (new) name; a rename alone changes no item.
+    let record = if configuration.name == name {
+        context.record()
+    } else {
+        context.record_as(format!("{}: renamed from {name}", context.summary))
+    };
+    let instance = body.instance;
+    let configuration = change_as(&context, &configuration.name, record, move |net| {
+        net.set_instance(instance)
     })
     .await?;
     forget(&context, &name);
@@ -166,6 +180,12 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
                 .await
                 // A copy onto a name that is taken is a 400 (the seed lists no 409 here).
                 .map_err(|error| error.conflict_as_invalid("name"))?;
+            journal(
+                &context,
+                &copy,
+                context.record_as(format!("Copied from {name}")),
+            )
+            .await?;
             announce(&context, &copy, StateChange::Created, None);
             (
                 format!("Configuration {name} copied to {copy}"),

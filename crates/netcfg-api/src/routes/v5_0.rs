@@ -84,6 +84,9 @@ pub(crate) fn changes() -> Vec<Change> {
         // Live events are 5.1's (decisions §8).
         Operation::StreamEvents,
         Operation::StreamConfigurationEvents,
+        // So are the history and restore (decisions §10).
+        Operation::ListHistory,
+        Operation::RestoreHistory,
     ] {
         changes.push(Change::Remove(operation));
     }

@@ -4,9 +4,9 @@
 use actix_web::http::{Method, StatusCode};
 use netcfg_model::{
     CachedDevice, Configuration, DataStream, DefaultSetting, Device, DevicePair, GroupImage,
-    HostNetworkInterface, Interface, Level::*, MagnetometerCalibration, NetworkModeInfo,
-    Notification, PackageStatus, PositionLimit, RfSetting, Role, SystemSetting, UnconfiguredDevice,
-    body::*,
+    HistoryEntry, HostNetworkInterface, Interface, Level::*, MagnetometerCalibration,
+    NetworkModeInfo, Notification, PackageStatus, PositionLimit, RfSetting, Role, SystemSetting,
+    UnconfiguredDevice, body::*,
 };
 
 use crate::{
@@ -44,6 +44,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(host());
     routes.extend(notifications());
     routes.extend(events());
+    routes.extend(history());
     routes.extend(operating_modes());
     routes.extend(position_limits());
     routes.extend(rf_settings());
@@ -673,6 +674,48 @@ fn notifications() -> Vec<Route> {
         )
         .json_body::<NotificationPatchBody>()
         .responds(StatusCode::OK, many(), Information),
+    ]
+}
+
+/// The change history and restore (decisions §10): 5.1 only.
+fn history() -> Vec<Route> {
+    vec![
+        Route::new(
+            GET,
+            &["/nets/{net_name}/history"],
+            Operation::ListHistory,
+            "The changes made to a configuration, newest first",
+            history::list,
+        )
+        .query::<u64>(
+            "before",
+            "Only changes older than this id (the next page starts before the last id of this one).",
+        )
+        .query::<u32>("limit", "The most changes to list, 1 to 1,000 (default 100).")
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Vec<HistoryEntry>>("history"),
+            Debug,
+        )
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]),
+        Route::new(
+            POST,
+            &["/nets/{net_name}/history/{id}/restore"],
+            Operation::RestoreHistory,
+            "Restore a configuration to what it was right after one of its changes (not while it runs)",
+            history::restore,
+        )
+        .responds(
+            StatusCode::OK,
+            Payload::json::<Configuration>("configuration"),
+            Information,
+        )
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
     ]
 }
 

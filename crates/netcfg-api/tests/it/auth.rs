@@ -142,3 +142,45 @@ async fn the_event_streams_need_a_read_token_in_the_header() {
         "text/event-stream"
     );
 }
+
+#[actix_web::test]
+async fn the_history_names_the_token_and_the_client() {
+    let auth = tokens()
+        .named("reader")
+        .and_then(|auth| auth.with_token("ops-token-0123456789", Access::Admin))
+        .and_then(|auth| auth.named("site engineer"))
+        .expect("valid tokens");
+    let fixture = app_state::fixture_with(auth);
+    let (status, _, _) = send(&fixture.state, create(Some(ADMIN))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let device = actix_test::TestRequest::post()
+        .uri("/nets/site/devices")
+        .insert_header(("Authorization", "Bearer ops-token-0123456789"))
+        .peer_addr("192.0.2.44:50123".parse().unwrap())
+        .set_json(serde_json::json!({
+            "serial_number": "01:05:0001", "disabled": false,
+            "interfaces": [{"identifier": 0, "role_id": 4}]
+        }));
+    let (status, _, _) = send(&fixture.state, device).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, _, body) = send(
+        &fixture.state,
+        actix_test::TestRequest::get()
+            .uri("/nets/site/history")
+            .insert_header(("Authorization", format!("Bearer {READER}"))),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let history = body["history"].as_array().expect("a list");
+    assert_eq!(history.len(), 2, "{body}");
+    assert_eq!(history[0]["origin"], "site engineer");
+    assert_eq!(history[0]["address"], "192.0.2.44");
+    assert_eq!(history[0]["method"], "POST");
+    assert_eq!(history[0]["path"], "/nets/site/devices");
+    assert_eq!(
+        history[0]["summary"],
+        "Add a device: 1 device added, 1 interface added"
+    );
+    // The first token has no name of its own: its place in the list.
+    assert_eq!(history[1]["origin"], "token-1");
+}

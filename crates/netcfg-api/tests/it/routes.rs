@@ -34,6 +34,13 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
         &[400, 404],
         "decisions §8",
     ),
+    ("5.1", "list_history", &[200, 400, 404], "decisions §10"),
+    (
+        "5.1",
+        "restore_history",
+        &[200, 400, 404, 409],
+        "decisions §10",
+    ),
 ];
 
 /// Statuses the seed lists that no request can provoke on a healthy host:

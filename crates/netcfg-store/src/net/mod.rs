@@ -18,7 +18,8 @@ mod streams;
 use std::{future::Future, sync::Arc};
 
 use netcfg_model::{
-    ConfigName, Configuration, GroupImage, Instance, RunState, body::GroupImagePatchBody,
+    ChangeRecord, ConfigName, Configuration, GroupImage, HistoryEntry, Instance, RunState,
+    body::GroupImagePatchBody,
 };
 use rusqlite::{Connection, OptionalExtension};
 
@@ -132,8 +133,65 @@ impl Net {
         T: Send + 'static,
         F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
     {
+        self.submit(None, change)
+    }
+
+    /// [`Net::change`] made for a request: the history records it under
+    /// `record` (who, from where, which request, what it was), with how many
+    /// items it added, changed and removed, even when it changed nothing.
+    pub fn change_as<T, F>(
+        &self,
+        record: ChangeRecord,
+        change: F,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static
+    where
+        T: Send + 'static,
+        F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+    {
+        self.submit(Some(record), change)
+    }
+
+    fn submit<T, F>(
+        &self,
+        record: Option<ChangeRecord>,
+        change: F,
+    ) -> impl Future<Output = Result<T, StoreError>> + Send + 'static
+    where
+        T: Send + 'static,
+        F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+    {
         let net = self.clone();
-        self.db.submit(move |_| change(&net))
+        self.db.submit(record, move |_| change(&net))
+    }
+
+    /// The change history, newest first: the entries older than `before`
+    /// (every entry when `None`), at most `limit`.
+    pub fn history(
+        &self,
+        before: Option<u64>,
+        limit: u32,
+    ) -> Result<Vec<HistoryEntry>, StoreError> {
+        self.db
+            .read(move |conn| crate::history::list(conn, before, limit))
+    }
+
+    /// Puts the configuration's content back to what it was right after
+    /// change `id` of its history (devices, roles, RF settings, streams,
+    /// position limits, settings, the instance and group image; not the
+    /// notifications or the cached device data): one new change, which can
+    /// be undone by restoring to the change before it.
+    ///
+    /// # Errors
+    /// [`StoreError::NotFound`] ([`Missing::HistoryEntry`]) when the history
+    /// has no change `id` (never, or pruned: the newest
+    /// [`crate::HISTORY_KEPT`] are kept); [`StoreError::Conflict`]
+    /// ([`ConflictKind::HistoryDiverged`]) when the history does not fit
+    /// the content (a damaged file), and nothing is changed.
+    ///
+    /// [`Missing::HistoryEntry`]: crate::Missing::HistoryEntry
+    /// [`ConflictKind::HistoryDiverged`]: crate::ConflictKind::HistoryDiverged
+    pub fn restore(&self, id: u64) -> Result<(), StoreError> {
+        self.db.write(move |conn| crate::history::restore(conn, id))
     }
 
     /// True when the configuration is awake (its writer runs): a
@@ -264,6 +322,7 @@ pub(crate) fn read_everything(conn: &Connection, name: ConfigName) -> Result<(),
     settings::list(conn, None)?;
     notifications::list(conn)?;
     cache::list(conn)?;
+    crate::history::check(conn)?;
     let mut statement = conn.prepare("SELECT device_id FROM magnetometer_calibrations")?;
     let ids = statement.query_map([], |row| row.get::<_, i64>(0))?;
     for id in ids {

@@ -8,6 +8,7 @@ mod support;
 
 mod change;
 mod generation;
+mod history;
 mod hostile;
 mod lifecycle;
 mod scenarios;

@@ -196,6 +196,17 @@ fn user_version(path: &std::path::Path) -> i64 {
         .unwrap()
 }
 
+/// Everything the v1 fixture holds, as `fixtures/store/v1-expected.json`.
+fn assert_reads_as_the_v1_fixture(net: &netcfg_store::Net) {
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("v1-expected.json")).unwrap())
+            .unwrap();
+    let mut found = contents(net);
+    found["magnetometer_calibration"] =
+        json!(net.magnetometer_calibration(serial(0x0100_0703)).unwrap());
+    assert!(contains(&found, &expected), "got {found:#}");
+}
+
 #[test]
 fn a_version_1_file_opens_migrated_with_all_its_data() {
     let fixture_file = fixture("v1.sqlite");
@@ -204,19 +215,12 @@ fn a_version_1_file_opens_migrated_with_all_its_data() {
         1,
         "the fixture is a version-1 file"
     );
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(fixture("v1-expected.json")).unwrap())
-            .unwrap();
-
     // Dropped into the data directory: opened and migrated in place.
     let temp = temp_store();
     let target = temp.store.data_dir().join("legacy.sqlite");
     std::fs::copy(&fixture_file, &target).unwrap();
     let net = temp.store.net(&name("legacy")).unwrap();
-    let mut found = contents(&net);
-    found["magnetometer_calibration"] =
-        json!(net.magnetometer_calibration(serial(0x0100_0703)).unwrap());
-    assert!(contains(&found, &expected), "got {found:#}");
+    assert_reads_as_the_v1_fixture(&net);
     assert_eq!(user_version(&target), SCHEMA_VERSION);
     // Version 2 features work on the migrated file.
     net.add_notification(netcfg_model::Level::Warning, "migrated", None, 1)
@@ -238,6 +242,37 @@ fn a_version_1_file_opens_migrated_with_all_its_data() {
             .len(),
         3
     );
+}
+
+/// Today's files before the history (schema version 2) open migrated: every
+/// item kept, the history empty until the first change, which restores.
+#[test]
+fn a_version_2_file_opens_migrated_with_all_its_data_and_an_empty_history() {
+    let temp = temp_store();
+    let target = temp.store.data_dir().join("legacy.sqlite");
+    std::fs::copy(fixture("v1.sqlite"), &target).unwrap();
+    {
+        let conn = rusqlite::Connection::open(&target).unwrap();
+        conn.execute_batch(&format!(
+            "BEGIN; {} PRAGMA user_version = 2; COMMIT;",
+            include_str!("../../src/schema/v2.sql")
+        ))
+        .unwrap();
+    }
+    assert_eq!(user_version(&target), 2, "a version-2 file");
+    let net = temp.store.net(&name("legacy")).unwrap();
+    assert_reads_as_the_v1_fixture(&net);
+    assert_eq!(user_version(&target), SCHEMA_VERSION);
+    assert!(net.history(None, 10).unwrap().is_empty());
+
+    let before = contents(&net);
+    net.create_device(tag(0x0105_0F01)).unwrap();
+    let first = net.history(None, 10).unwrap();
+    assert_eq!(first.len(), 1);
+    net.delete_device(serial(0x0100_0703)).unwrap();
+    net.restore(first[0].id).unwrap();
+    net.delete_device(serial(0x0105_0F01)).unwrap();
+    assert_eq!(contents(&net), before);
 }
 
 #[test]
@@ -303,8 +338,8 @@ fn every_bad_upload_is_refused_with_its_own_reason_and_nothing_is_written() {
         }),
         (
             "newer schema",
-            edited(&good, "PRAGMA user_version = 3"),
-            |r| matches!(r, BadUpload::NewerSchema { found: 3, .. }),
+            edited(&good, "PRAGMA user_version = 4"),
+            |r| matches!(r, BadUpload::NewerSchema { found: 4, .. }),
         ),
         (
             "extra table",

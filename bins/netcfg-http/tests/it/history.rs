@@ -1,0 +1,176 @@
+//! The change history through the real server (decisions.md §10): each
+//! request that changes a configuration is journalled with its origin and
+//! address; restore puts the content back as one new change (409 while the
+//! configuration runs); a downloaded file carries its history and an
+//! uploaded one keeps it.
+
+use serde_json::{Value, json};
+
+use crate::support::{Request, Server};
+
+fn anchor(serial: &str, x: i64) -> Value {
+    json!({"serial_number": serial, "disabled": false,
+           "interfaces": [{"identifier": 0, "role_id": 2, "x": x, "y": 0, "z": 2500}]})
+}
+
+fn history(server: &Server, net: &str) -> Vec<Value> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/history")))
+        .expect(200)["history"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+fn devices(server: &Server, net: &str) -> Value {
+    server
+        .send(&Request::get(&format!("/nets/{net}/devices")))
+        .expect(200)["devices"]
+        .clone()
+}
+
+#[test]
+fn changes_are_journalled_and_restored_through_the_api() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[anchor("01:04:0001", 0)]);
+    let entries = history(&server, "site");
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert_eq!(entries[1]["summary"], "Create a configuration");
+    assert_eq!(entries[0]["origin"], "anonymous");
+    assert_eq!(entries[0]["address"], "127.0.0.1");
+    assert_eq!(entries[0]["method"], "POST");
+    assert_eq!(entries[0]["path"], "/nets/site/devices");
+    let point = entries[0]["id"].as_u64().unwrap();
+    let before = devices(&server, "site");
+
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/devices/01:04:0001",
+            &anchor("01:04:0001", 9000),
+        ))
+        .expect(200);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/devices",
+            &anchor("01:04:0002", 5000),
+        ))
+        .expect(201);
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/settings",
+            &json!({"setting_key": "max_tag_period", "value": 97500}),
+        ))
+        .expect(200);
+    assert_ne!(devices(&server, "site"), before);
+
+    let restored = server
+        .send(&Request::new(
+            "POST",
+            &format!("/nets/site/history/{point}/restore"),
+        ))
+        .expect(200);
+    assert_eq!(restored["configuration"]["name"], "site");
+    assert_eq!(devices(&server, "site"), before);
+    let newest = &history(&server, "site")[0];
+    assert_eq!(
+        newest["path"],
+        format!("/nets/site/history/{point}/restore")
+    );
+    assert!(
+        newest["summary"]
+            .as_str()
+            .unwrap()
+            .contains("1 device removed"),
+        "{newest}"
+    );
+
+    // Running, it cannot be restored.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site",
+            &json!({"action": "start"}),
+        ))
+        .expect(200);
+    let refused = server.send(&Request::new(
+        "POST",
+        &format!("/nets/site/history/{point}/restore"),
+    ));
+    assert_eq!(refused.status, 409);
+    assert_eq!(refused.json()["code"], "configuration_running");
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site",
+            &json!({"action": "stop"}),
+        ))
+        .expect(200);
+
+    // Paging: newest first, `before` continues.
+    let page = server
+        .send(&Request::get("/nets/site/history?limit=2"))
+        .expect(200);
+    let page = page["history"].as_array().unwrap();
+    assert_eq!(page.len(), 2);
+    let next = server
+        .send(&Request::get(&format!(
+            "/nets/site/history?limit=2&before={}",
+            page[1]["id"]
+        )))
+        .expect(200);
+    assert!(next["history"][0]["id"].as_u64() < page[1]["id"].as_u64());
+}
+
+#[test]
+fn a_downloaded_file_carries_its_history_and_an_upload_keeps_it() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[anchor("01:04:0001", 0)]);
+    let point = history(&server, "site")[0]["id"].as_u64().unwrap();
+    let before = devices(&server, "site");
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/devices",
+            &anchor("01:04:0002", 5000),
+        ))
+        .expect(201);
+    let journal = history(&server, "site");
+    let file = server.send(&Request::get("/nets/site/download"));
+    assert_eq!(file.status, 200);
+    server
+        .send(&Request::multipart(
+            "/nets/upload",
+            &[("name", "moved")],
+            &[("net_file", "site.sqlite", &file.body)],
+        ))
+        .expect(201);
+    let moved = history(&server, "moved");
+    assert_eq!(
+        moved[1..],
+        journal[..],
+        "the file's history, then the upload"
+    );
+    assert_eq!(moved[0]["path"], "/nets/upload");
+    server
+        .send(&Request::new(
+            "POST",
+            &format!("/nets/moved/history/{point}/restore"),
+        ))
+        .expect(200);
+    assert_eq!(devices(&server, "moved"), before);
+
+    // A copy keeps the history too, and says where it came from.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site",
+            &json!({"action": "copy", "name": "twin"}),
+        ))
+        .expect(200);
+    let twin = history(&server, "twin");
+    assert_eq!(twin[0]["summary"], "Copied from site");
+    assert_eq!(twin[1..], journal[..]);
+}

@@ -1,0 +1,78 @@
+//! A configuration's change history and restore (decisions §10).
+
+use netcfg_store::HISTORY_KEPT;
+
+use super::{change, net, require_stopped, with_state};
+use crate::{
+    context::Ctx,
+    path::{HistoryPath, NetPath},
+    reply::{ApiError, FieldProblem, Reply},
+};
+
+/// The most entries one page holds.
+pub(crate) const MAX_LIMIT: u32 = 1_000;
+/// The entries of a page when `limit` is not given.
+pub(crate) const DEFAULT_LIMIT: u32 = 100;
+
+/// `?before=<id>&limit=<n>`, read with every problem named.
+fn page(context: &Ctx) -> Result<(Option<u64>, u32), ApiError> {
+    let mut problems = Vec::new();
+    let before = context
+        .query("before")
+        .and_then(|text| match text.trim().parse::<u64>() {
+            Ok(id) if id >= 1 => Some(id),
+            _ => {
+                problems.push(FieldProblem {
+                    field: "before".to_owned(),
+                    problem: format!("`{text}` is not a change's id (a whole number from 1)"),
+                });
+                None
+            }
+        });
+    let mut limit = DEFAULT_LIMIT;
+    if let Some(text) = context.query("limit") {
+        match text.trim().parse::<u32>() {
+            Ok(number) if (1..=MAX_LIMIT).contains(&number) => limit = number,
+            _ => problems.push(FieldProblem {
+                field: "limit".to_owned(),
+                problem: format!("`{text}` is not a whole number from 1 to {MAX_LIMIT}"),
+            }),
+        }
+    }
+    if problems.is_empty() {
+        Ok((before, limit))
+    } else {
+        Err(ApiError::parameters(problems))
+    }
+}
+
+pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let (before, limit) = page(&context)?;
+    let entries = net(&context, &path.net_name, move |net| {
+        net.history(before, limit)
+    })
+    .await?;
+    let message = match entries.last() {
+        Some(oldest) if entries.len() == limit as usize => format!(
+            "{}, newest first; the next page: ?before={}",
+            super::count(entries.len(), "change"),
+            oldest.id
+        ),
+        _ => format!("{}, newest first", super::count(entries.len(), "change")),
+    };
+    Reply::ok(message).with(&entries)
+}
+
+pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, ApiError> {
+    let HistoryPath { net_name, id } = path;
+    require_stopped(&context, &net_name, "content")?;
+    let configuration = change(&context, &net_name, move |net| {
+        net.restore(id)?;
+        net.configuration()
+    })
+    .await?;
+    Reply::ok(format!(
+        "Configuration {net_name} restored to what it was right after change {id} (one new change; the newest {HISTORY_KEPT} changes are kept)"
+    ))
+    .with(&with_state(&context, configuration))
+}

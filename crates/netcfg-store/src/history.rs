@@ -1,0 +1,495 @@
+//! The change history of a configuration (decisions §10), kept in its own
+//! file so that a downloaded file carries it.
+//!
+//! Every change the writer thread runs is journalled: `history` gets one
+//! entry (who, when, which request, a one-line summary) and `history_undo`
+//! one row for each row the change added, changed or removed, holding what
+//! puts that row back (the old values, or the key of a row to remove). The
+//! undo rows are written by `TEMP` triggers that the writer connection
+//! creates when it opens ([`install_triggers`]): they are not part of the
+//! file's schema (an uploaded file's schema must equal ours, and SQL from a
+//! file never runs), and only the writer, the one connection that changes
+//! a configuration's content, needs them.
+//!
+//! A restore to change `n` replays the undo rows of every later change,
+//! newest first, as one new change (whose own undo rows let it be undone in
+//! turn). What it costs: per change, one entry (about 100 bytes) and one
+//! undo row per row touched (the row's old values as JSON, 50 to 300
+//! bytes); a restore reads and replays the undo rows of the changes since
+//! its target. The newest [`KEPT`] entries are kept.
+//!
+//! Notifications and the cached device data are not content: the engine
+//! writes them, and a restore leaves them as they are (a request that marks
+//! notifications read is journalled, with nothing to undo).
+
+use std::collections::HashMap;
+
+use netcfg_model::{ChangeRecord, HistoryEntry};
+use rusqlite::{Connection, types::Value};
+
+use crate::error::{ConflictKind, Missing, StoreError};
+
+/// The tables whose rows a restore puts back: a configuration's content.
+pub(crate) const TRACKED: [&str; 10] = [
+    "configuration",
+    "roles",
+    "devices",
+    "interfaces",
+    "device_pairs",
+    "magnetometer_calibrations",
+    "rf_settings",
+    "data_streams",
+    "position_limits",
+    "settings",
+];
+
+/// How many entries a configuration keeps; older ones (and what restoring
+/// to them needs) are removed.
+pub const KEPT: u64 = 10_000;
+
+/// Entries are pruned when a change's id is a multiple of this, so pruning
+/// costs one statement per so many changes.
+const PRUNE_EVERY: u64 = 64;
+
+/// The id the change being run gets: one more than the newest entry. The
+/// triggers read it the same way, and the entry is written at the end of
+/// the change, so both agree.
+const NEXT_ID: &str = "(SELECT coalesce(max(id), 0) + 1 FROM main.history)";
+
+/// One column of a tracked table: its name and whether it is part of the
+/// primary key.
+#[derive(Debug, Clone)]
+struct Column {
+    name: String,
+    key: bool,
+}
+
+/// The columns of each tracked table, read from the file itself.
+fn columns(conn: &Connection) -> Result<HashMap<&'static str, Vec<Column>>, StoreError> {
+    let mut tables = HashMap::with_capacity(TRACKED.len());
+    for table in TRACKED {
+        let mut statement = conn.prepare(&format!("PRAGMA main.table_info(\"{table}\")"))?;
+        let columns = statement
+            .query_map([], |row| {
+                Ok(Column {
+                    name: row.get(1)?,
+                    key: row.get::<_, i64>(5)? > 0,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        if columns.is_empty() {
+            return Err(StoreError::io_message(
+                "reading the schema",
+                format!("the table {table} is missing"),
+            ));
+        }
+        tables.insert(table, columns);
+    }
+    Ok(tables)
+}
+
+fn json_object(row: &str, columns: &[&Column]) -> String {
+    let pairs: Vec<String> = columns
+        .iter()
+        .map(|column| format!("'{0}', {row}.\"{0}\"", column.name))
+        .collect();
+    format!("json_object({})", pairs.join(", "))
+}
+
+/// Creates the triggers that write the undo rows, on the writer
+/// connection (`TEMP`: they live as long as the connection and are not
+/// part of the file).
+pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
+    let mut script = String::new();
+    for (table, columns) in columns(conn)? {
+        let all: Vec<&Column> = columns.iter().collect();
+        let keys: Vec<&Column> = columns.iter().filter(|column| column.key).collect();
+        let changed: Vec<String> = columns
+            .iter()
+            .map(|column| format!("OLD.\"{0}\" IS NOT NEW.\"{0}\"", column.name))
+            .collect();
+        let undo = |action: &str, key: &str, old: &str| {
+            format!(
+                "INSERT INTO main.history_undo (change_id, table_name, action, key, old) \
+                 VALUES ({NEXT_ID}, '{table}', '{action}', {key}, {old});"
+            )
+        };
+        script.push_str(&format!(
+            "CREATE TEMP TRIGGER IF NOT EXISTS undo_insert_{table} AFTER INSERT ON main.\"{table}\" \
+             BEGIN {} END;\n",
+            undo("delete", &json_object("NEW", &keys), "NULL")
+        ));
+        script.push_str(&format!(
+            "CREATE TEMP TRIGGER IF NOT EXISTS undo_delete_{table} AFTER DELETE ON main.\"{table}\" \
+             BEGIN {} END;\n",
+            undo("insert", "NULL", &json_object("OLD", &all))
+        ));
+        script.push_str(&format!(
+            "CREATE TEMP TRIGGER IF NOT EXISTS undo_update_{table} AFTER UPDATE ON main.\"{table}\" \
+             WHEN {} BEGIN {} END;\n",
+            changed.join(" OR "),
+            undo("update", &json_object("NEW", &keys), &json_object("OLD", &all))
+        ));
+    }
+    conn.execute_batch(&script)?;
+    Ok(())
+}
+
+fn next_id(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(conn.query_row(&format!("SELECT {NEXT_ID}"), [], |row| row.get(0))?)
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+/// An id as SQLite stores it (ids beyond `i64` do not exist).
+fn stored(id: u64) -> i64 {
+    i64::try_from(id).unwrap_or(i64::MAX)
+}
+
+/// Runs one change (on the writer, inside its savepoint) and journals it:
+/// an entry for every change a request made (`record`), and for a local
+/// change that touched the content. When `change` fails, its savepoint is
+/// rolled back, undo rows included, and nothing is journalled.
+pub(crate) fn journaled<T>(
+    conn: &Connection,
+    record: Option<&ChangeRecord>,
+    change: impl FnOnce(&Connection) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let value = change(conn)?;
+    let id = next_id(conn)?;
+    let tally = tally(conn, id)?;
+    if record.is_none() && tally.is_empty() {
+        return Ok(value);
+    }
+    let local = ChangeRecord::local();
+    let record = record.unwrap_or(&local);
+    let summary = match (record.summary.is_empty(), tally.is_empty()) {
+        (true, true) => "nothing changed".to_owned(),
+        (false, true) => record.summary.clone(),
+        (true, false) => tally,
+        (false, false) => format!("{}: {tally}", record.summary),
+    };
+    conn.prepare_cached(
+        "INSERT INTO history (id, timestamp_ms, origin, address, method, path, summary)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(rusqlite::params![
+        id,
+        now_ms(),
+        clip(&record.origin, 64),
+        record.address.as_deref().map(|address| clip(address, 64)),
+        record.method,
+        clip(&record.path, 2048),
+        clip(&summary, 1024),
+    ])?;
+    if id % stored(PRUNE_EVERY) == 0 && id > stored(KEPT) {
+        conn.prepare_cached("DELETE FROM history WHERE id <= ?1")?
+            .execute([id - stored(KEPT)])?;
+    }
+    Ok(value)
+}
+
+/// `text` cut to at most `limit` characters (the schema's bounds).
+fn clip(text: &str, limit: usize) -> String {
+    let text = if text.is_empty() { "-" } else { text };
+    text.chars().take(limit).collect()
+}
+
+/// Words for a table's rows: singular, plural.
+fn nouns(table: &str) -> (&'static str, &'static str) {
+    match table {
+        "configuration" => ("configuration", "configurations"),
+        "roles" => ("role", "roles"),
+        "devices" => ("device", "devices"),
+        "interfaces" => ("interface", "interfaces"),
+        "device_pairs" => ("device pair", "device pairs"),
+        "magnetometer_calibrations" => ("magnetometer calibration", "magnetometer calibrations"),
+        "rf_settings" => ("RF setting", "RF settings"),
+        "data_streams" => ("data stream", "data streams"),
+        "position_limits" => ("position limit", "position limits"),
+        _ => ("setting", "settings"),
+    }
+}
+
+/// "1 device added, 2 interfaces changed": what change `id` did, from its
+/// undo rows; empty when it did nothing.
+fn tally(conn: &Connection, id: i64) -> Result<String, StoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT table_name, action, count(*) FROM history_undo WHERE change_id = ?1
+         GROUP BY table_name, action ORDER BY min(id)",
+    )?;
+    let rows = statement.query_map([id], |row| {
+        Ok((
+            row.get::<_, String>(0)?,
+            row.get::<_, String>(1)?,
+            row.get::<_, i64>(2)?,
+        ))
+    })?;
+    let mut parts = Vec::new();
+    for row in rows {
+        let (table, action, count) = row?;
+        let (one, many) = nouns(&table);
+        // The undo action is the opposite of what the change did.
+        let done = match action.as_str() {
+            "delete" => "added",
+            "insert" => "removed",
+            _ => "changed",
+        };
+        let noun = if count == 1 { one } else { many };
+        parts.push(format!("{count} {noun} {done}"));
+    }
+    Ok(parts.join(", "))
+}
+
+/// The entries older than `before` (all when `None`), newest first, at most
+/// `limit`.
+pub(crate) fn list(
+    conn: &Connection,
+    before: Option<u64>,
+    limit: u32,
+) -> Result<Vec<HistoryEntry>, StoreError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT id, timestamp_ms, origin, address, method, path, summary FROM history
+         WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let before = before.map_or(i64::MAX, stored);
+    let rows = statement.query_map(rusqlite::params![before, limit], |row| {
+        Ok(HistoryEntry {
+            id: crate::sql::get::<u64, i64>(row, 0)?,
+            timestamp_ms: crate::sql::get::<u64, i64>(row, 1)?,
+            origin: row.get(2)?,
+            address: row.get(3)?,
+            method: row.get(4)?,
+            path: row.get(5)?,
+            summary: row.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One undo row, read back.
+struct Undo {
+    table: String,
+    action: String,
+    key: Option<String>,
+    old: Option<String>,
+}
+
+/// Puts the content back to what it was right after change `target`: the
+/// undo rows of every later change, newest first. Runs inside a change (on
+/// the writer), so its own undo rows make it one more change.
+pub(crate) fn restore(conn: &Connection, target: u64) -> Result<(), StoreError> {
+    let known = crate::sql::exists(
+        conn,
+        "SELECT 1 FROM history WHERE id = ?1",
+        [stored(target)],
+    )?;
+    if !known {
+        return Err(StoreError::not_found(
+            Missing::HistoryEntry,
+            format!("change {target}"),
+        ));
+    }
+    let current = next_id(conn)?;
+    let undos: Vec<Undo> = conn
+        .prepare(
+            "SELECT table_name, action, key, old FROM history_undo
+             WHERE change_id > ?1 AND change_id < ?2 ORDER BY id DESC",
+        )?
+        .query_map([stored(target), current], |row| {
+            Ok(Undo {
+                table: row.get(0)?,
+                action: row.get(1)?,
+                key: row.get(2)?,
+                old: row.get(3)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let tables = columns(conn)?;
+    // Rows come back in the reverse of the order they changed in, but one
+    // statement (a delete that cascades) changed several: a child may come
+    // back before its parent. Foreign keys are checked once, at the end.
+    conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
+    let replayed = undos
+        .iter()
+        .try_for_each(|undo| replay(conn, &tables, undo))
+        .and_then(|()| check_foreign_keys(conn));
+    conn.execute_batch("PRAGMA defer_foreign_keys = OFF")?;
+    replayed.map_err(|why| StoreError::Conflict {
+        kind: ConflictKind::HistoryDiverged,
+        what: format!("the history since change {target}"),
+        why,
+    })
+}
+
+/// Every foreign key of the content holds (what the deferred checks would
+/// have found).
+fn check_foreign_keys(conn: &Connection) -> Result<(), String> {
+    for table in TRACKED {
+        let broken = conn
+            .prepare(&format!("PRAGMA main.foreign_key_check(\"{table}\")"))
+            .and_then(|mut statement| statement.exists([]))
+            .map_err(|error| error.to_string())?;
+        if broken {
+            return Err(format!(
+                "restoring would leave a row of {table} referring to a row that does not exist"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The values of `json` (an object) for `columns`, in their order: exactly
+/// those columns, or why not.
+fn values_of(json: Option<&str>, columns: &[&Column]) -> Result<Vec<Value>, String> {
+    let damaged = || "the history holds a damaged row".to_owned();
+    let json = json.ok_or_else(damaged)?;
+    let serde_json::Value::Object(object) =
+        serde_json::from_str::<serde_json::Value>(json).map_err(|_| damaged())?
+    else {
+        return Err(damaged());
+    };
+    if object.len() != columns.len() {
+        return Err(damaged());
+    }
+    columns
+        .iter()
+        .map(|column| match object.get(&column.name) {
+            None => Err(damaged()),
+            Some(serde_json::Value::Null) => Ok(Value::Null),
+            Some(serde_json::Value::Bool(flag)) => Ok(Value::Integer(i64::from(*flag))),
+            Some(serde_json::Value::Number(number)) => number
+                .as_i64()
+                .map(Value::Integer)
+                .or_else(|| number.as_f64().map(Value::Real))
+                .ok_or_else(damaged),
+            Some(serde_json::Value::String(text)) => Ok(Value::Text(text.clone())),
+            Some(_) => Err(damaged()),
+        })
+        .collect()
+}
+
+/// `"a" IS ?1 AND "b" IS ?2`, numbered from `first`.
+fn matching(columns: &[&Column], first: usize) -> String {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(index, column)| format!("\"{}\" IS ?{}", column.name, first + index))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
+
+/// Replays one undo row. A row already as it must be (a cascade of an
+/// earlier replayed row put it there) is fine; anything else that does not
+/// fit means the file's content and history disagree.
+fn replay(
+    conn: &Connection,
+    tables: &HashMap<&'static str, Vec<Column>>,
+    undo: &Undo,
+) -> Result<(), String> {
+    let columns = tables
+        .get(undo.table.as_str())
+        .ok_or_else(|| format!("the history names an unknown table {}", undo.table))?;
+    let table = &undo.table;
+    let all: Vec<&Column> = columns.iter().collect();
+    let keys: Vec<&Column> = columns.iter().filter(|column| column.key).collect();
+    let sql_error = |error: rusqlite::Error| format!("{table}: {error}");
+    let already = |values: &[Value]| -> Result<bool, String> {
+        let sql = format!("SELECT 1 FROM main.\"{table}\" WHERE {}", matching(&all, 1));
+        conn.prepare_cached(&sql)
+            .and_then(|mut statement| statement.exists(rusqlite::params_from_iter(values)))
+            .map_err(sql_error)
+    };
+    let differs = || format!("a row of {table} is not what the history says it was");
+    match undo.action.as_str() {
+        "delete" => {
+            let key = values_of(undo.key.as_deref(), &keys)?;
+            let sql = format!("DELETE FROM main.\"{table}\" WHERE {}", matching(&keys, 1));
+            conn.prepare_cached(&sql)
+                .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(&key)))
+                .map_err(sql_error)?;
+        }
+        "insert" => {
+            let old = values_of(undo.old.as_deref(), &all)?;
+            let names: Vec<String> = all
+                .iter()
+                .map(|column| format!("\"{}\"", column.name))
+                .collect();
+            let slots: Vec<String> = (1..=all.len()).map(|index| format!("?{index}")).collect();
+            let sql = format!(
+                "INSERT INTO main.\"{table}\" ({}) VALUES ({})",
+                names.join(", "),
+                slots.join(", ")
+            );
+            let inserted = conn
+                .prepare_cached(&sql)
+                .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(&old)));
+            if let Err(error) = inserted
+                && !already(&old)?
+            {
+                return Err(sql_error(error));
+            }
+        }
+        "update" => {
+            let key = values_of(undo.key.as_deref(), &keys)?;
+            let old = values_of(undo.old.as_deref(), &all)?;
+            let assignments: Vec<String> = all
+                .iter()
+                .enumerate()
+                .map(|(index, column)| format!("\"{}\" = ?{}", column.name, index + 1))
+                .collect();
+            let sql = format!(
+                "UPDATE main.\"{table}\" SET {} WHERE {}",
+                assignments.join(", "),
+                matching(&keys, all.len() + 1)
+            );
+            let parameters = old.iter().chain(key.iter());
+            let updated = conn
+                .prepare_cached(&sql)
+                .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(parameters)))
+                .map_err(sql_error)?;
+            if updated == 0 && !already(&old)? {
+                return Err(differs());
+            }
+        }
+        other => return Err(format!("the history holds an unknown action {other}")),
+    }
+    Ok(())
+}
+
+/// Checks an uploaded file's history: every undo row names exactly the
+/// columns of its table, so a restore can replay it.
+pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
+    list(conn, None, u32::MAX)?;
+    let tables = columns(conn)?;
+    let mut statement = conn.prepare("SELECT table_name, action, key, old FROM history_undo")?;
+    let mut rows = statement.query([])?;
+    while let Some(row) = rows.next()? {
+        let undo = Undo {
+            table: row.get(0)?,
+            action: row.get(1)?,
+            key: row.get(2)?,
+            old: row.get(3)?,
+        };
+        let shape_ok = tables.get(undo.table.as_str()).is_some_and(|columns| {
+            let all: Vec<&Column> = columns.iter().collect();
+            let keys: Vec<&Column> = columns.iter().filter(|column| column.key).collect();
+            let key_ok = undo.key.is_none() || values_of(undo.key.as_deref(), &keys).is_ok();
+            let old_ok = undo.old.is_none() || values_of(undo.old.as_deref(), &all).is_ok();
+            key_ok && old_ok
+        });
+        if !shape_ok {
+            return Err(StoreError::io_message(
+                "reading the history",
+                format!("an undo row of {} is damaged", undo.table),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,450 @@
+//! The change history: journalling, paging, restore (a property test over
+//! random sequences of changes), download and upload, a damaged history.
+
+use netcfg_model::{
+    ChangeRecord, DeviceKey, Instance, NetworkMode, SerialNumber, body::DeviceBody,
+};
+use netcfg_store::{ConflictKind, Missing, Net, SettingScope, SettingWrite, StoreError};
+use proptest::prelude::*;
+
+use crate::support::{name, store_with_net, tag};
+
+/// Everything a restore puts back, read through the store's own API.
+#[derive(Debug, Clone, PartialEq)]
+struct Content(Vec<String>);
+
+fn content(net: &Net) -> Content {
+    let text = |value: serde_json::Value| value.to_string();
+    // The name is the file's, not its content's (a copy has another).
+    let mut configuration = serde_json::to_value(net.configuration().unwrap()).unwrap();
+    configuration["name"] = serde_json::Value::Null;
+    Content(vec![
+        text(configuration),
+        text(serde_json::to_value(net.group_image().unwrap()).unwrap()),
+        text(serde_json::to_value(net.devices().unwrap()).unwrap()),
+        text(serde_json::to_value(net.pairs().unwrap()).unwrap()),
+        text(serde_json::to_value(net.roles().unwrap()).unwrap()),
+        text(serde_json::to_value(net.rf_settings().unwrap()).unwrap()),
+        text(serde_json::to_value(net.streams().unwrap()).unwrap()),
+        text(serde_json::to_value(net.position_limits().unwrap()).unwrap()),
+        text(serde_json::to_value(net.settings(None).unwrap()).unwrap()),
+        format!(
+            "{:?}",
+            net.devices()
+                .unwrap()
+                .iter()
+                .map(|device| net
+                    .magnetometer_calibration(DeviceKey::Serial(device.serial_number))
+                    .ok())
+                .collect::<Vec<_>>()
+        ),
+    ])
+}
+
+fn record(summary: &str) -> ChangeRecord {
+    ChangeRecord {
+        origin: "engineer".to_owned(),
+        address: Some("192.0.2.7".to_owned()),
+        method: "PATCH".to_owned(),
+        path: "/nets/net/devices/01:05:0001".to_owned(),
+        summary: summary.to_owned(),
+    }
+}
+
+fn block_on<T>(future: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+fn newest(net: &Net) -> u64 {
+    net.history(None, 1).unwrap()[0].id
+}
+
+fn anchor(serial: u32, x: i64) -> DeviceBody {
+    serde_json::from_value(serde_json::json!({
+        "serial_number": SerialNumber::from_u32(serial).to_string(),
+        "interfaces": [{"identifier": 0, "role_id": 2, "x": x, "y": 0, "z": 2500}],
+        "disabled": false
+    }))
+    .unwrap()
+}
+
+#[test]
+fn a_request_is_journalled_with_its_origin_and_what_it_did() {
+    let (_temp, net) = store_with_net();
+    assert!(net.history(None, 100).unwrap().is_empty());
+    block_on(net.change_as(record("Add a device"), |net| {
+        net.create_device(tag(0x0105_0001))
+    }))
+    .unwrap();
+    let entries = net.history(None, 100).unwrap();
+    assert_eq!(entries.len(), 1);
+    let entry = &entries[0];
+    assert_eq!(entry.id, 1);
+    assert_eq!(entry.origin, "engineer");
+    assert_eq!(entry.address.as_deref(), Some("192.0.2.7"));
+    assert_eq!(entry.method, "PATCH");
+    assert_eq!(entry.path, "/nets/net/devices/01:05:0001");
+    assert_eq!(
+        entry.summary,
+        "Add a device: 1 device added, 1 interface added"
+    );
+    assert!(entry.timestamp_ms > 1_700_000_000_000);
+
+    // A request that changes nothing is journalled too; a failed one is not.
+    block_on(net.change_as(record("Mark read"), |_| Ok(()))).unwrap();
+    let failed = block_on(net.change_as(record("Add it again"), |net| {
+        net.create_device(tag(0x0105_0001))
+    }));
+    assert!(failed.is_err());
+    let summaries: Vec<String> = net
+        .history(None, 100)
+        .unwrap()
+        .into_iter()
+        .map(|entry| entry.summary)
+        .collect();
+    assert_eq!(
+        summaries,
+        [
+            "Mark read",
+            "Add a device: 1 device added, 1 interface added"
+        ]
+    );
+}
+
+#[test]
+fn a_local_change_is_journalled_only_when_it_touches_the_content() {
+    let (_temp, net) = store_with_net();
+    net.add_notification(
+        netcfg_model::Level::Warning,
+        "a tag went silent".to_owned(),
+        None,
+        1,
+    )
+    .unwrap();
+    assert!(net.history(None, 10).unwrap().is_empty());
+    net.set_instance("sim".parse::<Instance>().unwrap())
+        .unwrap();
+    let entries = net.history(None, 10).unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].origin, ChangeRecord::LOCAL);
+    assert_eq!(entries[0].method, "");
+    assert_eq!(entries[0].summary, "1 configuration changed");
+}
+
+#[test]
+fn history_pages_newest_first() {
+    let (_temp, net) = store_with_net();
+    for serial in 1..=25 {
+        net.create_device(tag(0x0105_0000 + serial)).unwrap();
+    }
+    let first = net.history(None, 10).unwrap();
+    assert_eq!(
+        first.iter().map(|entry| entry.id).collect::<Vec<_>>(),
+        (16..=25).rev().collect::<Vec<_>>()
+    );
+    let second = net.history(Some(16), 10).unwrap();
+    assert_eq!(second[0].id, 15);
+    let last = net.history(Some(6), 10).unwrap();
+    assert_eq!(
+        last.iter().map(|entry| entry.id).collect::<Vec<_>>(),
+        [5, 4, 3, 2, 1]
+    );
+}
+
+#[test]
+fn restore_undoes_cascades_and_serial_changes() {
+    let (_temp, net) = store_with_net();
+    net.create_device(anchor(0x0104_0001, 0)).unwrap();
+    net.create_device(anchor(0x0104_0002, 5000)).unwrap();
+    let pair: netcfg_model::DevicePair = serde_json::from_value(serde_json::json!({
+        "serial_number_1": "01:04:0001", "interface_1": 0,
+        "serial_number_2": "01:04:0002", "interface_2": 0, "type": "twr"
+    }))
+    .unwrap();
+    net.create_pairs(vec![pair]).unwrap();
+    net.set_magnetometer_calibration(
+        DeviceKey::Serial(SerialNumber::from_u32(0x0104_0001)),
+        serde_json::from_value(serde_json::json!({"x_offset": 1, "y_offset": 2, "z_offset": 3}))
+            .unwrap(),
+    )
+    .unwrap();
+    let point = newest(&net);
+    let before = content(&net);
+
+    // A new serial number cascades into the pairs; a delete cascades into
+    // interfaces, pairs and the calibration.
+    net.replace_device(
+        DeviceKey::Serial(SerialNumber::from_u32(0x0104_0002)),
+        anchor(0x0104_0003, 7000),
+    )
+    .unwrap();
+    net.delete_device(DeviceKey::Serial(SerialNumber::from_u32(0x0104_0001)))
+        .unwrap();
+    assert_ne!(content(&net), before);
+
+    net.restore(point).unwrap();
+    assert_eq!(content(&net), before);
+    let entry = &net.history(None, 1).unwrap()[0];
+    assert!(entry.id > point);
+
+    // The restore is one change, undone by restoring to the one before it.
+    let after_changes = entry.id - 1;
+    net.restore(after_changes).unwrap();
+    assert!(
+        net.device(DeviceKey::Serial(SerialNumber::from_u32(0x0104_0003)))
+            .is_ok()
+    );
+}
+
+#[test]
+fn restore_of_an_unknown_change_is_not_found_and_changes_nothing() {
+    let (_temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    match net.restore(99) {
+        Err(StoreError::NotFound {
+            kind: Missing::HistoryEntry,
+            ..
+        }) => {}
+        other => panic!("expected a missing history entry, got {other:?}"),
+    }
+    assert_eq!(net.history(None, 10).unwrap().len(), 1);
+}
+
+#[test]
+fn history_survives_download_and_upload_and_restores_there() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let point = newest(&net);
+    let before = content(&net);
+    net.create_device(tag(0x0105_0002)).unwrap();
+    let bytes = temp.store.download(&name("net")).unwrap();
+    let mut upload = temp.store.begin_upload().unwrap();
+    upload.write(&bytes).unwrap();
+    temp.store.finish_upload(&name("copy"), upload).unwrap();
+    let copy = temp.store.net(&name("copy")).unwrap();
+    assert_eq!(
+        copy.history(None, 100).unwrap(),
+        net.history(None, 100).unwrap()
+    );
+    copy.restore(point).unwrap();
+    assert_eq!(content(&copy), before);
+}
+
+#[test]
+fn a_copy_keeps_the_history() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    temp.store.copy(&name("net"), &name("other")).unwrap();
+    let other = temp.store.net(&name("other")).unwrap();
+    assert_eq!(
+        other.history(None, 10).unwrap(),
+        net.history(None, 10).unwrap()
+    );
+}
+
+#[test]
+fn a_history_that_does_not_fit_the_content_is_refused_and_changes_nothing() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let point = newest(&net);
+    let mut renamed = tag(0x0105_0001);
+    renamed.name = Some("Forklift 3".parse().unwrap());
+    net.replace_device(
+        DeviceKey::Serial(SerialNumber::from_u32(0x0105_0001)),
+        renamed,
+    )
+    .unwrap();
+    // Another program removes the device behind the store's back: the
+    // history's "rename it back" has nothing to rename.
+    let path = temp.store.data_dir().join("net.sqlite");
+    drop(net);
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other
+        .execute_batch("PRAGMA foreign_keys = ON; DELETE FROM devices WHERE id = 1;")
+        .unwrap();
+    drop(other);
+    let net = temp.store.net(&name("net")).unwrap();
+    let before = content(&net);
+    match net.restore(point) {
+        Err(StoreError::Conflict {
+            kind: ConflictKind::HistoryDiverged,
+            ..
+        }) => {}
+        other => panic!("expected a diverged history, got {other:?}"),
+    }
+    assert_eq!(content(&net), before);
+}
+
+/// One random change.
+#[derive(Debug, Clone)]
+enum Step {
+    AddTag(u8),
+    AddAnchor(u8, i16),
+    Rename(u8, u8),
+    NewSerial(u8, u8),
+    Delete(u8),
+    AddRole(u8),
+    DeleteRole(u8),
+    AddLimit(u8),
+    DeleteLimit(u8),
+    Instance(u8),
+    Mode(bool),
+    Setting(u8),
+    Pair(u8, u8),
+    Calibrate(u8, i16),
+}
+
+fn serial(index: u8) -> SerialNumber {
+    SerialNumber::from_u32(0x0104_0000 + u32::from(index))
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let index = || 0u8..6;
+    prop_oneof![
+        index().prop_map(Step::AddTag),
+        (index(), any::<i16>()).prop_map(|(index, x)| Step::AddAnchor(index, x)),
+        (index(), any::<u8>()).prop_map(|(index, label)| Step::Rename(index, label)),
+        (index(), index()).prop_map(|(from, to)| Step::NewSerial(from, to)),
+        index().prop_map(Step::Delete),
+        index().prop_map(Step::AddRole),
+        index().prop_map(Step::DeleteRole),
+        index().prop_map(Step::AddLimit),
+        index().prop_map(Step::DeleteLimit),
+        index().prop_map(Step::Instance),
+        any::<bool>().prop_map(Step::Mode),
+        any::<u8>().prop_map(Step::Setting),
+        (index(), index()).prop_map(|(one, other)| Step::Pair(one, other)),
+        (index(), any::<i16>()).prop_map(|(index, offset)| Step::Calibrate(index, offset)),
+    ]
+}
+
+/// Applies a step; a step the store refuses (a taken serial, a role in
+/// use) is fine: it changes nothing and is not journalled.
+fn apply(net: &Net, step: &Step) {
+    let json = |value: serde_json::Value| value;
+    let _ = match step {
+        Step::AddTag(index) => net.create_device(tag(serial(*index).as_u32())).map(drop),
+        Step::AddAnchor(index, x) => net
+            .create_device(anchor(serial(*index).as_u32(), i64::from(*x)))
+            .map(drop),
+        Step::Rename(index, label) => net
+            .replace_device(
+                DeviceKey::Serial(serial(*index)),
+                serde_json::from_value(json(serde_json::json!({
+                    "serial_number": serial(*index).to_string(),
+                    "name": format!("device {label}"),
+                    "interfaces": [{"identifier": 0, "role_id": 4}],
+                    "disabled": label % 2 == 0
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::NewSerial(from, to) => net
+            .replace_device(DeviceKey::Serial(serial(*from)), tag(serial(*to).as_u32()))
+            .map(drop),
+        Step::Delete(index) => net.delete_device(DeviceKey::Serial(serial(*index))),
+        Step::AddRole(index) => net
+            .create_role(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("role {index}"), "network_period": 48750
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::DeleteRole(index) => net.delete_role(
+            serde_json::from_value(json(serde_json::json!(5 + u32::from(*index)))).unwrap(),
+        ),
+        Step::AddLimit(index) => net
+            .create_position_limit(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("zone {index}"),
+                    "min_x": 0, "min_y": 0, "min_z": 0,
+                    "max_x": 1000 + i64::from(*index), "max_y": 1000, "max_z": 1000
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::DeleteLimit(index) => {
+            net.delete_position_limit(netcfg_store::PositionLimitKey::Id(1 + u32::from(*index)))
+        }
+        Step::Instance(index) => net
+            .set_instance(format!("/dev/ttyUSB{index}").parse().unwrap())
+            .map(drop),
+        Step::Mode(multirange) => net
+            .set_network_mode(if *multirange {
+                NetworkMode::MultiRange
+            } else {
+                NetworkMode::MultiTime
+            })
+            .map(drop),
+        Step::Setting(value) => net
+            .write_settings(
+                SettingScope::system(),
+                serde_json::from_value(json(serde_json::json!({
+                    "setting_key": "site_label", "value": format!("hall {value}")
+                })))
+                .unwrap(),
+                SettingWrite::Upsert,
+            )
+            .map(drop),
+        Step::Pair(one, other) => net
+            .create_pairs(vec![
+                serde_json::from_value(json(serde_json::json!({
+                    "serial_number_1": serial(*one).to_string(), "interface_1": 0,
+                    "serial_number_2": serial(*other).to_string(), "interface_2": 0,
+                    "type": "blacklist"
+                })))
+                .unwrap(),
+            ])
+            .map(drop),
+        Step::Calibrate(index, offset) => net
+            .set_magnetometer_calibration(
+                DeviceKey::Serial(serial(*index)),
+                serde_json::from_value(json(serde_json::json!({
+                    "x_offset": offset, "y_offset": 0, "z_offset": 0
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+    };
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Random changes, then a restore to each point in turn (in a random
+    /// order, so restores are undone by later restores too): each time the
+    /// content equals what it was right after that change.
+    #[test]
+    fn restore_to_any_point_gives_the_content_of_that_point(
+        steps in proptest::collection::vec(step(), 1..24),
+        order in any::<u64>(),
+    ) {
+        let (_temp, net) = store_with_net();
+        let mut points: Vec<(u64, Content)> = Vec::new();
+        for step in &steps {
+            let newest_before = net.history(None, 1).unwrap().first().map(|entry| entry.id);
+            apply(&net, step);
+            let entry = net.history(None, 1).unwrap().first().map(|entry| entry.id);
+            if entry != newest_before {
+                points.push((entry.unwrap(), content(&net)));
+            }
+        }
+        // A fixed shuffle from `order`.
+        let mut shuffled = points.clone();
+        let mut state = order | 1;
+        for index in (1..shuffled.len()).rev() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            shuffled.swap(index, (state % (index as u64 + 1)) as usize);
+        }
+        for (id, expected) in &shuffled {
+            net.restore(*id).unwrap();
+            prop_assert_eq!(&content(&net), expected, "restore to {}", id);
+        }
+    }
+}
