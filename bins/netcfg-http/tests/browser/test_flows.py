@@ -564,6 +564,73 @@ def test_read_and_download_a_log_file(browser: Browser, api: Api):
 
 
 # --------------------------------------------------------------------------
+# Change history: a change made elsewhere shows up; restore to an earlier
+# change; refused (409) while the configuration runs
+
+
+def test_restore_from_the_change_history(browser: Browser, api: Api):
+    api.create_net("lab")
+    api.add_device("lab", "01:05:0001", 4, name="Forklift")
+    added = api.get("/nets/lab/history")["history"][0]
+    assert added["summary"].startswith("Add a device"), added
+    browser.open("/nets/lab")
+    browser.view("overview")
+    browser.click(browser.link("Change history", browser.driver.find_element(By.CSS_SELECTOR, "nav.side")))
+    view = browser.view("history")
+    row = browser.row("Add a device", view)
+    assert "POST /nets/lab/devices" in row.text and "anonymous" in row.text and "127.0.0.1" in row.text, row.text
+    # the newest change is the current content: nothing to restore to
+    assert not row.find_elements(By.XPATH, ".//button[normalize-space()='Restore to here']")
+
+    # renamed by another client: the list follows
+    api.patch("/nets/lab/devices/01:05:0001", {"serial_number": "01:05:0001", "name": "Crane", "disabled": False,
+                                                 "interfaces": [{"identifier": 0, "role_id": 4}]})
+    browser.wait_text("PATCH /nets/lab/devices/01:05:0001", view)
+
+    browser.click(browser.button("Restore to here", browser.row("Add a device", view)))
+    dialog = browser.dialog()
+    browser.wait_text(f"change {added['id']}", dialog)
+    browser.click(browser.button("Restore", dialog))
+    browser.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), message="the dialog closed")
+    assert api.get("/nets/lab/devices/01:05:0001")["device"]["name"] == "Forklift"
+    newest = api.get("/nets/lab/history")["history"][0]
+    assert newest["path"] == f"/nets/lab/history/{added['id']}/restore", newest
+    browser.wait(lambda _: browser.rows(view)[0].get_attribute("data-id") == str(newest["id"]),
+                 message="the restore at the top of the list")
+
+    # while it runs, the refusal shows in the dialog and nothing changes
+    api.start("lab")
+    browser.expect_status(409)
+    browser.click(browser.button("Restore to here", browser.row("Replace a device", view)))
+    dialog = browser.dialog()
+    browser.click(browser.button("Restore", dialog))
+    alert = browser.wait(lambda _: next((e for e in dialog.find_elements(By.CSS_SELECTOR, '[role="alert"]')
+                                         if e.is_displayed()), False), message="the refusal in the dialog")
+    assert "running" in alert.text, alert.text
+    browser.link("overview", dialog)
+    assert api.get("/nets/lab/devices/01:05:0001")["device"]["name"] == "Forklift"
+    assert api.get("/nets/lab/history")["history"][0]["id"] == newest["id"]
+    browser.click(browser.button("Cancel", dialog))
+
+
+def test_change_history_pages_to_older_changes(browser: Browser, api: Api):
+    api.create_net("lab")
+    for index in range(55):
+        api.add_device("lab", f"01:05:{index + 1:04X}", 4)
+    browser.open("/nets/lab/history")
+    view = browser.view("history")
+    browser.wait_text("50 changes, newest first", view)
+    browser.click(browser.button("Older", view))
+    browser.wait_text("6 changes older than change 7, newest first", view)
+    assert "Create a configuration" in browser.rows(view)[-1].text
+    # on an older page every change can be restored to, the first too
+    assert len(view.find_elements(By.XPATH, ".//button[normalize-space()='Restore to here']")) == 6
+    browser.click(browser.button("Newest", view))
+    browser.wait_text("50 changes, newest first", view)
+    assert browser.rows(view)[0].get_attribute("data-id") == "56"
+
+
+# --------------------------------------------------------------------------
 # Several tabs at once
 
 

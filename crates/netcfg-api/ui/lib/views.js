@@ -26,5 +26,6 @@ export const VIEWS = [
   { pattern: "/nets/:net/calibration", module: "calibration", label: "Magnetometer calibration" },
   { pattern: "/nets/:net/network-mode", module: "network_mode", label: "Network mode" },
   { pattern: "/nets/:net/logs", module: "logs", label: "Logs" },
+  { pattern: "/nets/:net/history", module: "history", label: "Change history" },
   { pattern: "/nets/:net/cache", module: "cache", label: "Cache manager" },
 ];
