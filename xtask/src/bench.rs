@@ -28,6 +28,7 @@
 mod disk;
 mod events;
 mod fixture;
+mod floods;
 mod front_end;
 mod growth;
 mod report;
@@ -88,6 +89,9 @@ enum Only {
     /// The web front end in Chromium: first render, 10,000 devices, the
     /// floor plan at 1,000 tags
     FrontEnd,
+    /// A client's reads beside 5,000 idle and 500 trickling connections,
+    /// and beside 64 writers
+    Floods,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -132,6 +136,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::FrontEnd) {
         front_end::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Floods) {
+        floods::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }

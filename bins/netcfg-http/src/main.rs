@@ -84,10 +84,21 @@ fn main() -> Result<()> {
     };
     let scheme = if tls.is_some() { "https" } else { "http" };
 
+    // Limits against floods of connections (docs/configuration.md): actix
+    // counts connections per worker, so the total is shared among them.
+    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+    let per_worker = settings.max_connections.div_ceil(workers);
+    let request_timeout = std::time::Duration::from_secs(settings.request_timeout);
+    let keep_alive = std::time::Duration::from_secs(settings.keep_alive);
+
     actix_web::rt::System::new().block_on(async move {
         let server = actix_web::HttpServer::new(move || {
             create_app(state.clone()).configure(|config| baseline.register(config))
         })
+        .workers(workers)
+        .max_connections(per_worker)
+        .client_request_timeout(request_timeout)
+        .keep_alive(keep_alive)
         // On SIGTERM, SIGINT or SIGQUIT the event streams end first: their
         // clients see a clean end, and draining waits for no open stream.
         .shutdown_signal(async move {

@@ -94,6 +94,21 @@ pub(crate) const KEYS: &[Key] = &[
         default: "sim",
         meaning: "The engine instance for configurations whose `instance` is empty: a serial port path, or `sim` for the built-in simulator.",
     },
+    Key {
+        name: "max_connections",
+        default: "10000",
+        meaning: "The most connections the server holds at once, event streams included; past it, new connections wait in the listen backlog until one closes.",
+    },
+    Key {
+        name: "request_timeout",
+        default: "5",
+        meaning: "Seconds a client has to send a request's head (from connecting, or from the end of its previous request): a slower one gets 408 and is disconnected, so idle and trickling connections cannot pile up.",
+    },
+    Key {
+        name: "keep_alive",
+        default: "5",
+        meaning: "Seconds an idle kept-alive connection stays open between requests.",
+    },
 ];
 
 /// The keys, for `--help`.
@@ -119,7 +134,9 @@ pub(crate) fn reference_table() -> String {
     );
     for key in KEYS {
         let flag = match key.name {
-            "default_instance" => "(file or environment only)".to_owned(),
+            "default_instance" | "max_connections" | "request_timeout" | "keep_alive" => {
+                "(file or environment only)".to_owned()
+            }
             "auth.tokens" => "(file only)".to_owned(),
             name => format!("`--{}`", name.replace('_', "-")),
         };
@@ -184,6 +201,9 @@ pub(crate) struct Settings {
     pub(crate) default_instance: String,
     pub(crate) tls_cert: PathBuf,
     pub(crate) tls_key: PathBuf,
+    pub(crate) max_connections: usize,
+    pub(crate) request_timeout: u64,
+    pub(crate) keep_alive: u64,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -242,6 +262,12 @@ impl Settings {
         settings.version()?;
         settings.auth()?;
         settings.tls()?;
+        if settings.max_connections == 0 {
+            anyhow::bail!("max_connections must be at least 1");
+        }
+        if !(1..=3600).contains(&settings.request_timeout) {
+            anyhow::bail!("request_timeout is 1 to 3600 seconds");
+        }
         Ok(settings)
     }
 

@@ -41,11 +41,21 @@ struct Token {
     name: std::sync::Arc<str>,
 }
 
-/// The configured tokens.
-#[derive(Clone, PartialEq, Eq, Default)]
+/// The configured tokens, and the failed checks of recent clients (shared
+/// by every clone, so every worker counts them together).
+#[derive(Clone, Default)]
 pub struct Auth {
     tokens: Vec<Token>,
+    lockout: std::sync::Arc<crate::lockout::Lockout>,
 }
+
+impl PartialEq for Auth {
+    fn eq(&self, other: &Self) -> bool {
+        self.tokens == other.tokens
+    }
+}
+
+impl Eq for Auth {}
 
 // Never print digests either: they are as good as the token to a brute force
 // of a weak secret.
@@ -88,6 +98,9 @@ pub(crate) enum Verdict {
     Unauthenticated,
     /// A read-only token on a change: 403.
     Forbidden,
+    /// Too many wrong tokens from this client lately: 429, its token not
+    /// checked; it may try again after the duration.
+    LockedOut(std::time::Duration),
 }
 
 fn digest_of(secret: &str) -> [u8; 32] {
@@ -162,14 +175,26 @@ impl Auth {
         !self.tokens.is_empty()
     }
 
-    /// Judges a request by its method, path and `Authorization` header.
-    pub(crate) fn judge(&self, method: &str, path: &str, authorization: Option<&str>) -> Verdict {
+    /// Judges a request by its method, path and `Authorization` header,
+    /// and by the wrong tokens its client (`address`) sent lately
+    /// (`crate::lockout`).
+    pub(crate) fn judge(
+        &self,
+        method: &str,
+        path: &str,
+        authorization: Option<&str>,
+        address: Option<std::net::IpAddr>,
+    ) -> Verdict {
         if !self.is_on() || is_open(method, path) {
             return Verdict::Allowed(None);
         }
         let Some(secret) = authorization.and_then(|value| value.strip_prefix("Bearer ")) else {
             return Verdict::Unauthenticated;
         };
+        let now = std::time::Instant::now();
+        if let Some(wait) = self.lockout.refused(address, now) {
+            return Verdict::LockedOut(wait);
+        }
         let digest = digest_of(secret.trim());
         // Every token is compared, so the time taken does not tell which matched.
         let best = self
@@ -183,7 +208,10 @@ impl Auth {
                 _ => Some((index, access)),
             });
         match best {
-            None => Verdict::Unauthenticated,
+            None => {
+                self.lockout.failed(address, now);
+                Verdict::Unauthenticated
+            }
             Some((index, Access::Admin)) => Verdict::Allowed(Some(index)),
             Some((index, Access::ReadOnly)) if matches!(method, "GET" | "HEAD") => {
                 Verdict::Allowed(Some(index))
@@ -232,7 +260,7 @@ mod tests {
     #[test]
     fn off_lets_everything_through() {
         assert_eq!(
-            Auth::off().judge("DELETE", "/nets/a", None),
+            Auth::off().judge("DELETE", "/nets/a", None, None),
             Verdict::Allowed(None)
         );
     }
@@ -240,47 +268,80 @@ mod tests {
     #[test]
     fn tokens_are_judged_by_access_and_method() {
         let auth = auth();
-        assert_eq!(auth.judge("GET", "/nets", None), Verdict::Unauthenticated);
         assert_eq!(
-            auth.judge("GET", "/nets", Some("Bearer wrong-secret-0123456789")),
+            auth.judge("GET", "/nets", None, None),
             Verdict::Unauthenticated
         );
         assert_eq!(
-            auth.judge("GET", "/nets", Some("Basic abc")),
+            auth.judge("GET", "/nets", Some("Bearer wrong-secret-0123456789"), None),
             Verdict::Unauthenticated
         );
         assert_eq!(
-            auth.judge("GET", "/nets", Some("Bearer reader-secret-0123456789")),
+            auth.judge("GET", "/nets", Some("Basic abc"), None),
+            Verdict::Unauthenticated
+        );
+        assert_eq!(
+            auth.judge(
+                "GET",
+                "/nets",
+                Some("Bearer reader-secret-0123456789"),
+                None
+            ),
             Verdict::Allowed(Some(1))
         );
         assert_eq!(
-            auth.judge("POST", "/nets", Some("Bearer reader-secret-0123456789")),
+            auth.judge(
+                "POST",
+                "/nets",
+                Some("Bearer reader-secret-0123456789"),
+                None
+            ),
             Verdict::Forbidden
         );
         assert_eq!(
-            auth.judge("POST", "/nets", Some("Bearer admin-secret-0123456789")),
+            auth.judge(
+                "POST",
+                "/nets",
+                Some("Bearer admin-secret-0123456789"),
+                None
+            ),
             Verdict::Allowed(Some(0))
         );
-        assert_eq!(auth.judge("GET", "/api.json", None), Verdict::Allowed(None));
         assert_eq!(
-            auth.judge("GET", "/api/index.html", None),
+            auth.judge("GET", "/api.json", None, None),
             Verdict::Allowed(None)
         );
-        assert_eq!(auth.judge("GET", "/", None), Verdict::Allowed(None));
         assert_eq!(
-            auth.judge("HEAD", "/ui/app.js", None),
+            auth.judge("GET", "/api/index.html", None, None),
             Verdict::Allowed(None)
         );
-        assert_eq!(auth.judge("GET", "/uix", None), Verdict::Unauthenticated);
-        assert_eq!(auth.judge("POST", "/", None), Verdict::Unauthenticated);
-        assert_eq!(auth.judge("GET", "/healthz", None), Verdict::Allowed(None));
-        assert_eq!(auth.judge("GET", "/readyz", None), Verdict::Allowed(None));
+        assert_eq!(auth.judge("GET", "/", None, None), Verdict::Allowed(None));
         assert_eq!(
-            auth.judge("GET", "/metrics", None),
+            auth.judge("HEAD", "/ui/app.js", None, None),
+            Verdict::Allowed(None)
+        );
+        assert_eq!(
+            auth.judge("GET", "/uix", None, None),
             Verdict::Unauthenticated
         );
         assert_eq!(
-            auth.judge("POST", "/api.json", None),
+            auth.judge("POST", "/", None, None),
+            Verdict::Unauthenticated
+        );
+        assert_eq!(
+            auth.judge("GET", "/healthz", None, None),
+            Verdict::Allowed(None)
+        );
+        assert_eq!(
+            auth.judge("GET", "/readyz", None, None),
+            Verdict::Allowed(None)
+        );
+        assert_eq!(
+            auth.judge("GET", "/metrics", None, None),
+            Verdict::Unauthenticated
+        );
+        assert_eq!(
+            auth.judge("POST", "/api.json", None, None),
             Verdict::Unauthenticated
         );
     }
@@ -317,7 +378,7 @@ mod tests {
             .expect("a digest");
         let bearer = format!("Bearer {secret}");
         assert_eq!(
-            admin.judge("PATCH", "/nets", Some(&bearer)),
+            admin.judge("PATCH", "/nets", Some(&bearer), None),
             Verdict::Allowed(Some(0))
         );
         assert!("superuser".parse::<Access>().is_err());

@@ -119,6 +119,8 @@ error_codes! {
     InputsConflict = (CONFLICT, "inputs_conflict", "The maximum-tag calculation's inputs conflict with each other or with the configuration; `problems` names the fields."),
     /// The `If-Match` tag is stale.
     PreconditionFailed = (PRECONDITION_FAILED, "precondition_failed", "The `If-Match` tag is not the current one: the resource (or its configuration) changed since it was read; nothing was changed. Read it again."),
+    /// Too many unknown tokens from this client.
+    TooManyTokenFailures = (TOO_MANY_REQUESTS, "too_many_token_failures", "The client sent too many unknown tokens lately (10 at once, then one every 6 s); its tokens are not checked until `Retry-After` seconds have passed."),
     /// The body is larger than its limit.
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "The body is larger than its limit (1 MiB for JSON, 64 MiB for an upload)."),
     /// The body has the wrong media type.

@@ -32,6 +32,15 @@ use crate::{
 #[derive(Debug, Clone)]
 pub(crate) struct TokenName(pub(crate) std::sync::Arc<str>);
 
+/// A request the gate refuses: the error, the version whose envelope
+/// answers, and for a client locked out, the seconds until it may retry.
+#[derive(Debug)]
+struct Refusal {
+    error: ApiError,
+    version: ApiVersion,
+    retry_after: Option<u64>,
+}
+
 /// The version-and-access middleware (see the module).
 #[derive(Debug, Clone)]
 pub struct VersionGate {
@@ -51,38 +60,57 @@ impl VersionGate {
 
     /// The version the request selects and the name of its token (when
     /// access control is on), or why it is refused.
-    fn judge(
-        &self,
-        request: &ServiceRequest,
-    ) -> Result<(ApiVersion, Option<TokenName>), (ApiError, ApiVersion)> {
-        let version = dispatch::select_version(request, self.default_version)
-            .map_err(|error| (error, self.default_version))?;
+    fn judge(&self, request: &ServiceRequest) -> Result<(ApiVersion, Option<TokenName>), Refusal> {
+        let version =
+            dispatch::select_version(request, self.default_version).map_err(|error| Refusal {
+                error,
+                version: self.default_version,
+                retry_after: None,
+            })?;
         let authorization = request
             .headers()
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok());
-        match self
-            .auth
-            .judge(request.method().as_str(), request.path(), authorization)
-        {
+        let address = request.peer_addr().map(|address| address.ip());
+        match self.auth.judge(
+            request.method().as_str(),
+            request.path(),
+            authorization,
+            address,
+        ) {
             Verdict::Allowed(token) => Ok((
                 version,
                 token.and_then(|index| self.auth.name(index)).map(TokenName),
             )),
-            Verdict::Unauthenticated => Err((
-                ApiError::new(
+            Verdict::Unauthenticated => Err(Refusal {
+                error: ApiError::new(
                     ErrorCode::Unauthorized,
                     "a token is required: send Authorization: Bearer <token>",
                 ),
                 version,
-            )),
-            Verdict::Forbidden => Err((
-                ApiError::new(
+                retry_after: None,
+            }),
+            Verdict::Forbidden => Err(Refusal {
+                error: ApiError::new(
                     ErrorCode::Forbidden,
                     "this token may only read; a change needs an admin token",
                 ),
                 version,
-            )),
+                retry_after: None,
+            }),
+            Verdict::LockedOut(wait) => {
+                let seconds = wait.as_secs() + 1;
+                Err(Refusal {
+                    error: ApiError::new(
+                        ErrorCode::TooManyTokenFailures,
+                        format!(
+                            "too many unknown tokens from this address; try again in {seconds} s"
+                        ),
+                    ),
+                    version,
+                    retry_after: Some(seconds),
+                })
+            }
         }
     }
 }
@@ -145,12 +173,19 @@ where
                     Ok(response.map_into_left_body())
                 })
             }
-            Err((error, version)) => {
+            Err(Refusal {
+                error,
+                version,
+                retry_after,
+            }) => {
                 let mut response = dispatch::render_error(&error, None, version);
                 let headers = response.headers_mut();
                 headers.insert(version_header(), HeaderValue::from_static(version.full()));
                 if error.status == StatusCode::UNAUTHORIZED {
                     headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                }
+                if let Some(seconds) = retry_after {
+                    headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
                 }
                 let answer = request.into_response(response).map_into_right_body();
                 Box::pin(async move { Ok(answer) })

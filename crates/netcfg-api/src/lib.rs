@@ -31,6 +31,7 @@ pub mod events;
 pub mod front_end;
 mod gate;
 mod handlers;
+mod lockout;
 mod multipart;
 pub mod openapi;
 mod operation;

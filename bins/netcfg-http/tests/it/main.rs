@@ -9,6 +9,7 @@ mod concurrency;
 mod disks;
 mod e2e;
 mod events;
+mod floods;
 mod history;
 mod layers;
 mod operations;

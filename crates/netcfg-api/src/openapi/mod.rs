@@ -114,6 +114,11 @@ fn require_tokens(document: &mut Document) {
                     "A read-only token on a change (Classification 1)",
                     ErrorCode::Forbidden,
                 ),
+                (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "Too many unknown tokens from this client lately: its token is not checked until Retry-After seconds have passed (Classification 1)",
+                    ErrorCode::TooManyTokenFailures,
+                ),
             ] {
                 let schema = json_schema!({
                     "type": "object",

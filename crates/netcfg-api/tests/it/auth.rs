@@ -111,7 +111,7 @@ async fn the_description_stays_open_and_declares_the_scheme() {
         serde_json::json!([])
     );
     let create = &document["paths"]["/nets"]["post"]["responses"];
-    assert!(create["401"].is_object() && create["403"].is_object());
+    assert!(create["401"].is_object() && create["403"].is_object() && create["429"].is_object());
     let (status, _, _) = send(&fixture.state, actix_test::TestRequest::get().uri("/api/")).await;
     assert_eq!(status, StatusCode::OK);
 }
@@ -183,4 +183,51 @@ async fn the_history_names_the_token_and_the_client() {
     );
     // The first token has no name of its own: its place in the list.
     assert_eq!(history[1]["origin"], "token-1");
+}
+
+#[actix_web::test]
+async fn a_client_that_sends_wrong_tokens_is_locked_out_and_others_are_not() {
+    let fixture = app_state::fixture_with(tokens());
+    let from = |address: &str, token: &str| {
+        actix_test::TestRequest::get()
+            .uri("/nets")
+            .peer_addr(format!("{address}:40000").parse().unwrap())
+            .insert_header(("Authorization", format!("Bearer {token}")))
+    };
+    for attempt in 0..10 {
+        let (status, _, _) = send(
+            &fixture.state,
+            from("198.51.100.7", "guess-0123456789abcdef"),
+        )
+        .await;
+        assert_eq!(status, StatusCode::UNAUTHORIZED, "attempt {attempt}");
+    }
+    let (status, headers, body) = send(
+        &fixture.state,
+        from("198.51.100.7", "guess-0123456789abcdef"),
+    )
+    .await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(body["code"], "too_many_token_failures");
+    let wait: u64 = headers
+        .get("Retry-After")
+        .and_then(|value| value.to_str().ok())
+        .and_then(|text| text.parse().ok())
+        .expect("Retry-After in seconds");
+    assert!((1..=7).contains(&wait), "{wait}");
+    // Locked out, even the right token is not checked...
+    let (status, _, _) = send(&fixture.state, from("198.51.100.7", READER)).await;
+    assert_eq!(status, StatusCode::TOO_MANY_REQUESTS);
+    // ... while another client goes on, and a request without a token
+    // (a browser before its sign-in) is a plain 401.
+    let (status, _, _) = send(&fixture.state, from("198.51.100.8", READER)).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, _) = send(
+        &fixture.state,
+        actix_test::TestRequest::get()
+            .uri("/nets")
+            .peer_addr("198.51.100.7:40001".parse().unwrap()),
+    )
+    .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED);
 }
