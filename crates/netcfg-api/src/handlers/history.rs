@@ -14,6 +14,36 @@ pub(crate) const MAX_LIMIT: u32 = 1_000;
 /// The entries of a page when `limit` is not given.
 pub(crate) const DEFAULT_LIMIT: u32 = 100;
 
+/// The `limit` query parameter, as the OpenAPI documents describe it.
+pub(crate) struct LimitParameter;
+
+impl schemars::JsonSchema for LimitParameter {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HistoryLimit".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT})
+    }
+}
+
+/// The `before` query parameter: a change's id.
+pub(crate) struct BeforeParameter;
+
+impl schemars::JsonSchema for BeforeParameter {
+    fn inline_schema() -> bool {
+        true
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "HistoryBefore".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"type": "integer", "minimum": 1, "maximum": i64::MAX})
+    }
+}
+
 /// `?before=<id>&limit=<n>`, read with every problem named.
 fn page(context: &Ctx) -> Result<(Option<u64>, u32), ApiError> {
     let mut problems = Vec::new();

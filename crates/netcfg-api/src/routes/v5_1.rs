@@ -687,11 +687,14 @@ fn history() -> Vec<Route> {
             "The changes made to a configuration, newest first",
             history::list,
         )
-        .query::<u64>(
+        .query::<history::BeforeParameter>(
             "before",
             "Only changes older than this id (the next page starts before the last id of this one).",
         )
-        .query::<u32>("limit", "The most changes to list, 1 to 1,000 (default 100).")
+        .query::<history::LimitParameter>(
+            "limit",
+            "The most changes to list, 1 to 1,000 (default 100).",
+        )
         .responds(
             StatusCode::OK,
             Payload::json::<Vec<HistoryEntry>>("history"),
