@@ -136,7 +136,9 @@ pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
 }
 
 fn next_id(conn: &Connection) -> Result<i64, StoreError> {
-    Ok(conn.query_row(&format!("SELECT {NEXT_ID}"), [], |row| row.get(0))?)
+    Ok(conn
+        .prepare_cached(&format!("SELECT {NEXT_ID}"))?
+        .query_row([], |row| row.get(0))?)
 }
 
 fn now_ms() -> i64 {
@@ -163,17 +165,23 @@ pub(crate) fn journaled<T>(
 ) -> Result<T, StoreError> {
     let value = change(conn)?;
     let id = next_id(conn)?;
-    let tally = tally(conn, id)?;
-    if record.is_none() && tally.is_empty() {
+    if record.is_none()
+        && !crate::sql::exists(
+            conn,
+            "SELECT 1 FROM history_undo WHERE change_id = ?1",
+            [id],
+        )?
+    {
         return Ok(value);
     }
     let local = ChangeRecord::local();
     let record = record.unwrap_or(&local);
-    let summary = match (record.summary.is_empty(), tally.is_empty()) {
-        (true, true) => "nothing changed".to_owned(),
-        (false, true) => record.summary.clone(),
-        (true, false) => tally,
-        (false, false) => format!("{}: {tally}", record.summary),
+    // What the change did is counted from its undo rows when the history
+    // is read (`list`), which keeps the writer's work per change small.
+    let origin = if record.origin.is_empty() {
+        ChangeRecord::LOCAL
+    } else {
+        &record.origin
     };
     conn.prepare_cached(
         "INSERT INTO history (id, timestamp_ms, origin, address, method, path, summary)
@@ -182,22 +190,28 @@ pub(crate) fn journaled<T>(
     .execute(rusqlite::params![
         id,
         now_ms(),
-        clip(&record.origin, 64),
-        record.address.as_deref().map(|address| clip(address, 64)),
+        clip(origin, 64),
+        record
+            .address
+            .as_deref()
+            .filter(|address| !address.is_empty())
+            .map(|address| clip(address, 64)),
         record.method,
         clip(&record.path, 2048),
-        clip(&summary, 1024),
+        clip(&record.summary, 1024),
     ])?;
     if id % stored(PRUNE_EVERY) == 0 && id > stored(KEPT) {
+        let oldest_kept = id - stored(KEPT);
+        conn.prepare_cached("DELETE FROM history_undo WHERE change_id <= ?1")?
+            .execute([oldest_kept])?;
         conn.prepare_cached("DELETE FROM history WHERE id <= ?1")?
-            .execute([id - stored(KEPT)])?;
+            .execute([oldest_kept])?;
     }
     Ok(value)
 }
 
 /// `text` cut to at most `limit` characters (the schema's bounds).
 fn clip(text: &str, limit: usize) -> String {
-    let text = if text.is_empty() { "-" } else { text };
     text.chars().take(limit).collect()
 }
 
@@ -248,8 +262,28 @@ fn tally(conn: &Connection, id: i64) -> Result<String, StoreError> {
 }
 
 /// The entries older than `before` (all when `None`), newest first, at most
-/// `limit`.
+/// `limit`, each summary ending with what the change did ("Add a device:
+/// 1 device added, 1 interface added").
 pub(crate) fn list(
+    conn: &Connection,
+    before: Option<u64>,
+    limit: u32,
+) -> Result<Vec<HistoryEntry>, StoreError> {
+    let mut entries = entries(conn, before, limit)?;
+    for entry in &mut entries {
+        let tally = tally(conn, stored(entry.id))?;
+        entry.summary = match (entry.summary.is_empty(), tally.is_empty()) {
+            (true, true) => "nothing changed".to_owned(),
+            (false, true) => std::mem::take(&mut entry.summary),
+            (true, false) => tally,
+            (false, false) => format!("{}: {tally}", entry.summary),
+        };
+    }
+    Ok(entries)
+}
+
+/// The entries as stored (the request's own summary).
+fn entries(
     conn: &Connection,
     before: Option<u64>,
     limit: u32,
@@ -466,7 +500,18 @@ fn replay(
 /// Checks an uploaded file's history: every undo row names exactly the
 /// columns of its table, so a restore can replay it.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
-    list(conn, None, u32::MAX)?;
+    entries(conn, None, u32::MAX)?;
+    let orphan = crate::sql::exists(
+        conn,
+        "SELECT 1 FROM history_undo WHERE change_id NOT IN (SELECT id FROM history)",
+        [],
+    )?;
+    if orphan {
+        return Err(StoreError::io_message(
+            "reading the history",
+            "an undo row belongs to no change",
+        ));
+    }
     let tables = columns(conn)?;
     let mut statement = conn.prepare("SELECT table_name, action, key, old FROM history_undo")?;
     let mut rows = statement.query([])?;

@@ -2,7 +2,10 @@
 -- section 10). `history` holds one entry per change; `history_undo` holds,
 -- for each row a change added, changed or removed, what puts that row back
 -- (written by triggers the writer connection creates, not by the schema),
--- so a restore replays them newest first. Frozen like v1.sql.
+-- so a restore replays them newest first. A change's undo rows are written
+-- before its entry (the entry ends the change), so no foreign key ties
+-- them: the store prunes both together and the upload check refuses an
+-- undo row without its entry. Frozen like v1.sql.
 
 CREATE TABLE history (
     id INTEGER PRIMARY KEY CHECK (id >= 1),
@@ -16,7 +19,7 @@ CREATE TABLE history (
 
 CREATE TABLE history_undo (
     id INTEGER PRIMARY KEY,
-    change_id INTEGER NOT NULL REFERENCES history (id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+    change_id INTEGER NOT NULL CHECK (change_id >= 1),
     table_name TEXT NOT NULL CHECK (table_name IN ('configuration', 'roles', 'devices',
         'interfaces', 'device_pairs', 'magnetometer_calibrations', 'rf_settings',
         'data_streams', 'position_limits', 'settings')),

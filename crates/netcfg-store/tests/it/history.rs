@@ -448,3 +448,29 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_upload_whose_undo_rows_belong_to_no_change_is_refused() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let bytes = temp.store.download(&name("net")).unwrap();
+    let path = temp.dir.path().join("edited.sqlite");
+    std::fs::write(&path, &bytes).unwrap();
+    {
+        // Rows that the next change would take for its own.
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute(
+            "INSERT INTO history_undo (change_id, table_name, action, key, old)
+             VALUES (2, 'devices', 'delete', '{\"id\": 1}', NULL)",
+            [],
+        )
+        .unwrap();
+    }
+    let refused = temp
+        .store
+        .upload(&name("edited"), &std::fs::read(&path).unwrap());
+    assert!(
+        matches!(refused, Err(StoreError::BadUpload(_))),
+        "{refused:?}"
+    );
+}
