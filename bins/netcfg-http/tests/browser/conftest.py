@@ -372,12 +372,21 @@ class Browser:
         element.click()
 
     def type(self, control: WebElement, text: str, clear: bool = True) -> None:
-        if clear:
+        if not clear:
+            control.send_keys(text)
+            return
+        for _ in range(5):
             control.clear()
             # clear() sets the value without an input event Preact sees
             self.driver.execute_script(
                 "arguments[0].dispatchEvent(new Event('input', {bubbles: true}))", control)
-        control.send_keys(text)
+            control.send_keys(text)
+            # A dialog fills its fields when it opens: a fill that lands
+            # between the clear and the keys leaves the old value in front
+            # of the text (CI saw "lab-bannex"); then type it again.
+            value = control.get_attribute("value") or ""
+            if value == text or not value.endswith(text):
+                return
 
     def choose(self, control: WebElement, visible_text: str) -> None:
         from selenium.webdriver.support.ui import Select
