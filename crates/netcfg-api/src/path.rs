@@ -17,10 +17,7 @@ use netcfg_model::{
 use netcfg_store::{PositionLimitKey, SettingScope};
 use serde_json::{Value, json};
 
-use crate::{
-    error_code::ErrorCode,
-    reply::{ApiError, FieldProblem},
-};
+use crate::reply::{ApiError, FieldProblem};
 
 /// A value a path segment holds: parsed with `FromStr`, described by a
 /// JSON schema.
@@ -71,20 +68,6 @@ fn parse<T: PathValue>(
     }
 }
 
-/// The 400 for malformed parameters.
-fn malformed(problems: Vec<FieldProblem>) -> ApiError {
-    let listed: Vec<String> = problems
-        .iter()
-        .map(|problem| format!("path parameter {}: {}", problem.field, problem.problem))
-        .collect();
-    let mut error = ApiError::new(
-        ErrorCode::InvalidParameter,
-        format!("invalid request: {}", listed.join("; ")),
-    );
-    error.problems = problems;
-    error
-}
-
 macro_rules! path_types {
     ($(
         $(#[$doc:meta])*
@@ -116,7 +99,7 @@ macro_rules! path_types {
                 match ($($field,)*) {
                     ($(Some($field),)*) => Ok(Self { $($field,)* }),
                     #[allow(unreachable_patterns)]
-                    _ => Err(malformed(problems)),
+                    _ => Err(ApiError::parameters(problems)),
                 }
             }
         }

@@ -22,6 +22,25 @@ fn history(server: &Server, net: &str) -> Vec<Value> {
         .clone()
 }
 
+/// `POST /nets/{net}/history/{id}/restore`.
+fn restore(server: &Server, net: &str, id: u64) -> crate::support::Response {
+    server.send(&Request::new(
+        "POST",
+        &format!("/nets/{net}/history/{id}/restore"),
+    ))
+}
+
+/// Adds a device to `net`; it must be created.
+fn add(server: &Server, net: &str, device: &Value) {
+    server
+        .send(&Request::json(
+            "POST",
+            &format!("/nets/{net}/devices"),
+            device,
+        ))
+        .expect(201);
+}
+
 fn devices(server: &Server, net: &str) -> Value {
     server
         .send(&Request::get(&format!("/nets/{net}/devices")))
@@ -50,13 +69,7 @@ fn changes_are_journalled_and_restored_through_the_api() {
             &anchor("01:04:0001", 9000),
         ))
         .expect(200);
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site/devices",
-            &anchor("01:04:0002", 5000),
-        ))
-        .expect(201);
+    add(&server, "site", &anchor("01:04:0002", 5000));
     server
         .send(&Request::json(
             "PATCH",
@@ -66,12 +79,7 @@ fn changes_are_journalled_and_restored_through_the_api() {
         .expect(200);
     assert_ne!(devices(&server, "site"), before);
 
-    let restored = server
-        .send(&Request::new(
-            "POST",
-            &format!("/nets/site/history/{point}/restore"),
-        ))
-        .expect(200);
+    let restored = restore(&server, "site", point).expect(200);
     assert_eq!(restored["configuration"]["name"], "site");
     assert_eq!(devices(&server, "site"), before);
     let newest = &history(&server, "site")[0];
@@ -95,10 +103,7 @@ fn changes_are_journalled_and_restored_through_the_api() {
             &json!({"action": "start"}),
         ))
         .expect(200);
-    let refused = server.send(&Request::new(
-        "POST",
-        &format!("/nets/site/history/{point}/restore"),
-    ));
+    let refused = restore(&server, "site", point);
     assert_eq!(refused.status, 409);
     assert_eq!(refused.json()["code"], "configuration_running");
     server
@@ -130,13 +135,7 @@ fn a_downloaded_file_carries_its_history_and_an_upload_keeps_it() {
     server.create_on_simulator("site", &[anchor("01:04:0001", 0)]);
     let point = history(&server, "site")[0]["id"].as_u64().unwrap();
     let before = devices(&server, "site");
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site/devices",
-            &anchor("01:04:0002", 5000),
-        ))
-        .expect(201);
+    add(&server, "site", &anchor("01:04:0002", 5000));
     let journal = history(&server, "site");
     let file = server.send(&Request::get("/nets/site/download"));
     assert_eq!(file.status, 200);
@@ -154,12 +153,7 @@ fn a_downloaded_file_carries_its_history_and_an_upload_keeps_it() {
         "the file's history, then the upload"
     );
     assert_eq!(moved[0]["path"], "/nets/upload");
-    server
-        .send(&Request::new(
-            "POST",
-            &format!("/nets/moved/history/{point}/restore"),
-        ))
-        .expect(200);
+    restore(&server, "moved", point).expect(200);
     assert_eq!(devices(&server, "moved"), before);
 
     // A copy keeps the history too, and says where it came from.

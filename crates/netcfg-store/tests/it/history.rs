@@ -474,3 +474,40 @@ fn an_upload_whose_undo_rows_belong_to_no_change_is_refused() {
         "{refused:?}"
     );
 }
+
+#[test]
+fn the_newest_entries_are_kept_and_older_ones_pruned_with_their_undo_rows() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let total = netcfg_store::HISTORY_KEPT + 130;
+    // Queued at once, they share commits: the test stays quick.
+    let changes: Vec<_> = (1..total)
+        .map(|_| net.change_as(record("Mark read"), |_| Ok(())))
+        .collect();
+    block_on(async {
+        for change in changes {
+            change.await.unwrap();
+        }
+    });
+    assert_eq!(newest(&net), total);
+    let all = net.history(None, u32::MAX).unwrap();
+    // Pruning runs every 64th change, so up to 63 more may wait.
+    assert!(
+        (netcfg_store::HISTORY_KEPT..netcfg_store::HISTORY_KEPT + 64).contains(&(all.len() as u64)),
+        "{} entries kept",
+        all.len()
+    );
+    assert!(all.last().unwrap().id > 1);
+    let conn = rusqlite::Connection::open(temp.store.data_dir().join("net.sqlite")).unwrap();
+    let undo_rows: i64 = conn
+        .query_row("SELECT count(*) FROM history_undo", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(undo_rows, 0, "the first change's undo rows went with it");
+    assert!(matches!(
+        net.restore(1),
+        Err(StoreError::NotFound {
+            kind: Missing::HistoryEntry,
+            ..
+        })
+    ));
+}
