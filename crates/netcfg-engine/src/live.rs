@@ -2,7 +2,11 @@
 //! pure functions of the plan, the device cache and the network's reports
 //! (the session sends them; see `docs/engine-protocol.md` §2).
 
-use std::{collections::BTreeMap, net::IpAddr, net::Ipv4Addr};
+use std::{
+    collections::BTreeMap,
+    net::{IpAddr, Ipv4Addr},
+    time::{Duration, Instant},
+};
 
 use netcfg_model::{CachedDevice, Connectivity, DataStream, Device, RoleId, Synchronisation};
 
@@ -322,6 +326,83 @@ pub(crate) fn anchor_state(plan: &NetworkPlan, cache: Option<&Cache>) -> Vec<Ite
     items
 }
 
+/// One anchor's latest `AnchorCounters` report, as the session received it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CounterReport {
+    pub interface: u8,
+    pub counters: AnchorCounters,
+    pub received: Instant,
+}
+
+/// What one anchor's previous health item was computed from.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HealthMark {
+    counters: AnchorCounters,
+    received: Option<Instant>,
+    waited: bool,
+}
+
+/// The anchor's health item for this health period, or `None` when its
+/// counters have not come since its previous item and it is waited for once.
+///
+/// Anchors report counters on their own clock, so a health period as short
+/// as their reporting period can end just before a report that is on time;
+/// sending zeros then would tell a tool that a working anchor heard nothing.
+/// The item after a wait covers both periods and says so in its
+/// `report_period` (the time between the two counter reports, in whole
+/// seconds). An anchor still silent after the wait is sent with zeros every
+/// period, as is one that has not reported yet.
+pub(crate) fn health_due(
+    device: &Device,
+    latest: Option<CounterReport>,
+    mark: &mut HealthMark,
+    period: Duration,
+) -> Option<Item> {
+    match latest {
+        Some(report) if mark.received != Some(report.received) => {
+            let covered = mark.received.map_or(period, |before| {
+                report.received.saturating_duration_since(before)
+            });
+            let seconds = (covered + Duration::from_millis(500)).as_secs().max(1);
+            let item = anchor_health(
+                device,
+                report.interface,
+                report.counters,
+                mark.counters,
+                seconds,
+            );
+            *mark = HealthMark {
+                counters: report.counters,
+                received: Some(report.received),
+                waited: false,
+            };
+            Some(item)
+        }
+        latest => {
+            if mark.received.is_some() && !mark.waited {
+                mark.waited = true;
+                return None;
+            }
+            let interface = latest.map_or_else(
+                || {
+                    device
+                        .interfaces
+                        .first()
+                        .map_or(0, |interface| interface.identifier)
+                },
+                |report| report.interface,
+            );
+            Some(anchor_health(
+                device,
+                interface,
+                mark.counters,
+                mark.counters,
+                period.as_secs(),
+            ))
+        }
+    }
+}
+
 /// AnchorHealthV5 for the period between two counter reports of one anchor.
 pub(crate) fn anchor_health(
     device: &Device,
@@ -457,6 +538,44 @@ mod tests {
         assert_eq!((health.timed_rxs, health.beacons_reported), (300, 200));
         assert_eq!((health.beacons_discarded, health.beacons_late), (1, 1));
         assert_eq!((health.average_quality, health.report_period), (8_000, 5));
+    }
+
+    fn ticks_and_period(item: Option<Item>) -> Option<(u32, u8)> {
+        item.map(|item| match item {
+            Item::AnchorHealthV5(health) => (health.ticks, health.report_period),
+            other => panic!("{other:?}"),
+        })
+    }
+
+    #[test]
+    fn a_late_counter_report_is_waited_for_once_then_an_anchor_is_sent_with_zeros() {
+        let anchor = device(0x0104_0001, RoleId::ANCHOR, Some([0, 0, 0]));
+        let period = Duration::from_secs(1);
+        let start = Instant::now();
+        let report = |ticks: u32, seconds: u64| CounterReport {
+            interface: 0,
+            counters: AnchorCounters {
+                ticks,
+                ..AnchorCounters::default()
+            },
+            received: start + Duration::from_secs(seconds),
+        };
+        let mut mark = HealthMark::default();
+        let mut due = |latest: Option<CounterReport>| {
+            ticks_and_period(health_due(&anchor, latest, &mut mark, period))
+        };
+        assert_eq!(due(None), Some((0, 1)), "nothing reported yet: zeros");
+        assert_eq!(due(Some(report(10, 1))), Some((10, 1)));
+        assert_eq!(due(Some(report(20, 2))), Some((10, 1)));
+        // The next report is late for this period: wait for it once...
+        assert_eq!(due(Some(report(20, 2))), None);
+        // ...and it covers both periods.
+        assert_eq!(due(Some(report(40, 4))), Some((20, 2)));
+        // A silent anchor: one wait, then zeros every period.
+        assert_eq!(due(Some(report(40, 4))), None);
+        assert_eq!(due(Some(report(40, 4))), Some((0, 1)));
+        assert_eq!(due(Some(report(40, 4))), Some((0, 1)));
+        assert_eq!(due(Some(report(45, 9))), Some((5, 5)));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::{
     journal::Journal,
     live,
     plan::NetworkPlan,
-    protocol::{AnchorCounters, Message, WireDevice},
+    protocol::{Message, WireDevice},
     sim::SimHandle,
     streams::{SendFailure, StreamSocket, Streams},
     util::now_ms,
@@ -74,7 +74,7 @@ pub(crate) struct Session {
     /// The host's name (HostnameAnnounce).
     hostname: String,
     /// The latest counters each anchor reported, with its interface.
-    counters: Mutex<HashMap<SerialNumber, (u8, AnchorCounters)>>,
+    counters: Mutex<HashMap<SerialNumber, live::CounterReport>>,
     /// Wakes the publisher to repeat the state at once (after a reload).
     state_changed: Notify,
     tasks: Mutex<Vec<JoinHandle<()>>>,
@@ -718,7 +718,12 @@ impl Session {
                 counters,
             } => {
                 if self.is_configured(serial_number) {
-                    lock(&self.counters).insert(serial_number, (interface, counters));
+                    let report = live::CounterReport {
+                        interface,
+                        counters,
+                        received: std::time::Instant::now(),
+                    };
+                    lock(&self.counters).insert(serial_number, report);
                 }
             }
             other => {
@@ -836,12 +841,12 @@ impl Session {
             tokio::time::interval_at(tokio::time::Instant::now() + health_period, health_period);
         state.set_missed_tick_behavior(MissedTickBehavior::Delay);
         health.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let mut reported = HashMap::new();
+        let mut marks = HashMap::new();
         loop {
             tokio::select! {
                 _ = state.tick() => self.send_state().await,
                 () = self.state_changed.notified() => self.send_state().await,
-                _ = health.tick() => self.send_health(health_period, &mut reported).await,
+                _ = health.tick() => self.send_health(health_period, &mut marks).await,
             }
         }
     }
@@ -872,11 +877,11 @@ impl Session {
     }
 
     /// AnchorHealthV5 for every anchor and seeder: the counts between its
-    /// last report and the one before the previous health message.
+    /// two latest counter reports (see [`live::health_due`]).
     async fn send_health(
         &self,
         period: Duration,
-        reported: &mut HashMap<SerialNumber, AnchorCounters>,
+        marks: &mut HashMap<SerialNumber, live::HealthMark>,
     ) {
         let streams = self.streams();
         let Some(anchor) = &streams.anchor else {
@@ -887,22 +892,16 @@ impl Session {
             let counters = lock(&self.counters);
             plan.enabled_devices()
                 .filter(|device| live::is_anchor(device))
-                .map(|device| {
-                    let (interface, now) =
-                        counters.get(&device.serial_number).copied().unwrap_or((
-                            device
-                                .interfaces
-                                .first()
-                                .map_or(0, |interface| interface.identifier),
-                            AnchorCounters::default(),
-                        ));
-                    let before = reported
-                        .insert(device.serial_number, now)
-                        .unwrap_or_default();
-                    live::anchor_health(device, interface, now, before, period.as_secs())
+                .filter_map(|device| {
+                    let latest = counters.get(&device.serial_number).copied();
+                    let mark = marks.entry(device.serial_number).or_default();
+                    live::health_due(device, latest, mark, period)
                 })
                 .collect()
         };
+        if items.is_empty() {
+            return;
+        }
         let result = anchor.send_items(&items).await;
         self.stream_result(anchor, result);
     }

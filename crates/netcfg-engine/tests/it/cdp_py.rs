@@ -371,7 +371,9 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
     );
     for reports in health.values() {
         let last = reports[reports.len() - 1];
-        assert_eq!(last["report_period"], 1);
+        // 1 s, or 2 s when a late counter report was waited for.
+        let period = last["report_period"].as_u64().unwrap();
+        assert!((1..=2).contains(&period), "{last}");
         assert!(last["ticks_reported"].as_u64().unwrap() > 0, "{last}");
         assert!(last["beacons_reported"].as_u64().unwrap() > 0, "{last}");
         let quality = last["average_quality"].as_u64().unwrap();
