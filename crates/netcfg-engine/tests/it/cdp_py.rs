@@ -422,9 +422,25 @@ async fn an_activity_change_is_sent_at_once() {
                         && state.synchronization == synchronization)
             })
     };
-    // The start's own state, then the anchor joins and synchronises (RX):
-    // each change is sent as it happens.
-    let mut received = collect(&sockets, |received| anchor_sync(received, 2)).await;
+    let every_anchor_synchronised = |received: &[Received]| {
+        received
+            .iter()
+            .filter(|(stream, _)| stream == "Anchor")
+            .flat_map(|(_, bytes)| Packet::decode(bytes).unwrap().items)
+            .filter_map(|item| match item {
+                Item::Synchronization(sync) => Some(sync.current_rx),
+                _ => None,
+            })
+            .next_back()
+            == Some(4)
+    };
+    // The start's own state, then the anchors join and synchronise (RX):
+    // each change is sent as it happens. The fault waits for all four, so
+    // that the loss is the only change left to count.
+    let mut received = collect(&sockets, |received| {
+        anchor_sync(received, 2) && every_anchor_synchronised(received)
+    })
+    .await;
     let simulator = engine.simulator(&name).unwrap();
     assert!(simulator.inject(SimFault::LoseSync(serial("01:04:0002"))));
     received.extend(collect(&sockets, |received| anchor_sync(received, 0)).await);
