@@ -15,7 +15,7 @@
 //! content changes (renaming, deleting or starting a configuration) are
 //! compared just before they run.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use actix_web::{
     HttpRequest, HttpResponse,
@@ -33,6 +33,7 @@ use crate::{
     operation::Operation,
     reply::ApiError,
     table::{Conditional, IF_MATCH, IF_NONE_MATCH, Route, Table},
+    version::ApiVersion,
 };
 
 /// The strong entity tag of `bytes`.
@@ -67,19 +68,87 @@ fn split(response: HttpResponse) -> (HttpResponse<()>, Option<web::Bytes>) {
     }
 }
 
+/// A tagged 200 as sent, kept to be sent again: the answer of a rendered
+/// list (render_cache) for each API version, so that reading the same
+/// generation again neither draws the envelope around the list nor hashes
+/// the body again.
+#[derive(Debug, Default)]
+pub(crate) struct SentMemo {
+    by_version: [OnceLock<Sent>; 2],
+}
+
+/// The parts of a tagged 200 that [`SentMemo`] keeps.
+#[derive(Debug)]
+struct Sent {
+    content_type: Option<header::HeaderValue>,
+    body: web::Bytes,
+    tag: String,
+}
+
+impl SentMemo {
+    fn slot(&self, version: ApiVersion) -> &OnceLock<Sent> {
+        &self.by_version[match version {
+            ApiVersion::V5_0 => 0,
+            ApiVersion::V5_1 => 1,
+        }]
+    }
+
+    /// The tag of the answer kept for `version`.
+    pub(crate) fn tag(&self, version: ApiVersion) -> Option<&str> {
+        self.slot(version).get().map(|sent| sent.tag.as_str())
+    }
+
+    /// The answer kept for `version`, as [`tagged`] would send it.
+    pub(crate) fn answer(
+        &self,
+        request: &HttpRequest,
+        version: ApiVersion,
+    ) -> Option<HttpResponse> {
+        let sent = self.slot(version).get()?;
+        let mut head = HttpResponse::Ok().finish().into_parts().0;
+        if let Some(content_type) = &sent.content_type {
+            head.headers_mut()
+                .insert(header::CONTENT_TYPE, content_type.clone());
+        }
+        Some(finish(request, head, sent.body.clone(), &sent.tag))
+    }
+}
+
 /// A tagged row's answer: a 200 gets its `ETag`, and becomes a 304 with
-/// no body when `If-None-Match` names it.
-pub(crate) fn tagged(request: &HttpRequest, route: &Route, response: HttpResponse) -> HttpResponse {
+/// no body when `If-None-Match` names it. The 200 is kept in `memo`, when
+/// the reply had one, for `version`.
+pub(crate) fn tagged(
+    request: &HttpRequest,
+    route: &Route,
+    response: HttpResponse,
+    memo: Option<(&SentMemo, ApiVersion)>,
+) -> HttpResponse {
     if route.conditional != Conditional::Tagged || response.status() != StatusCode::OK {
         return response;
     }
-    let (mut head, bytes) = split(response);
+    let (head, bytes) = split(response);
     let Some(bytes) = bytes else {
         return head.set_body(BoxBody::new(()));
     };
     let tag = tag_of(&bytes);
-    let fresh = header(request, IF_NONE_MATCH).is_some_and(|list| list_names(list, &tag, true));
-    if let Ok(value) = header::HeaderValue::from_str(&tag) {
+    if let Some((memo, version)) = memo {
+        let _ = memo.slot(version).set(Sent {
+            content_type: head.headers().get(header::CONTENT_TYPE).cloned(),
+            body: bytes.clone(),
+            tag: tag.clone(),
+        });
+    }
+    finish(request, head, bytes, &tag)
+}
+
+fn finish(
+    request: &HttpRequest,
+    mut head: HttpResponse<()>,
+    bytes: web::Bytes,
+    tag: &str,
+) -> HttpResponse {
+    let fresh = header(request, IF_NONE_MATCH).is_some_and(|list| list_names(list, tag, true));
+    if let Ok(value) = header::HeaderValue::from_str(tag) {
         head.headers_mut().insert(header::ETAG, value);
     }
     if fresh {
@@ -187,8 +256,13 @@ pub(crate) async fn check_if_match(
         summary: reader.summary,
     };
     let reply = reader.handler.call(reading).await?;
-    let (_, bytes) = split(render_reply(reply, reader, version));
-    let current = tag_of(&bytes.unwrap_or_default());
+    let current = match reply.sent.as_ref().and_then(|sent| sent.tag(version)) {
+        Some(tag) => tag.to_owned(),
+        None => {
+            let (_, bytes) = split(render_reply(reply, reader, version));
+            tag_of(&bytes.unwrap_or_default())
+        }
+    };
     if list_names(&list, &current, false) {
         Ok(Some(generation))
     } else {

@@ -247,7 +247,12 @@ async fn dispatch(
             if route.changes {
                 publish_change(&kept, route, &reply, &state);
             }
-            conditional::tagged(&kept, route, render_reply(reply, route, version))
+            let sent = reply.sent.clone();
+            if let Some(answer) = sent.as_ref().and_then(|sent| sent.answer(&kept, version)) {
+                return answer;
+            }
+            let memo = sent.as_deref().map(|sent| (sent, version));
+            conditional::tagged(&kept, route, render_reply(reply, route, version), memo)
         }
         Err(error) => render_error(&error, Some(route), version),
     }

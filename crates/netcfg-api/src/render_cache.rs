@@ -3,24 +3,50 @@
 //! is served from here only while the generation is the one it was read
 //! under, so any commit makes the next request read and render it again.
 //!
-//! The cache holds at most [`BUDGET_BYTES`] of JSON: past it, the lists
-//! used least recently go. A deleted or renamed configuration's list goes at
-//! once.
+//! With each list it keeps the answers sent for it (the envelope around the
+//! list and the answer's `ETag`, one per API version: `conditional::SentMemo`),
+//! so a read of an unchanged list sends kept bytes, as a static file would be.
+//!
+//! The cache holds at most [`BUDGET_BYTES`], counting each list three times
+//! (the list and its answer in both versions): past it, the lists used least
+//! recently go. A deleted or renamed configuration's list goes at once.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use actix_web::web::Bytes;
 use lru::LruCache;
 use netcfg_model::ConfigName;
 
-/// The JSON the cache may hold: about thirty lists of a thousand devices.
-const BUDGET_BYTES: usize = 4 << 20;
+use crate::conditional::SentMemo;
 
-/// A rendered list: its JSON and how many items it holds.
+/// The bytes the cache may hold: about thirty lists of a thousand devices,
+/// each with its answer in both versions.
+const BUDGET_BYTES: usize = 12 << 20;
+
+/// A rendered list: its JSON, how many items it holds, and the answers sent
+/// for it.
 #[derive(Debug, Clone)]
 pub(crate) struct Rendered {
     pub(crate) json: Bytes,
     pub(crate) count: usize,
+    pub(crate) sent: Arc<SentMemo>,
+}
+
+impl Rendered {
+    /// A list not sent yet.
+    pub(crate) fn new(json: Bytes, count: usize) -> Self {
+        Self {
+            json,
+            count,
+            sent: Arc::default(),
+        }
+    }
+
+    /// What the list takes in the budget: itself, and its answer in each
+    /// of the two versions once sent (the envelope adds a few bytes).
+    fn cost(&self) -> usize {
+        self.json.len().saturating_mul(3)
+    }
 }
 
 #[derive(Debug)]
@@ -50,7 +76,7 @@ impl Default for Entries {
 impl Entries {
     fn remove(&mut self, name: &ConfigName) {
         if let Some(entry) = self.map.pop(name) {
-            self.bytes -= entry.rendered.json.len();
+            self.bytes -= entry.rendered.cost();
         }
     }
 
@@ -60,7 +86,7 @@ impl Entries {
             let Some((_, entry)) = self.map.pop_lru() else {
                 return;
             };
-            self.bytes -= entry.rendered.json.len();
+            self.bytes -= entry.rendered.cost();
         }
     }
 }
@@ -112,7 +138,7 @@ impl RenderCache {
             return;
         }
         entries.remove(&name);
-        let size = rendered.json.len();
+        let size = rendered.cost();
         if size > self.budget {
             return;
         }
@@ -137,11 +163,9 @@ impl RenderCache {
 mod tests {
     use super::*;
 
-    fn list(size: usize) -> Rendered {
-        Rendered {
-            json: Bytes::from(vec![b' '; size]),
-            count: 0,
-        }
+    /// A list that costs `cost` bytes of the budget.
+    fn list(cost: usize) -> Rendered {
+        Rendered::new(Bytes::from(vec![b' '; cost / 3]), 0)
     }
 
     fn name(text: &str) -> ConfigName {
@@ -161,39 +185,39 @@ mod tests {
 
     #[test]
     fn serves_only_the_generation_it_was_read_under() {
-        let cache = RenderCache::with_budget(100);
-        cache.keep_devices(name("a"), 7, list(10));
+        let cache = RenderCache::with_budget(300);
+        cache.keep_devices(name("a"), 7, list(30));
         assert!(cache.devices(&name("a"), 7).is_some());
         assert!(cache.devices(&name("a"), 8).is_none());
         // An older read never replaces a newer list.
-        cache.keep_devices(name("a"), 6, list(20));
+        cache.keep_devices(name("a"), 6, list(180));
         assert_eq!(cache.devices(&name("a"), 7).unwrap().json.len(), 10);
     }
 
     #[test]
     fn past_the_budget_the_least_recently_used_lists_go() {
-        let cache = RenderCache::with_budget(100);
-        cache.keep_devices(name("a"), 1, list(40));
-        cache.keep_devices(name("b"), 1, list(40));
+        let cache = RenderCache::with_budget(300);
+        cache.keep_devices(name("a"), 1, list(120));
+        cache.keep_devices(name("b"), 1, list(120));
         assert!(cache.devices(&name("a"), 1).is_some());
-        cache.keep_devices(name("c"), 1, list(40));
+        cache.keep_devices(name("c"), 1, list(120));
         assert_eq!(kept(&cache), ["a", "c"]);
-        assert_eq!(cache.entries().bytes, 80);
+        assert_eq!(cache.entries().bytes, 240);
 
         // Replacing a list counts its new size only.
-        cache.keep_devices(name("c"), 2, list(60));
+        cache.keep_devices(name("c"), 2, list(180));
         assert_eq!(kept(&cache), ["a", "c"]);
-        assert_eq!(cache.entries().bytes, 100);
+        assert_eq!(cache.entries().bytes, 300);
 
         // A list larger than the budget is not kept, and evicts nothing.
-        cache.keep_devices(name("d"), 1, list(101));
+        cache.keep_devices(name("d"), 1, list(303));
         assert_eq!(kept(&cache), ["a", "c"]);
     }
 
     #[test]
     fn forgetting_frees_the_budget() {
-        let cache = RenderCache::with_budget(100);
-        cache.keep_devices(name("a"), 1, list(70));
+        let cache = RenderCache::with_budget(300);
+        cache.keep_devices(name("a"), 1, list(210));
         cache.forget(&name("a"));
         cache.forget(&name("never-kept"));
         assert_eq!(cache.entries().bytes, 0);

@@ -20,6 +20,9 @@ pub struct Reply {
     /// The configuration a write made, when its path does not name it (a
     /// creation, a copy, an upload): the `change` event names it.
     pub(crate) made: Option<netcfg_model::ConfigName>,
+    /// Where a tagged 200 of these exact bytes is kept once sent (with a
+    /// rendered list in the render cache), to be sent again as it is.
+    pub(crate) sent: Option<std::sync::Arc<crate::conditional::SentMemo>>,
 }
 
 /// What a reply carries beside its message.
@@ -62,6 +65,7 @@ impl Reply {
             content: Content::Message,
             partial: false,
             made: None,
+            sent: None,
         }
     }
 
@@ -112,6 +116,13 @@ impl Reply {
         Ok(self)
     }
 
+    /// Sends, and keeps in `sent`, the tagged 200 of this reply: a reply
+    /// whose bytes are those of every other reply given the same memo.
+    pub(crate) fn kept_as(mut self, sent: std::sync::Arc<crate::conditional::SentMemo>) -> Self {
+        self.sent = Some(sent);
+        self
+    }
+
     /// Adds a payload already serialised as JSON (shared, not copied).
     pub(crate) fn with_json(mut self, json: actix_web::web::Bytes) -> Self {
         self.content = Content::Payload {
@@ -124,40 +135,31 @@ impl Reply {
     /// A file download.
     pub fn file(bytes: Vec<u8>, content_type: &'static str, file_name: impl Into<String>) -> Self {
         Self {
-            status: StatusCode::OK,
-            message: String::new(),
-            partial: false,
-            made: None,
             content: Content::File {
                 bytes,
                 content_type,
                 file_name: file_name.into(),
             },
+            ..Self::ok(String::new())
         }
     }
 
     /// An HTML page.
     pub fn html(page: String) -> Self {
         Self {
-            status: StatusCode::OK,
-            message: String::new(),
-            partial: false,
-            made: None,
             content: Content::Html(page),
+            ..Self::ok(String::new())
         }
     }
 
     /// A document served as it is (not as an attachment, not in the envelope).
     pub fn document(bytes: actix_web::web::Bytes, content_type: &'static str) -> Self {
         Self {
-            status: StatusCode::OK,
-            message: String::new(),
-            partial: false,
-            made: None,
             content: Content::Document {
                 bytes,
                 content_type,
             },
+            ..Self::ok(String::new())
         }
     }
 

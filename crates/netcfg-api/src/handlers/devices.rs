@@ -40,7 +40,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
             .renders()
             .devices(&path.net_name, net.generation())
     {
-        return Ok(Reply::ok(count(rendered.count, "device")).with_json(rendered.json));
+        return Ok(sent_list(rendered));
     }
     let name = path.net_name.clone();
     let state = context.state_handle();
@@ -62,10 +62,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
             let json = serde_json::to_vec(&devices).map_err(|error| {
                 ApiError::internal(format_args!("could not render the devices: {error}"))
             })?;
-            let rendered = Rendered {
-                json: json.into(),
-                count: devices.len(),
-            };
+            let rendered = Rendered::new(json.into(), devices.len());
             renders.keep_devices(name, generation, rendered.clone());
             rendered
         }
@@ -77,14 +74,18 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
                 let json = serde_json::to_vec(&devices).map_err(|error| {
                     ApiError::internal(format_args!("could not render the devices: {error}"))
                 })?;
-                Rendered {
-                    json: json.into(),
-                    count: devices.len(),
-                }
+                Rendered::new(json.into(), devices.len())
             }
         },
     };
-    Ok(Reply::ok(count(rendered.count, "device")).with_json(rendered.json))
+    Ok(sent_list(rendered))
+}
+
+/// The answer of a rendered list, kept with it once sent.
+fn sent_list(rendered: Rendered) -> Reply {
+    Reply::ok(count(rendered.count, "device"))
+        .with_json(rendered.json)
+        .kept_as(rendered.sent)
 }
 
 pub(crate) async fn unconfigured_of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {

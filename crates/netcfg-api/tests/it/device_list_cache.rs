@@ -96,3 +96,76 @@ async fn every_change_shows_in_the_next_list() {
     let body: Value = actix_test::call_and_read_body_json(&app, call(list())).await;
     assert_eq!(names(&body), Vec::<String>::new());
 }
+
+/// A response's status, `ETag` and body.
+async fn answer<B: actix_web::body::MessageBody>(
+    response: actix_web::dev::ServiceResponse<B>,
+) -> (actix_web::http::StatusCode, String, actix_web::web::Bytes) {
+    let status = response.status();
+    let tag = response
+        .headers()
+        .get("ETag")
+        .map_or(String::new(), |tag| tag.to_str().unwrap().to_owned());
+    (status, tag, actix_test::read_body(response).await)
+}
+
+/// The answer sent for a kept list is kept too, once per API version: the
+/// same bytes and tag again, each version its own, and a change makes both
+/// new.
+#[actix_web::test]
+async fn a_kept_answer_is_per_version_and_follows_changes() {
+    let fixture = app_state::fixture();
+    let app = actix_test::init_service(create_app(fixture.state.clone())).await;
+    let read = |version: &str, if_none_match: Option<&str>| {
+        let mut request = actix_test::TestRequest::get()
+            .uri("/nets/site/devices")
+            .insert_header(("Api-Version", version.to_owned()));
+        if let Some(tag) = if_none_match {
+            request = request.insert_header(("If-None-Match", tag.to_owned()));
+        }
+        request.to_request()
+    };
+    succeeds!(&app, create_site());
+    let post = |serial: &str, if_match: &str| {
+        actix_test::TestRequest::post()
+            .uri("/nets/site/devices")
+            .insert_header(("If-Match", if_match.to_owned()))
+            .set_json(tag(serial, "t"))
+            .to_request()
+    };
+
+    let (_, tag_51, body_51) =
+        answer(actix_test::call_service(&app, read("5.1", None)).await).await;
+    let (_, tag_50, body_50) =
+        answer(actix_test::call_service(&app, read("5.0", None)).await).await;
+    assert_ne!(tag_51, tag_50);
+    let parse = |body: &[u8]| serde_json::from_slice::<Value>(body).unwrap();
+    assert!(parse(&body_51).get("Classification").is_some());
+    assert!(parse(&body_50).get("Classification").is_none());
+    for (version, tag, body) in [("5.1", &tag_51, &body_51), ("5.0", &tag_50, &body_50)] {
+        let again = answer(actix_test::call_service(&app, read(version, None)).await).await;
+        assert_eq!(
+            (&again.1, &again.2),
+            (tag, body),
+            "{version}: the kept answer"
+        );
+        let fresh = actix_test::call_service(&app, read(version, Some(tag))).await;
+        assert_eq!(fresh.status(), actix_web::http::StatusCode::NOT_MODIFIED);
+    }
+
+    // The kept tag is the list's current one for If-Match.
+    let response = actix_test::call_service(&app, post("01:05:0001", &tag_51)).await;
+    assert_eq!(response.status(), actix_web::http::StatusCode::CREATED);
+    let response = actix_test::call_service(&app, post("01:05:0002", &tag_51)).await;
+    assert_eq!(
+        response.status(),
+        actix_web::http::StatusCode::PRECONDITION_FAILED
+    );
+    for (version, tag) in [("5.1", &tag_51), ("5.0", &tag_50)] {
+        let (status, new_tag, body) =
+            answer(actix_test::call_service(&app, read(version, Some(tag))).await).await;
+        assert_eq!(status, actix_web::http::StatusCode::OK, "{version}");
+        assert_ne!(&new_tag, tag);
+        assert_eq!(parse(&body)["devices"].as_array().unwrap().len(), 1);
+    }
+}
