@@ -199,6 +199,53 @@ fn write_interfaces(
     Ok(())
 }
 
+/// Makes device `id`'s interfaces `interfaces`, touching only the rows
+/// that differ: a PATCH that renames a device writes no interface row, so
+/// its commit, and the undo rows the change history keeps, stay small. An
+/// interface that goes takes its pairs with it.
+fn sync_interfaces(
+    conn: &Connection,
+    id: i64,
+    serial: SerialNumber,
+    interfaces: &[Interface],
+) -> Result<(), StoreError> {
+    let current = interfaces_of(conn, id)?;
+    for gone in current.iter().filter(|interface| {
+        !interfaces
+            .iter()
+            .any(|kept| kept.identifier == interface.identifier)
+    }) {
+        pairs::delete_of_interface(conn, serial, gone.identifier)?;
+        conn.prepare_cached("DELETE FROM interfaces WHERE device_id = ?1 AND identifier = ?2")?
+            .execute(params![id, gone.identifier])?;
+    }
+    let mut added = Vec::new();
+    for interface in interfaces {
+        match current
+            .iter()
+            .find(|existing| existing.identifier == interface.identifier)
+        {
+            Some(existing) if existing == interface => {}
+            Some(_) => {
+                conn.prepare_cached(
+                    "UPDATE interfaces SET role_id = ?3, x = ?4, y = ?5, z = ?6
+                     WHERE device_id = ?1 AND identifier = ?2",
+                )?
+                .execute(params![
+                    id,
+                    interface.identifier,
+                    interface.role_id.0,
+                    interface.x,
+                    interface.y,
+                    interface.z
+                ])?;
+            }
+            None => added.push(interface.clone()),
+        }
+    }
+    write_interfaces(conn, id, &added)
+}
+
 fn serial_taken(serial: SerialNumber) -> StoreError {
     StoreError::conflict(
         ConflictKind::Taken,
@@ -263,10 +310,15 @@ fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, S
         ));
     }
     let new_id = i64::from(new_device_id.get());
-    // Pairs are stored in a fixed order of their ends; a new serial number
-    // may change that order, and a removed interface ends its pairs.
-    let old_pairs = pairs::detach(conn, current_serial)?;
-    if new_device_id == current_id && fields.serial_number == current_serial {
+    let serial_changes = fields.serial_number != current_serial;
+    // Pairs are stored in a fixed order of their ends, which a new serial
+    // number may change: they are taken off and put back in order.
+    let old_pairs = if serial_changes {
+        pairs::detach(conn, current_serial)?
+    } else {
+        Vec::new()
+    };
+    if new_device_id == current_id && !serial_changes {
         // Key columns left alone: SQLite then neither moves the row nor
         // looks at the rows that refer to it.
         conn.prepare_cached("UPDATE devices SET name = ?1, disabled = ?2 WHERE id = ?3")?
@@ -283,9 +335,7 @@ fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, S
             id
         ])?;
     }
-    conn.prepare_cached("DELETE FROM interfaces WHERE device_id = ?1")?
-        .execute([new_id])?;
-    write_interfaces(conn, new_id, &fields.interfaces)?;
+    sync_interfaces(conn, new_id, fields.serial_number, &fields.interfaces)?;
     pairs::reattach(
         conn,
         old_pairs,
