@@ -140,9 +140,8 @@ impl Launch {
             ])
             .arg(&self.data_dir)
             .env("RUST_LOG", "warn")
-            // As the systemd unit runs it (packaging/netcfg.service): one
-            // malloc arena, so memory freed by one thread serves them all.
-            .env("MALLOC_ARENA_MAX", "1")
+            // The server's compiled-in allocator options, not the caller's.
+            .env_remove("MALLOC_CONF")
             .env_remove(BASELINE_VARIABLE)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
