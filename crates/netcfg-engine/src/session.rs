@@ -249,7 +249,25 @@ impl Session {
             tokio::spawn(Arc::clone(&session).publish()),
         ];
         *lock(&session.tasks) = tasks;
+        session.forget_unplanned(&session.plan());
         session
+    }
+
+    /// Drops what is kept about devices the plan no longer holds: their
+    /// cached data, counters and being heard. Without it a configuration
+    /// that runs for days while devices come and go would keep every device
+    /// it ever had (the hour-long soak's memory grew so).
+    fn forget_unplanned(&self, plan: &NetworkPlan) {
+        let planned: HashSet<SerialNumber> = plan
+            .devices
+            .iter()
+            .map(|device| device.serial_number)
+            .collect();
+        if let Some(cache) = lock(&self.caches).get_mut(&self.configuration) {
+            cache.retain(|serial, _| planned.contains(serial));
+        }
+        lock(&self.counters).retain(|serial, _| planned.contains(serial));
+        lock(&self.heard).retain(|serial| planned.contains(serial));
     }
 
     pub(crate) fn plan(&self) -> Arc<NetworkPlan> {
@@ -274,6 +292,7 @@ impl Session {
             *self.streams.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(streams);
         }
         let devices = plan.enabled_devices().count();
+        self.forget_unplanned(&plan);
         *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
         // Names, roles and devices may have changed: say so at once.
         self.state_changed.notify_one();
@@ -899,6 +918,11 @@ impl Session {
                 })
                 .collect()
         };
+        marks.retain(|serial, _| {
+            plan.devices
+                .iter()
+                .any(|device| &device.serial_number == serial)
+        });
         if items.is_empty() {
             return;
         }

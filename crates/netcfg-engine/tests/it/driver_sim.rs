@@ -455,3 +455,62 @@ async fn the_live_feed_tells_starts_devices_positions_link_drops_and_stops() {
     })
     .await;
 }
+
+/// What the engine keeps about a configuration's devices (their cached
+/// data) follows its plan: a device the configuration no longer holds when
+/// it starts again, or when it is reloaded, is forgotten. Without it a
+/// configuration started again and again as its devices change kept every
+/// device it ever had.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_gone_from_the_plan_is_forgotten_at_the_next_start_or_reload() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine: Arc<dyn Engine> = Arc::new(engine());
+    let plan = site_plan("churn", "sim", logs.path());
+    let name = plan.configuration.clone();
+    let cached_serials = || {
+        engine
+            .cached_devices(&name)
+            .into_iter()
+            .map(|device| device.serial_number)
+            .collect::<Vec<_>>()
+    };
+    let wait_for = |wanted: netcfg_model::SerialNumber| {
+        within("the device in the cache", async move {
+            while !cached_serials().contains(&wanted) {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let gone = serial("01:05:0002");
+    within("start", engine.start(plan.clone())).await.unwrap();
+    wait_for(gone).await;
+    within("stop", engine.stop(&name)).await.unwrap();
+    assert!(cached_serials().contains(&gone), "kept after a stop");
+
+    let mut smaller = plan.clone();
+    smaller
+        .devices
+        .retain(|device| device.serial_number != gone);
+    within("start again", engine.start(smaller.clone()))
+        .await
+        .unwrap();
+    wait_for(serial("01:05:0001")).await;
+    assert!(!cached_serials().contains(&gone), "{:?}", cached_serials());
+
+    // The same for a reload of the running configuration.
+    within(
+        "reload",
+        engine.engine_command(netcfg_engine::EngineCommand::Reload(Box::new(plan))),
+    )
+    .await
+    .unwrap();
+    wait_for(gone).await;
+    within(
+        "reload without it",
+        engine.engine_command(netcfg_engine::EngineCommand::Reload(Box::new(smaller))),
+    )
+    .await
+    .unwrap();
+    assert!(!cached_serials().contains(&gone), "{:?}", cached_serials());
+    within("stop", engine.stop(&name)).await.unwrap();
+}
