@@ -184,7 +184,9 @@ fn write_interfaces(
     interfaces: &[Interface],
 ) -> Result<(), StoreError> {
     let mut statement = conn.prepare_cached(
-        "INSERT INTO interfaces (device_id, identifier, role_id, x, y, z) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO interfaces (device_id, identifier, role_id, x, y, z) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+         ON CONFLICT (device_id, identifier) DO UPDATE
+         SET role_id = excluded.role_id, x = excluded.x, y = excluded.y, z = excluded.z",
     )?;
     for interface in interfaces {
         statement.execute(params![
@@ -219,31 +221,13 @@ fn sync_interfaces(
         conn.prepare_cached("DELETE FROM interfaces WHERE device_id = ?1 AND identifier = ?2")?
             .execute(params![id, gone.identifier])?;
     }
-    let mut added = Vec::new();
-    for interface in interfaces {
-        match current
-            .iter()
-            .find(|existing| existing.identifier == interface.identifier)
-        {
-            Some(existing) if existing == interface => {}
-            Some(_) => {
-                conn.prepare_cached(
-                    "UPDATE interfaces SET role_id = ?3, x = ?4, y = ?5, z = ?6
-                     WHERE device_id = ?1 AND identifier = ?2",
-                )?
-                .execute(params![
-                    id,
-                    interface.identifier,
-                    interface.role_id.0,
-                    interface.x,
-                    interface.y,
-                    interface.z
-                ])?;
-            }
-            None => added.push(interface.clone()),
-        }
-    }
-    write_interfaces(conn, id, &added)
+    // New and changed ones in one upsert; unchanged ones are left alone.
+    let changed: Vec<Interface> = interfaces
+        .iter()
+        .filter(|interface| !current.contains(interface))
+        .cloned()
+        .collect();
+    write_interfaces(conn, id, &changed)
 }
 
 fn serial_taken(serial: SerialNumber) -> StoreError {
