@@ -12,6 +12,10 @@
 //!   gets one batch of each tag's newest position since its oldest missed
 //!   frame, rendered once per frame for all who need the same. Positions are
 //!   the first to go; nothing else is dropped.
+//! - The hub keeps each tag's newest position only as long as a subscriber
+//!   may ask for it in a catch-up batch (owed frames, plus a margin), and
+//!   none of a configuration nobody listens to: tags that come and go over
+//!   months of running leave nothing behind.
 
 use std::{
     collections::{HashMap, VecDeque},
@@ -39,6 +43,10 @@ pub const MAX_PENDING_FRAMES: usize = 4;
 pub const FRAMES_PER_SECOND: u32 = 10;
 /// The period of the position frames.
 pub const FRAME_PERIOD: Duration = Duration::from_millis(1_000 / FRAMES_PER_SECOND as u64);
+/// How many frames of tags' newest positions are kept beyond the oldest
+/// frame a subscriber is still owed: a stream takes what it is owed, then
+/// asks for the catch-up batch, and a frame may be cut in between.
+const CATCH_UP_MARGIN: u64 = 2 * FRAMES_PER_SECOND as u64;
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -72,6 +80,26 @@ struct NetPositions {
     latest: HashMap<SerialNumber, (PositionEntry, u64)>,
     /// Catch-up batches rendered since the last frame, by their first tick.
     catch_up: Vec<(u64, Bytes)>,
+}
+
+impl NetPositions {
+    /// Drops the newest positions no catch-up batch can need: those older
+    /// than the oldest frame a subscriber is owed (less a margin). Without
+    /// this, a network that runs for months while tags come and go would
+    /// keep the last position of every tag it ever had.
+    fn forget_unowed(&mut self, net: &ConfigName, subscribers: &[Arc<Subscriber>], tick: u64) {
+        let oldest_owed = subscribers
+            .iter()
+            .filter(|subscriber| subscriber.wants(net, EventKind::Position))
+            .filter_map(|subscriber| subscriber.owed_since(net))
+            .min()
+            .unwrap_or(tick);
+        let floor = oldest_owed.saturating_sub(CATCH_UP_MARGIN);
+        self.latest.retain(|_, (_, seen)| *seen >= floor);
+        if self.latest.capacity() > 4 * self.latest.len().max(64) {
+            self.latest.shrink_to_fit();
+        }
+    }
 }
 
 /// A frame of positions, rendered once for every subscriber.
@@ -177,6 +205,16 @@ impl Subscriber {
             queue.events.push_back(event);
         }
         self.wake.notify_one();
+    }
+
+    /// The tick of the oldest frame of `net` it is owed, if any.
+    fn owed_since(&self, net: &ConfigName) -> Option<u64> {
+        lock(&self.queue)
+            .positions
+            .iter()
+            .find(|pending| pending.net == *net)
+            .filter(|pending| !pending.frames.is_empty() || pending.overflowed)
+            .map(|pending| pending.since_tick)
     }
 
     fn push_frame(&self, net: &ConfigName, frame: &Arc<Frame>) {
@@ -426,11 +464,24 @@ impl EventHub {
         } = &mut *inner;
         for (net, net_positions) in positions.iter_mut() {
             net_positions.catch_up.clear();
+            if tick.is_multiple_of(u64::from(FRAMES_PER_SECOND)) {
+                net_positions.forget_unowed(net, subscribers, tick);
+            }
             if net_positions.pending.is_empty() {
                 continue;
             }
             net_positions.pending_index.clear();
             let entries = std::mem::take(&mut net_positions.pending);
+            if !subscribers
+                .iter()
+                .any(|subscriber| subscriber.wants(net, EventKind::Position))
+            {
+                // Nobody listens: no frame to render, and no one who could
+                // be owed one later.
+                net_positions.latest.clear();
+                net_positions.pending = Vec::with_capacity(entries.len());
+                continue;
+            }
             for entry in &entries {
                 net_positions
                     .latest
@@ -580,6 +631,62 @@ mod tests {
         assert_eq!(text.matches("serial_number").count(), 50, "{text}");
         assert!(text.contains("\"x\":99"), "the newest position: {text}");
         assert!(stalled.subscriber.take_positions().is_none());
+    }
+
+    fn latest_kept(hub: &EventHub, net: &ConfigName) -> usize {
+        lock(&hub.inner).positions[net].latest.len()
+    }
+
+    #[test]
+    fn positions_nobody_listens_to_are_neither_rendered_nor_kept() {
+        let hub = Arc::new(EventHub::new());
+        let site = name("site");
+        let changes = hub.subscribe(
+            Some(site.clone()),
+            EventKinds::none().with(EventKind::Change),
+        );
+        for time in 0..3 {
+            move_tags(&hub, &site, 50, time);
+            hub.cut_frames();
+        }
+        assert_eq!(latest_kept(&hub, &site), 0);
+        assert!(changes.subscriber.take_positions().is_none());
+    }
+
+    #[test]
+    fn a_tag_that_stopped_moving_is_forgotten_unless_a_subscriber_is_owed_its_position() {
+        let hub = Arc::new(EventHub::new());
+        let site = name("site");
+        let reader = hub.subscribe(Some(site.clone()), EventKinds::all());
+        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all());
+        // Fifty tags move once; afterwards only the first one moves.
+        move_tags(&hub, &site, 50, 0);
+        hub.cut_frames();
+        for time in 1..=100 {
+            move_tags(&hub, &site, 1, time);
+            hub.cut_frames();
+            while reader.subscriber.take_positions().is_some() {}
+        }
+        // The stalled subscriber is owed every frame since the first: its
+        // catch-up still has all fifty tags.
+        assert_eq!(latest_kept(&hub, &site), 50);
+        let (net, taken) = stalled.subscriber.take_positions().unwrap();
+        let since = taken.expect_err("more frames than kept: a catch-up batch");
+        let batch = hub.positions_since(&net, since).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&batch)
+                .matches("serial_number")
+                .count(),
+            50
+        );
+        // Once nobody is owed those frames, the tags that stopped go.
+        for time in 101..=200 {
+            move_tags(&hub, &site, 1, time);
+            hub.cut_frames();
+            while reader.subscriber.take_positions().is_some() {}
+            while stalled.subscriber.take_positions().is_some() {}
+        }
+        assert_eq!(latest_kept(&hub, &site), 1);
     }
 
     #[test]
