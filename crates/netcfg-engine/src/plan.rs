@@ -1,6 +1,6 @@
 //! What a start needs: the plain value the engine runs a configuration from.
 
-use std::{path::PathBuf, time::Duration};
+use std::{collections::HashSet, path::PathBuf, time::Duration};
 
 use netcfg_model::{
     ConfigName, DataStream, Device, Instance, NetworkMode, RfSetting, Role, SerialNumber,
@@ -45,6 +45,14 @@ impl NetworkPlan {
             settings: Vec::new(),
             log_directory,
         }
+    }
+
+    /// The serial numbers of every device the plan holds, enabled or not.
+    pub fn serial_numbers(&self) -> HashSet<SerialNumber> {
+        self.devices
+            .iter()
+            .map(|device| device.serial_number)
+            .collect()
     }
 
     /// The enabled device with `serial_number`, if the plan has it.

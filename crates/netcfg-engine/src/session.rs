@@ -258,11 +258,7 @@ impl Session {
     /// that runs for days while devices come and go would keep every device
     /// it ever had (the hour-long soak's memory grew so).
     fn forget_unplanned(&self, plan: &NetworkPlan) {
-        let planned: HashSet<SerialNumber> = plan
-            .devices
-            .iter()
-            .map(|device| device.serial_number)
-            .collect();
+        let planned = plan.serial_numbers();
         if let Some(cache) = lock(&self.caches).get_mut(&self.configuration) {
             cache.retain(|serial, _| planned.contains(serial));
         }
@@ -918,11 +914,8 @@ impl Session {
                 })
                 .collect()
         };
-        marks.retain(|serial, _| {
-            plan.devices
-                .iter()
-                .any(|device| &device.serial_number == serial)
-        });
+        let planned = plan.serial_numbers();
+        marks.retain(|serial, _| planned.contains(serial));
         if items.is_empty() {
             return;
         }
