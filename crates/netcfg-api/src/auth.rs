@@ -12,6 +12,19 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+/// The operator's paths (operations.rs), which access control leaves open
+/// but for `/metrics` (it tells what clients do).
+pub(crate) const HEALTH: &str = "/healthz";
+/// See [`HEALTH`].
+pub(crate) const READY: &str = "/readyz";
+/// See [`HEALTH`].
+pub(crate) const METRICS: &str = "/metrics";
+
+/// The name of the token a request showed, kept in the request's
+/// extensions for the change history.
+#[derive(Debug, Clone)]
+pub(crate) struct TokenName(pub(crate) std::sync::Arc<str>);
+
 /// What a token may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
@@ -234,8 +247,8 @@ fn is_open(method: &str, path: &str) -> bool {
             || path.starts_with("/api/")
             || path == "/"
             || path.starts_with("/ui/")
-            || path == crate::operations::HEALTH
-            || path == crate::operations::READY)
+            || path == HEALTH
+            || path == READY)
 }
 
 #[cfg(test)]

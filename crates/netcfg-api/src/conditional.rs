@@ -15,104 +15,26 @@
 //! content changes (renaming, deleting or starting a configuration) are
 //! compared just before they run.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use actix_web::{
     HttpRequest, HttpResponse,
-    body::{BoxBody, MessageBody},
+    body::BoxBody,
     http::{StatusCode, header},
     web,
 };
 use netcfg_model::ConfigName;
-use netcfg_store::Net;
+use netcfg_service::Write;
 
 use crate::{
-    context::Ctx,
-    dispatch::render_reply,
+    context::{Ctx, IfMatch, Pending},
     error_code::ErrorCode,
-    operation::Operation,
+    etag::{IF_MATCH, Sent, SentMemo, finish, header, list_names, split, tag_of},
+    render::render_reply,
     reply::ApiError,
-    table::{Conditional, IF_MATCH, IF_NONE_MATCH, Route, Table},
+    table::{Conditional, Route, Table},
     version::ApiVersion,
 };
-
-/// The strong entity tag of `bytes`.
-pub(crate) fn tag_of(bytes: &[u8]) -> String {
-    format!("\"{:032x}\"", xxhash_rust::xxh3::xxh3_128(bytes))
-}
-
-/// True when the header's list names `tag`, or is `*`. `If-Match` compares
-/// strongly (a weak `W/` tag never matches); `If-None-Match` weakly.
-fn list_names(list: &str, tag: &str, weak: bool) -> bool {
-    list.split(',').map(str::trim).any(|candidate| {
-        candidate == "*" || candidate == tag || (weak && candidate.strip_prefix("W/") == Some(tag))
-    })
-}
-
-/// A conditional header's value; an empty one names no tag and counts as
-/// absent.
-fn header<'a>(request: &'a HttpRequest, name: &str) -> Option<&'a str> {
-    request
-        .headers()
-        .get(name)
-        .and_then(|value| value.to_str().ok())
-        .filter(|value| !value.trim().is_empty())
-}
-
-/// The bytes of a rendered response, and the response to send them in.
-fn split(response: HttpResponse) -> (HttpResponse<()>, Option<web::Bytes>) {
-    let (head, body) = response.into_parts();
-    match BoxBody::try_into_bytes(body) {
-        Ok(bytes) => (head, Some(bytes)),
-        Err(_) => (head, None),
-    }
-}
-
-/// A tagged 200 as sent, kept to be sent again: the answer of a rendered
-/// list (render_cache) for each API version, so that reading the same
-/// generation again neither draws the envelope around the list nor hashes
-/// the body again.
-#[derive(Debug, Default)]
-pub(crate) struct SentMemo {
-    by_version: [OnceLock<Sent>; 2],
-}
-
-/// The parts of a tagged 200 that [`SentMemo`] keeps.
-#[derive(Debug)]
-struct Sent {
-    content_type: Option<header::HeaderValue>,
-    body: web::Bytes,
-    tag: String,
-}
-
-impl SentMemo {
-    fn slot(&self, version: ApiVersion) -> &OnceLock<Sent> {
-        &self.by_version[match version {
-            ApiVersion::V5_0 => 0,
-            ApiVersion::V5_1 => 1,
-        }]
-    }
-
-    /// The tag of the answer kept for `version`.
-    pub(crate) fn tag(&self, version: ApiVersion) -> Option<&str> {
-        self.slot(version).get().map(|sent| sent.tag.as_str())
-    }
-
-    /// The answer kept for `version`, as [`tagged`] would send it.
-    pub(crate) fn answer(
-        &self,
-        request: &HttpRequest,
-        version: ApiVersion,
-    ) -> Option<HttpResponse> {
-        let sent = self.slot(version).get()?;
-        let mut head = HttpResponse::Ok().finish().into_parts().0;
-        if let Some(content_type) = &sent.content_type {
-            head.headers_mut()
-                .insert(header::CONTENT_TYPE, content_type.clone());
-        }
-        Some(finish(request, head, sent.body.clone(), &sent.tag))
-    }
-}
 
 /// A tagged row's answer: a 200 gets its `ETag`, and becomes a 304 with
 /// no body when `If-None-Match` names it. The 200 is kept in `memo`, when
@@ -141,38 +63,6 @@ pub(crate) fn tagged(
     finish(request, head, bytes, &tag)
 }
 
-fn finish(
-    request: &HttpRequest,
-    mut head: HttpResponse<()>,
-    bytes: web::Bytes,
-    tag: &str,
-) -> HttpResponse {
-    let fresh = header(request, IF_NONE_MATCH).is_some_and(|list| list_names(list, tag, true));
-    if let Ok(value) = header::HeaderValue::from_str(tag) {
-        head.headers_mut().insert(header::ETAG, value);
-    }
-    if fresh {
-        *head.status_mut() = StatusCode::NOT_MODIFIED;
-        head.headers_mut().remove(header::CONTENT_TYPE);
-        return head.set_body(BoxBody::new(()));
-    }
-    head.set_body(BoxBody::new(bytes))
-}
-
-/// A write's `If-Match`, still to compare: shared between the dispatcher
-/// and the handler's context, so the dispatcher can tell whether the
-/// handler compared it.
-pub(crate) type Pending = Arc<Mutex<Option<IfMatch>>>;
-
-/// What a write's `If-Match` is compared with.
-#[derive(Debug)]
-pub(crate) struct IfMatch {
-    /// The header's list of tags.
-    list: String,
-    /// The GET row of the same path, whose current representation it names.
-    reader: Operation,
-}
-
 /// The comparison a request must make: for a [`Conditional::IfMatch`] row
 /// with the header, against the tagged GET of the matched path.
 pub(crate) fn pending(
@@ -193,7 +83,7 @@ pub(crate) fn pending(
                 })
                 .map(|reader| IfMatch {
                     list: list.to_owned(),
-                    reader: reader.operation,
+                    reader: reader.clone(),
                 })
         });
     Arc::new(Mutex::new(found))
@@ -213,38 +103,22 @@ fn lock(pending: &Pending) -> std::sync::MutexGuard<'_, Option<IfMatch>> {
 /// error (a 404 for an item that does not exist). Handlers call it after
 /// reading the body: `handlers::change` does, and the configuration's
 /// lifecycle handlers before they act.
-pub(crate) async fn check_if_match(
-    context: &Ctx,
-    net: Option<&Net>,
-) -> Result<Option<u64>, ApiError> {
+pub(crate) async fn check_if_match(context: &Ctx) -> Result<Option<u64>, ApiError> {
     let Some(IfMatch { list, reader }) = lock(&context.if_match).take() else {
         return Ok(None);
     };
     let state = context.state_handle();
     let version = context.version();
-    let Some(reader) = state.table(version).route(reader) else {
-        return Ok(None);
-    };
     // The generation before the representation: a change committed after
     // this read is seen by the writer thread's check.
-    let generation = match net {
-        Some(net) => net.generation(),
-        None => {
-            let name = context
-                .request()
-                .match_info()
-                .get("net_name")
-                .and_then(|name| name.parse::<ConfigName>().ok());
-            match name {
-                Some(name) => {
-                    let store_state = state.clone();
-                    web::block(move || store_state.store().net(&name).map(|net| net.generation()))
-                        .await
-                        .map_err(ApiError::internal)??
-                }
-                None => 0,
-            }
-        }
+    let name = context
+        .request()
+        .match_info()
+        .get("net_name")
+        .and_then(|name| name.parse::<ConfigName>().ok());
+    let generation = match name {
+        Some(name) => state.service().generation(&name).await?,
+        None => 0,
     };
     let reading = Ctx {
         request: context.request().clone(),
@@ -259,7 +133,7 @@ pub(crate) async fn check_if_match(
     let current = match reply.sent.as_ref().and_then(|sent| sent.tag(version)) {
         Some(tag) => tag.to_owned(),
         None => {
-            let (_, bytes) = split(render_reply(reply, reader, version));
+            let (_, bytes) = split(render_reply(reply, &reader, version));
             tag_of(&bytes.unwrap_or_default())
         }
     };
@@ -273,6 +147,28 @@ pub(crate) async fn check_if_match(
                 context.request().path()
             ),
         ))
+    }
+}
+
+impl Ctx {
+    /// A change as this request makes it: recorded under [`Ctx::record`],
+    /// with the configuration's generation to hold when the request sent
+    /// `If-Match` (compared here: a 412 when the tag is stale). Call it
+    /// after reading the body, so that a bad body is a 400 whatever the tag.
+    pub(crate) async fn write(&self) -> Result<Write, ApiError> {
+        let expected = check_if_match(self).await?;
+        Ok(Write {
+            record: self.record(),
+            expected,
+        })
+    }
+
+    /// A lifecycle step as this request makes it (rename, delete, copy,
+    /// start, stop): `If-Match` is compared just before it runs, and what
+    /// it journals is recorded under [`Ctx::record`].
+    pub(crate) async fn lifecycle_write(&self) -> Result<Write, ApiError> {
+        check_if_match(self).await?;
+        Ok(Write::new(self.record()))
     }
 }
 
@@ -295,23 +191,5 @@ pub(crate) fn unchecked(pending: &Pending, route: &Route) -> Option<ApiError> {
             left.list
         );
         None
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tags_are_compared_as_http_says() {
-        let tag = tag_of(b"{}");
-        assert!(tag.starts_with('"') && tag.ends_with('"') && tag.len() == 34);
-        assert_ne!(tag, tag_of(b"{ }"));
-        assert!(list_names(&tag, &tag, false));
-        assert!(list_names(&format!("\"other\", {tag}"), &tag, false));
-        assert!(list_names("*", &tag, false));
-        assert!(!list_names(&format!("W/{tag}"), &tag, false));
-        assert!(list_names(&format!("W/{tag}"), &tag, true));
-        assert!(!list_names("\"other\"", &tag, true));
     }
 }

@@ -1,10 +1,15 @@
 //! What a handler gets: the request, its body, the version that answers and
 //! the application's state, with readers that turn bad input into 400s.
 
+use std::sync::{Arc, Mutex};
+
 use actix_web::{HttpMessage, HttpRequest, web};
 use netcfg_model::{ChangeRecord, FromJson};
+use netcfg_service::Service;
 
-use crate::{error_code::ErrorCode, reply::ApiError, state::AppState, version::ApiVersion};
+use crate::{
+    error_code::ErrorCode, reply::ApiError, state::AppState, table::Route, version::ApiVersion,
+};
 
 /// One request, as a handler sees it.
 pub struct Ctx {
@@ -15,8 +20,9 @@ pub struct Ctx {
     pub(crate) version: ApiVersion,
     pub(crate) state: web::Data<AppState>,
     /// For a write with `If-Match`: the comparison still to make, once,
-    /// after the body was read (`conditional::check_if_match`).
-    pub(crate) if_match: crate::conditional::Pending,
+    /// after the body was read (`conditional::check_if_match`, through
+    /// `Ctx::write`).
+    pub(crate) if_match: Pending,
     /// The summary of the route's row: what the change history calls the
     /// request.
     pub(crate) summary: &'static str,
@@ -42,6 +48,11 @@ impl Ctx {
     /// The application's state.
     pub fn state(&self) -> &AppState {
         &self.state
+    }
+
+    /// The operations on configurations.
+    pub fn service(&self) -> &Service {
+        self.state.service()
     }
 
     /// A shared handle on the application's state, for work that outlives
@@ -95,7 +106,7 @@ impl Ctx {
         let origin = self
             .request
             .extensions()
-            .get::<crate::gate::TokenName>()
+            .get::<crate::auth::TokenName>()
             .map_or_else(
                 || ChangeRecord::ANONYMOUS.to_owned(),
                 |token| token.0.to_string(),
@@ -117,4 +128,18 @@ impl Ctx {
     pub fn take_stream(&mut self) -> Option<web::Payload> {
         self.stream.take()
     }
+}
+
+/// A write's `If-Match`, still to compare: shared between the dispatcher
+/// and the handler's context, so the dispatcher can tell whether the
+/// handler compared it.
+pub(crate) type Pending = Arc<Mutex<Option<IfMatch>>>;
+
+/// What a write's `If-Match` is compared with.
+#[derive(Debug)]
+pub(crate) struct IfMatch {
+    /// The header's list of tags.
+    pub(crate) list: String,
+    /// The GET row of the same path, whose current representation it names.
+    pub(crate) reader: Route,
 }

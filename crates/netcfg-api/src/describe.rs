@@ -17,6 +17,7 @@ use crate::{
     path::NoPath,
     reply::{ApiError, Reply},
     table::{Payload, Route},
+    tables::Tables,
     version::ApiVersion,
 };
 
@@ -40,11 +41,15 @@ async fn api_json(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
             })?,
             None => context.version(),
         };
+        let tables = context
+            .request()
+            .app_data::<web::Data<Tables>>()
+            .ok_or_else(|| ApiError::internal("the route tables are not in the app's data"))?;
         if prefers_html(&context) {
-            let document = context.state().document(version);
+            let document = tables.document(version);
             return Ok(Reply::html(render_html(&document, version)));
         }
-        let bytes = context.state().document_bytes(version);
+        let bytes = tables.document_bytes(version);
         Ok(Reply::document(bytes, "application/json"))
     }
 }

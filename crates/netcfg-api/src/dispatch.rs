@@ -12,56 +12,24 @@ use actix_web::{
     web,
 };
 use futures_core::Stream;
-use netcfg_model::Level;
 
 use crate::{
     conditional,
     context::Ctx,
     error_code::ErrorCode,
     events::data::ChangeEvent,
-    reply::{ApiError, Content, Reply},
+    render::{render_error, render_reply},
+    reply::{ApiError, Reply},
     state::AppState,
-    table::{Body, Payload, Route},
-    version::{ApiVersion, VERSION_HEADER},
+    table::{Body, Route},
+    tables::Tables,
+    version::ApiVersion,
 };
-
-/// The header that carries the message of a 204 response.
-pub const MESSAGE_HEADER: &str = "Netcfg-Message";
-/// The header that carries the classification level of a 204 response (5.1).
-pub const CLASSIFICATION_HEADER: &str = "Netcfg-Classification";
 
 /// The largest JSON body, in bytes: 1 MiB.
 pub const JSON_BODY_LIMIT: usize = 1 << 20;
 /// The largest upload, in bytes: 64 MiB.
 pub const UPLOAD_BODY_LIMIT: usize = 64 << 20;
-
-/// Reads the version a request selects: its `Api-Version` header, or the
-/// server's default.
-pub(crate) fn select_version(
-    request: &actix_web::dev::ServiceRequest,
-    default: ApiVersion,
-) -> Result<ApiVersion, ApiError> {
-    match request.headers().get(VERSION_HEADER) {
-        None => Ok(default),
-        Some(value) => value
-            .to_str()
-            .map_err(|_| {
-                ApiError::problem(
-                    ErrorCode::UnsupportedApiVersion,
-                    VERSION_HEADER,
-                    "the header is not text",
-                )
-            })?
-            .parse()
-            .map_err(|error: crate::version::UnknownVersion| {
-                ApiError::problem(
-                    ErrorCode::UnsupportedApiVersion,
-                    VERSION_HEADER,
-                    error.to_string(),
-                )
-            }),
-    }
-}
 
 /// The version the version middleware chose for this request.
 pub(crate) fn request_version(request: &HttpRequest, state: &AppState) -> ApiVersion {
@@ -74,8 +42,8 @@ pub(crate) fn request_version(request: &HttpRequest, state: &AppState) -> ApiVer
 
 /// Every path pattern of every table, ordered so that actix tries static
 /// segments before parameters (`/nets/upload` before `/nets/{net_name}`).
-pub(crate) fn patterns(state: &AppState) -> Vec<&'static str> {
-    let unique: BTreeSet<&'static str> = state
+pub(crate) fn patterns(tables: &Tables) -> Vec<&'static str> {
+    let unique: BTreeSet<&'static str> = tables
         .tables()
         .flat_map(|table| {
             table
@@ -139,7 +107,8 @@ fn shape(pattern: &str) -> String {
 pub(crate) fn register(
     config: &mut web::ServiceConfig,
     patterns: &[&'static str],
-    state: &AppState,
+    tables: &Tables,
+    default_version: ApiVersion,
 ) {
     for pattern in patterns {
         let pattern: &'static str = pattern;
@@ -152,14 +121,13 @@ pub(crate) fn register(
             let versions: Vec<ApiVersion> = ApiVersion::ALL
                 .into_iter()
                 .filter(|version| {
-                    state
+                    tables
                         .table(*version)
                         .routes
                         .iter()
                         .any(|route| route.paths.contains(&pattern))
                 })
                 .collect();
-            let default_version = state.default_version;
             resource = resource.guard(actix_web::guard::fn_guard(move |context| {
                 let version = context
                     .req_data()
@@ -170,8 +138,11 @@ pub(crate) fn register(
             }));
         }
         config.service(resource.default_service(web::to(
-            move |request: HttpRequest, payload: web::Payload, state: web::Data<AppState>| {
-                dispatch(request, payload, state, pattern)
+            move |request: HttpRequest,
+                  payload: web::Payload,
+                  state: web::Data<AppState>,
+                  tables: web::Data<Tables>| {
+                dispatch(request, payload, state, tables, pattern)
             },
         )));
     }
@@ -181,10 +152,11 @@ async fn dispatch(
     request: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,
+    tables: web::Data<Tables>,
     pattern: &'static str,
 ) -> HttpResponse {
     let version = request_version(&request, &state);
-    let table = state.table(version);
+    let table = tables.table(version);
     let candidates: Vec<&Route> = table
         .routes
         .iter()
@@ -277,20 +249,6 @@ fn publish_change(request: &HttpRequest, route: &Route, reply: &Reply, state: &A
             path: request.path().to_owned(),
         },
     );
-}
-
-/// The response of an event stream: sent chunk by chunk as the stream
-/// yields, never buffered by a proxy, ended when the stream ends.
-fn event_stream(stream: crate::events::EventStream) -> HttpResponse {
-    let chunks = futures_util::stream::unfold(stream, |mut stream| async move {
-        let chunk = stream.next_chunk().await?;
-        Some((Ok::<_, std::convert::Infallible>(chunk), stream))
-    });
-    HttpResponse::Ok()
-        .content_type("text/event-stream")
-        .insert_header((header::CACHE_CONTROL, "no-cache"))
-        .insert_header(("X-Accel-Buffering", "no"))
-        .streaming(chunks)
 }
 
 fn method_not_allowed(
@@ -389,233 +347,6 @@ async fn read_body(
     Ok((bytes.freeze(), None))
 }
 
-/// The level of a response with `status` on `route`: its declared level,
-/// else level 1 (a failure no row names).
-fn level_of(route: Option<&Route>, status: StatusCode) -> Level {
-    route
-        .and_then(|route| route.declared(status))
-        .map_or(Level::Error, |declared| declared.level)
-}
-
-pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion) -> HttpResponse {
-    if let Some(to) = route.remapped(reply.status) {
-        reply.status = to;
-    }
-    let declared = route.declared(reply.status);
-    if declared.is_none()
-        && let Some(response) = broken_row(
-            route,
-            format!("answered status {}", reply.status.as_u16()),
-            version,
-        )
-    {
-        return response;
-    }
-    let level = match declared {
-        None => Level::Error,
-        Some(declared) if reply.partial => match declared.partial_level {
-            Some(level) => level,
-            None => {
-                let what = "sent a partial success, for which its row declares no level";
-                match broken_row(route, what.to_owned(), version) {
-                    Some(response) => return response,
-                    None => declared.level,
-                }
-            }
-        },
-        Some(declared) => declared.level,
-    };
-    match reply.content {
-        Content::Events(stream) => event_stream(stream),
-        Content::File {
-            bytes,
-            content_type,
-            file_name,
-        } => HttpResponse::build(reply.status)
-            .content_type(content_type)
-            .insert_header((
-                header::CONTENT_DISPOSITION,
-                format!(
-                    "attachment; filename=\"{}\"",
-                    file_name.replace(['"', '\\'], "_")
-                ),
-            ))
-            .body(bytes),
-        Content::Document {
-            bytes,
-            content_type,
-        } => HttpResponse::build(reply.status)
-            .content_type(content_type)
-            .body(bytes),
-        Content::Html(page) => HttpResponse::build(reply.status)
-            .content_type("text/html; charset=utf-8")
-            .body(page),
-        Content::Message => envelope(reply.status, &reply.message, level, version, None, &[]),
-        Content::Payload { json, type_name } => {
-            let Some(Payload::Json {
-                key,
-                type_name: declared_type,
-                ..
-            }) = declared.map(|declared| declared.payload)
-            else {
-                let what = format!(
-                    "sent a payload with status {}, for which its row declares none",
-                    reply.status.as_u16()
-                );
-                return broken_row(route, what, version).unwrap_or_else(|| {
-                    envelope(reply.status, &reply.message, level, version, None, &[])
-                });
-            };
-            if let Some(type_name) = type_name
-                && type_name != declared_type
-                && let Some(response) = broken_row(
-                    route,
-                    format!("sent a {type_name} where its row declares a {declared_type}"),
-                    version,
-                )
-            {
-                return response;
-            }
-            envelope(
-                reply.status,
-                &reply.message,
-                level,
-                version,
-                Some((key, &json)),
-                &[],
-            )
-        }
-    }
-}
-
-/// When a handler's reply breaks its row: in debug builds a 500 (the tests
-/// walk every row, so a broken row fails them); in release builds the
-/// breach is logged and the reply goes out (`None`).
-fn broken_row(route: &Route, what: String, version: ApiVersion) -> Option<HttpResponse> {
-    let cause = format!("{} {what}", route.operation);
-    if cfg!(debug_assertions) {
-        return Some(render_error(&ApiError::internal(cause), None, version));
-    }
-    log::error!("the reply breaks its row: {cause}");
-    None
-}
-
-pub(crate) fn render_error(
-    error: &ApiError,
-    route: Option<&Route>,
-    version: ApiVersion,
-) -> HttpResponse {
-    let mut error = error.clone();
-    if let Some(route) = route {
-        if let Some(to) = route.remapped(error.status) {
-            error = if error.status == StatusCode::CONFLICT && to == StatusCode::BAD_REQUEST {
-                error.conflict_as_invalid("")
-            } else {
-                error.with_status(to)
-            };
-        }
-        if route.declared(error.status).is_none()
-            && let Some(response) = broken_row(
-                route,
-                format!(
-                    "answered status {} ({})",
-                    error.status.as_u16(),
-                    error.message
-                ),
-                version,
-            )
-        {
-            return response;
-        }
-    }
-    let level = level_of(route, error.status);
-    // A row that declares a payload for an error (5.0's maximum-tag 500)
-    // gets its key, null: nothing was produced.
-    let payload = route
-        .and_then(|route| route.declared(error.status))
-        .and_then(|declared| match declared.payload {
-            Payload::Json { key, .. } => Some((key, &b"null"[..])),
-            _ => None,
-        });
-    let mut details = Vec::with_capacity(64);
-    details.extend_from_slice(b",\"code\":\"");
-    details.extend_from_slice(error.code.as_str().as_bytes());
-    details.push(b'"');
-    if error.status == StatusCode::BAD_REQUEST {
-        details.extend_from_slice(b",\"problems\":");
-        // Plain strings in a derived Serialize: writing cannot fail.
-        let _ = serde_json::to_writer(&mut details, &error.problems_to_send());
-    } else if error.status == StatusCode::CONFLICT && !error.problems.is_empty() {
-        details.extend_from_slice(b",\"problems\":");
-        let _ = serde_json::to_writer(&mut details, &error.problems);
-    }
-    if let Some(incident) = &error.incident {
-        details.extend_from_slice(b",\"incident\":");
-        let _ = serde_json::to_writer(&mut details, incident);
-    }
-    envelope(
-        error.status,
-        &error.message,
-        level,
-        version,
-        payload,
-        &details,
-    )
-}
-
-/// The response envelope: `{"message", "Classification" (5.1), <key>: payload}`,
-/// written around the payload's bytes; or, for 204, the same message and
-/// level in headers.
-fn envelope(
-    status: StatusCode,
-    message: &str,
-    level: Level,
-    version: ApiVersion,
-    payload: Option<(&'static str, &[u8])>,
-    details: &[u8],
-) -> HttpResponse {
-    let mut builder = HttpResponse::build(status);
-    if status == StatusCode::NO_CONTENT {
-        builder.insert_header((MESSAGE_HEADER, header_text(message)));
-        if version.has_classification() {
-            builder.insert_header((CLASSIFICATION_HEADER, level.value().to_string()));
-        }
-        return builder.finish();
-    }
-    let payload_length = payload.map_or(0, |(key, json)| key.len() + json.len() + 6);
-    let mut body = Vec::with_capacity(message.len() + payload_length + 40);
-    body.extend_from_slice(b"{\"message\":");
-    // A string always serialises; the fallback keeps the body valid JSON.
-    if serde_json::to_writer(&mut body, message).is_err() {
-        body.extend_from_slice(b"\"\"");
-    }
-    if version.has_classification() {
-        body.extend_from_slice(format!(",\"Classification\":{}", level.value()).as_bytes());
-    }
-    if let Some((key, json)) = payload {
-        // Payload keys are the fixed words of the API's table: no escaping needed.
-        body.extend_from_slice(format!(",\"{key}\":").as_bytes());
-        body.extend_from_slice(json);
-    }
-    body.extend_from_slice(details);
-    body.push(b'}');
-    builder.content_type("application/json").body(body)
-}
-
-/// A message made safe for a header: printable ASCII stays, anything else is
-/// percent-encoded as UTF-8.
-fn header_text(message: &str) -> String {
-    let mut text = String::with_capacity(message.len());
-    for byte in message.bytes() {
-        if (0x20..0x7f).contains(&byte) && byte != b'%' {
-            text.push(char::from(byte));
-        } else {
-            text.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    text
-}
-
 /// The answer for a path no table knows.
 pub(crate) async fn unknown_route(
     request: HttpRequest,
@@ -660,10 +391,5 @@ mod tests {
     fn shapes_ignore_parameter_names() {
         assert_eq!(shape("/a/{id}/b-{x}"), shape("/a/{name}/b-{y}"));
         assert_ne!(shape("/a/{id}"), shape("/a/{id}/b"));
-    }
-
-    #[test]
-    fn header_text_is_printable_ascii() {
-        assert_eq!(header_text("Zone Ä 100%\n"), "Zone %C3%84 100%25%0A");
     }
 }

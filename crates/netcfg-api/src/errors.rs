@@ -3,8 +3,7 @@
 //! variant does not compile until it is mapped. Faults of the server keep
 //! their text for the log; the client gets the code and an incident id.
 
-use netcfg_engine::EngineError;
-use netcfg_store::{ConflictKind, IoFault, Missing, StoreError};
+use netcfg_service::{ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
 
 use crate::{error_code::ErrorCode, reply::ApiError};
 
@@ -78,6 +77,22 @@ impl From<EngineError> for ApiError {
             }
         };
         ApiError::new(code, error.to_string())
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(error: ServiceError) -> Self {
+        match error {
+            ServiceError::Store(error) => error.into(),
+            ServiceError::Engine(error) => error.into(),
+            ServiceError::Running(message) => {
+                ApiError::new(ErrorCode::ConfigurationRunning, message)
+            }
+            ServiceError::Host(error) => ApiError::internal(format_args!("host: {error}")),
+            ServiceError::Worker(error) => {
+                ApiError::internal(format_args!("the store's worker failed: {error}"))
+            }
+        }
     }
 }
 

@@ -20,17 +20,12 @@ use actix_web::{
 };
 
 use crate::{
-    auth::{Auth, Verdict},
-    dispatch,
+    auth::{Auth, TokenName, Verdict},
+    envelope::error_response,
     error_code::ErrorCode,
     reply::ApiError,
-    version::ApiVersion,
+    version::{ApiVersion, VERSION_HEADER},
 };
-
-/// The name of the token a request showed, kept in the request's
-/// extensions for the change history.
-#[derive(Debug, Clone)]
-pub(crate) struct TokenName(pub(crate) std::sync::Arc<str>);
 
 /// A request the gate refuses: the error, the version whose envelope
 /// answers, and for a client locked out, the seconds until it may retry.
@@ -61,12 +56,11 @@ impl VersionGate {
     /// The version the request selects and the name of its token (when
     /// access control is on), or why it is refused.
     fn judge(&self, request: &ServiceRequest) -> Result<(ApiVersion, Option<TokenName>), Refusal> {
-        let version =
-            dispatch::select_version(request, self.default_version).map_err(|error| Refusal {
-                error,
-                version: self.default_version,
-                retry_after: None,
-            })?;
+        let version = select_version(request, self.default_version).map_err(|error| Refusal {
+            error,
+            version: self.default_version,
+            retry_after: None,
+        })?;
         let authorization = request
             .headers()
             .get(header::AUTHORIZATION)
@@ -178,7 +172,8 @@ where
                 version,
                 retry_after,
             }) => {
-                let mut response = dispatch::render_error(&error, None, version);
+                let mut response =
+                    error_response(&error, netcfg_model::Level::Error, version, None);
                 let headers = response.headers_mut();
                 headers.insert(version_header(), HeaderValue::from_static(version.full()));
                 if error.status == StatusCode::UNAUTHORIZED {
@@ -191,6 +186,34 @@ where
                 Box::pin(async move { Ok(answer) })
             }
         }
+    }
+}
+
+/// Reads the version a request selects: its `Api-Version` header, or the
+/// server's default.
+fn select_version(
+    request: &actix_web::dev::ServiceRequest,
+    default: ApiVersion,
+) -> Result<ApiVersion, ApiError> {
+    match request.headers().get(VERSION_HEADER) {
+        None => Ok(default),
+        Some(value) => value
+            .to_str()
+            .map_err(|_| {
+                ApiError::problem(
+                    ErrorCode::UnsupportedApiVersion,
+                    VERSION_HEADER,
+                    "the header is not text",
+                )
+            })?
+            .parse()
+            .map_err(|error: crate::version::UnknownVersion| {
+                ApiError::problem(
+                    ErrorCode::UnsupportedApiVersion,
+                    VERSION_HEADER,
+                    error.to_string(),
+                )
+            }),
     }
 }
 

@@ -13,9 +13,15 @@
 //! 2. the dispatcher finds the path pattern's row in that version's table
 //!    (404 if the path exists only in the other table, 405 with `Allow` for a
 //!    wrong method), reads the body within its limits (413, 415);
-//! 3. the row's handler answers a [`Reply`] or an [`ApiError`];
+//! 3. the row's handler parses the request, calls one function of the
+//!    service layer (`netcfg-service`) and answers a [`Reply`] or an
+//!    [`ApiError`];
 //! 4. the dispatcher draws the envelope, taking the classification level
-//!    from the row's declared responses.
+//!    from the row's declared responses; an answer its row does not declare
+//!    becomes a 500, which every row declares.
+//!
+//! The route tables ([`Tables`]) are data handed to actix beside the state
+//! ([`AppState`]); the router and the OpenAPI documents are built from them.
 
 pub mod auth;
 mod conditional;
@@ -25,23 +31,28 @@ mod content_types;
 mod context;
 mod describe;
 mod dispatch;
+mod envelope;
 mod error_code;
 mod errors;
+mod etag;
 pub mod events;
 pub mod front_end;
 mod gate;
 mod handlers;
 mod lockout;
+mod metrics;
 mod multipart;
 pub mod openapi;
 mod operation;
 pub mod operations;
 pub mod path;
+mod render;
 mod render_cache;
 mod reply;
 mod routes;
 mod state;
 mod table;
+mod tables;
 mod version;
 pub mod wire;
 
@@ -54,17 +65,20 @@ use actix_web::{
 
 pub use auth::{Access, Auth, AuthError};
 pub use context::Ctx;
-pub use dispatch::{CLASSIFICATION_HEADER, JSON_BODY_LIMIT, MESSAGE_HEADER, UPLOAD_BODY_LIMIT};
+pub use dispatch::{JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT};
+pub use envelope::{CLASSIFICATION_HEADER, MESSAGE_HEADER};
 pub use error_code::ErrorCode;
 pub use gate::{VersionGate, VersionGateService};
+pub use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, Services};
 pub use openapi::document;
 pub use operation::Operation;
 pub use reply::{ApiError, FieldProblem, Reply};
-pub use state::{AppState, DEFAULT_COMMAND_TIMEOUT, Services};
+pub use state::AppState;
 pub use table::{
     Body, Change, Conditional, Declared, Handler, HandlerFuture, Parameter, ParameterLocation,
     Payload, Route, SchemaFn, Table, apply_changes, schema_of,
 };
+pub use tables::Tables;
 pub use version::{ApiVersion, UnknownVersion, VERSION_HEADER};
 
 /// The route rows every table has whatever its version (the self description).
@@ -73,7 +87,8 @@ pub fn common_routes() -> Vec<Route> {
 }
 
 /// The application: the version-and-access gate, the API browser, every
-/// route of every table, and an enveloped 404 for anything else.
+/// route of the API's own tables, the web front end, and an enveloped 404
+/// for anything else.
 pub fn create_app(
     state: web::Data<AppState>,
 ) -> App<
@@ -85,14 +100,34 @@ pub fn create_app(
         InitError = (),
     >,
 > {
-    let patterns = dispatch::patterns(&state);
+    let tables = Tables::standard(state.auth().is_on());
+    create_app_with_tables(state, web::Data::new(tables))
+}
+
+/// [`create_app`] serving `tables` (one per version): for tests of the
+/// framework. The tables are handed to actix as data of their own, beside
+/// the state.
+pub fn create_app_with_tables(
+    state: web::Data<AppState>,
+    tables: web::Data<Tables>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = Error,
+        InitError = (),
+    >,
+> {
+    let patterns = dispatch::patterns(&tables);
     let gate = VersionGate::new(state.default_version(), state.auth().clone());
     App::new()
         .app_data(state.clone())
+        .app_data(tables.clone())
         .configure(describe::register_browser)
         .configure(front_end::register)
         .configure(operations::register)
-        .configure(|config| dispatch::register(config, &patterns, &state))
+        .configure(|config| dispatch::register(config, &patterns, &tables, state.default_version()))
         .default_service(web::to(dispatch::unknown_route))
         .wrap(gate)
         .wrap(actix_web::middleware::from_fn(operations::count_requests))

@@ -9,7 +9,7 @@ use std::{future::poll_fn, pin::Pin};
 use actix_multipart::{Field, Multipart};
 use actix_web::web;
 use futures_core::Stream;
-use netcfg_store::{StoreError, Upload};
+use netcfg_service::{Service, Upload};
 use tokio::sync::mpsc;
 
 use crate::{dispatch::UPLOAD_BODY_LIMIT, error_code::ErrorCode, reply::ApiError};
@@ -69,7 +69,7 @@ async fn next_chunk(field: &mut Field) -> Result<Option<web::Bytes>, ApiError> {
 /// `store`, the name field into memory (at most 1 KiB); other fields are
 /// read and dropped. The whole body may hold at most the upload limit.
 pub(crate) async fn receive(
-    state: web::Data<crate::state::AppState>,
+    service: &Service,
     headers: &actix_web::http::header::HeaderMap,
     payload: web::Payload,
 ) -> Result<ReceivedUpload, ApiError> {
@@ -89,7 +89,7 @@ pub(crate) async fn receive(
             .and_then(|disposition| disposition.get_filename())
             .map(str::to_owned);
         if field_name == FILE_FIELD && received.is_none() {
-            let upload = write_file(&state, &mut field, &mut total).await?;
+            let upload = write_file(service, &mut field, &mut total).await?;
             received = Some((upload, file_name));
             continue;
         }
@@ -133,19 +133,12 @@ pub(crate) async fn receive(
 
 /// Streams the file field into a new upload, written on the blocking pool.
 async fn write_file(
-    state: &web::Data<crate::state::AppState>,
+    service: &Service,
     field: &mut Field,
     total: &mut usize,
 ) -> Result<Upload, ApiError> {
-    let (chunks, mut queue) = mpsc::channel::<web::Bytes>(CHUNKS_IN_FLIGHT);
-    let state = state.clone();
-    let writer = web::block(move || -> Result<Upload, StoreError> {
-        let mut upload = state.store().begin_upload()?;
-        while let Some(chunk) = queue.blocking_recv() {
-            upload.write(&chunk)?;
-        }
-        Ok(upload)
-    });
+    let (chunks, queue) = mpsc::channel::<web::Bytes>(CHUNKS_IN_FLIGHT);
+    let writer = service.receive_upload(queue);
     let mut reading = Ok(());
     while let Some(chunk) = next_chunk(field).await.transpose() {
         let chunk = match chunk {
@@ -166,10 +159,7 @@ async fn write_file(
         }
     }
     drop(chunks);
-    let written = writer
-        .await
-        .map_err(|error| ApiError::internal(format_args!("the upload's writer failed: {error}")))?
-        .map_err(ApiError::from);
+    let written = writer.await.map_err(ApiError::from);
     // A refusal of the request comes first; the partial file is dropped.
     reading?;
     written

@@ -9,292 +9,22 @@
 //! counters, the event subscribers and the notifications are read when
 //! `/metrics` is scraped.
 
-use std::{
-    sync::Mutex,
-    time::{Duration, Instant},
-};
+use std::time::Instant;
 
 use actix_web::{
     HttpResponse,
     body::MessageBody,
     dev::{ServiceRequest, ServiceResponse},
-    http::{Method, header},
+    http::header,
     middleware::Next,
     web,
 };
-use netcfg_store::{IoFault, StoreError};
-use prometheus::{
-    Counter, Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
-    Registry, TextEncoder,
+use netcfg_service::{IoFault, ServiceError, StoreError};
+
+use crate::{
+    auth::{HEALTH, METRICS, READY},
+    state::AppState,
 };
-
-use crate::state::AppState;
-
-/// The paths of this module, which access control leaves open but for
-/// `/metrics` (it tells what clients do).
-pub(crate) const HEALTH: &str = "/healthz";
-pub(crate) const READY: &str = "/readyz";
-pub(crate) const METRICS: &str = "/metrics";
-
-/// Every metric the server publishes.
-#[derive(Debug)]
-pub struct Metrics {
-    registry: Registry,
-    requests: IntCounterVec,
-    latency: HistogramVec,
-    commits: IntCounter,
-    failed_commits: IntCounter,
-    committed_changes: IntCounter,
-    commit_seconds: Counter,
-    positions_received: IntCounter,
-    positions_sent: IntCounter,
-    datagrams_sent: IntCounter,
-    datagrams_dropped: IntCounter,
-    notifications: IntCounterVec,
-    subscribers: IntGauge,
-    running: IntGauge,
-    ready: IntGauge,
-    /// Scrapes mirror the counters one at a time (see [`mirror`]).
-    scraping: Mutex<()>,
-}
-
-fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
-    let counter = IntCounter::new(name, help).expect("a valid metric name");
-    registry
-        .register(Box::new(counter.clone()))
-        .expect("registered once");
-    counter
-}
-
-impl Default for Metrics {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl Metrics {
-    /// The metrics, every one at zero.
-    ///
-    /// # Panics
-    /// Never: the names are constants, registered once each.
-    pub fn new() -> Self {
-        let registry = Registry::new();
-        let requests = IntCounterVec::new(
-            Opts::new(
-                "netcfg_http_requests_total",
-                "HTTP requests answered, by route template, method and status",
-            ),
-            &["route", "method", "status"],
-        )
-        .expect("valid");
-        let latency = HistogramVec::new(
-            HistogramOpts::new(
-                "netcfg_http_request_duration_seconds",
-                "Time from a request's arrival to its response's head, by route template and method",
-            )
-            .buckets(vec![
-                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
-            ]),
-            &["route", "method"],
-        )
-        .expect("valid");
-        let notifications = IntCounterVec::new(
-            Opts::new(
-                "netcfg_notifications_total",
-                "Notifications stored and published, by level",
-            ),
-            &["level"],
-        )
-        .expect("valid");
-        let commit_seconds = Counter::new(
-            "netcfg_store_commit_seconds_total",
-            "Time spent committing changes to saved-state files, the sync to the disk included",
-        )
-        .expect("valid");
-        let subscribers = IntGauge::new(
-            "netcfg_event_subscribers",
-            "Clients listening to the live events",
-        )
-        .expect("valid");
-        let running = IntGauge::new(
-            "netcfg_configurations_running",
-            "Configurations whose network runs",
-        )
-        .expect("valid");
-        let ready = IntGauge::new(
-            "netcfg_ready",
-            "1 when the last readiness check passed (GET /readyz), 0 when it failed",
-        )
-        .expect("valid");
-        for collector in [
-            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(latency.clone()),
-            Box::new(notifications.clone()),
-            Box::new(commit_seconds.clone()),
-            Box::new(subscribers.clone()),
-            Box::new(running.clone()),
-            Box::new(ready.clone()),
-        ] {
-            registry.register(collector).expect("registered once");
-        }
-        Self {
-            commits: counter(
-                &registry,
-                "netcfg_store_commits_total",
-                "Transactions committed to saved-state files",
-            ),
-            failed_commits: counter(
-                &registry,
-                "netcfg_store_failed_commits_total",
-                "Transactions whose commit failed (a full or read-only data directory)",
-            ),
-            committed_changes: counter(
-                &registry,
-                "netcfg_store_changes_total",
-                "Changes committed (several requests' changes share a commit)",
-            ),
-            positions_received: counter(
-                &registry,
-                "netcfg_engine_positions_received_total",
-                "Tag positions the running networks reported",
-            ),
-            positions_sent: counter(
-                &registry,
-                "netcfg_engine_positions_sent_total",
-                "Tag positions sent on the User data streams",
-            ),
-            datagrams_sent: counter(
-                &registry,
-                "netcfg_engine_datagrams_sent_total",
-                "CDP datagrams sent on the data streams",
-            ),
-            datagrams_dropped: counter(
-                &registry,
-                "netcfg_engine_datagrams_dropped_total",
-                "CDP datagrams that could not be sent",
-            ),
-            registry,
-            requests,
-            latency,
-            commit_seconds,
-            notifications,
-            subscribers,
-            running,
-            ready,
-            scraping: Mutex::new(()),
-        }
-    }
-
-    /// Counts one answered request.
-    pub(crate) fn observe(&self, route: &str, method: &Method, status: u16, took: Duration) {
-        let method = method_label(method);
-        self.requests
-            .with_label_values(&[route, method, status_label(status)])
-            .inc();
-        self.latency
-            .with_label_values(&[route, method])
-            .observe(took.as_secs_f64());
-    }
-
-    /// Records the outcome of a readiness check.
-    fn set_ready(&self, ready: bool) {
-        self.ready.set(i64::from(ready));
-    }
-
-    /// The text format of every metric, after reading the counters kept
-    /// elsewhere.
-    fn render(&self, state: &AppState) -> String {
-        {
-            let _one_at_a_time = self
-                .scraping
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            let store = netcfg_store::counters();
-            mirror(&self.commits, store.commits);
-            mirror(&self.failed_commits, store.failed_commits);
-            mirror(&self.committed_changes, store.changes);
-            let seconds = store.commit_time.as_secs_f64();
-            let behind = seconds - self.commit_seconds.get();
-            if behind > 0.0 {
-                self.commit_seconds.inc_by(behind);
-            }
-            let engine = netcfg_engine::counters();
-            mirror(&self.positions_received, engine.positions_received);
-            mirror(&self.positions_sent, engine.positions_sent);
-            mirror(&self.datagrams_sent, engine.datagrams_sent);
-            mirror(&self.datagrams_dropped, engine.datagrams_dropped);
-            let published = state.events().notifications_published();
-            for (level, count) in ["1", "2", "3", "4"].into_iter().zip(published) {
-                mirror(&self.notifications.with_label_values(&[level]), count);
-            }
-            self.subscribers
-                .set(i64::try_from(state.events().subscribers()).unwrap_or(i64::MAX));
-            self.running
-                .set(i64::try_from(state.engine().running().len()).unwrap_or(i64::MAX));
-        }
-        let mut bytes = Vec::new();
-        TextEncoder::new()
-            .encode(&self.registry.gather(), &mut bytes)
-            .expect("the text encoder writes to memory");
-        String::from_utf8(bytes).expect("the text format is UTF-8")
-    }
-}
-
-/// Brings a counter up to a total counted elsewhere. Totals only grow, and
-/// only scrapes (one at a time) move these counters, so the counter always
-/// equals the total it mirrors after a scrape.
-fn mirror(counter: &IntCounter, total: u64) {
-    let shown = counter.get();
-    if total > shown {
-        counter.inc_by(total - shown);
-    }
-}
-
-/// Methods as labels: the known ones by name, anything else as `other`,
-/// so a client cannot grow the label set.
-fn method_label(method: &Method) -> &'static str {
-    match *method {
-        Method::GET => "GET",
-        Method::HEAD => "HEAD",
-        Method::POST => "POST",
-        Method::PUT => "PUT",
-        Method::PATCH => "PATCH",
-        Method::DELETE => "DELETE",
-        Method::OPTIONS => "OPTIONS",
-        _ => "other",
-    }
-}
-
-fn status_label(status: u16) -> &'static str {
-    // Statuses are a small known set; the label is a static string so the
-    // hot path does not allocate.
-    const KNOWN: [(u16, &str); 20] = [
-        (200, "200"),
-        (201, "201"),
-        (204, "204"),
-        (206, "206"),
-        (304, "304"),
-        (308, "308"),
-        (400, "400"),
-        (401, "401"),
-        (403, "403"),
-        (404, "404"),
-        (405, "405"),
-        (409, "409"),
-        (412, "412"),
-        (413, "413"),
-        (415, "415"),
-        (417, "417"),
-        (500, "500"),
-        (503, "503"),
-        (504, "504"),
-        (429, "429"),
-    ];
-    KNOWN
-        .iter()
-        .find(|(known, _)| *known == status)
-        .map_or("other", |(_, label)| label)
-}
 
 /// The middleware that counts every request (`App::wrap(from_fn(count))`).
 pub(crate) async fn count_requests(
@@ -338,18 +68,16 @@ async fn health() -> HttpResponse {
 }
 
 async fn ready(state: web::Data<AppState>) -> HttpResponse {
-    let probe = state.clone();
-    let outcome = web::block(move || probe.store().probe_writable()).await;
-    let why = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(StoreError::Io { fault, .. })) => Some(match fault {
+    let why = match state.service().probe_writable().await {
+        Ok(()) => None,
+        Err(ServiceError::Store(StoreError::Io { fault, .. })) => Some(match fault {
             IoFault::DiskFull => "the data directory is full",
             IoFault::ReadOnly => {
                 "the data directory cannot be written (read-only or not permitted)"
             }
             IoFault::Other => "the data directory cannot be written (an I/O error)",
         }),
-        Ok(Err(_)) | Err(_) => Some("the data directory could not be checked"),
+        Err(_) => Some("the data directory could not be checked"),
     };
     state.metrics().set_ready(why.is_none());
     match why {
@@ -365,9 +93,13 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
 }
 
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
-    let body = state.metrics().render(&state);
+    let body = state
+        .metrics()
+        .render(state.events(), state.service().engine().running().len());
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
-        .content_type(TextEncoder::new().format_type())
+        .content_type(prometheus::Encoder::format_type(
+            &prometheus::TextEncoder::new(),
+        ))
         .body(body)
 }

@@ -11,10 +11,9 @@ use std::{fmt::Display, str::FromStr};
 
 use actix_web::HttpRequest;
 use netcfg_model::{
-    ConfigName, DeviceKey, ItemName, LogFileName, PairType, RoleId, SerialNumber, SettingKey,
-    body::InterfaceRef,
+    ConfigName, DeviceKey, ItemName, LogFileName, PairType, PositionLimitKey, RoleId, SerialNumber,
+    SettingKey, SettingScope, body::InterfaceRef,
 };
-use netcfg_store::{PositionLimitKey, SettingScope};
 use serde_json::{Value, json};
 
 use crate::reply::{ApiError, FieldProblem};

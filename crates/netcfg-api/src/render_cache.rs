@@ -17,7 +17,7 @@ use actix_web::web::Bytes;
 use lru::LruCache;
 use netcfg_model::ConfigName;
 
-use crate::conditional::SentMemo;
+use crate::etag::SentMemo;
 
 /// The bytes the cache may hold: about thirty lists of a thousand devices,
 /// each with its answer in both versions.

@@ -22,7 +22,7 @@ pub struct Reply {
     pub(crate) made: Option<netcfg_model::ConfigName>,
     /// Where a tagged 200 of these exact bytes is kept once sent (with a
     /// rendered list in the render cache), to be sent again as it is.
-    pub(crate) sent: Option<std::sync::Arc<crate::conditional::SentMemo>>,
+    pub(crate) sent: Option<std::sync::Arc<crate::etag::SentMemo>>,
 }
 
 /// What a reply carries beside its message.
@@ -118,7 +118,7 @@ impl Reply {
 
     /// Sends, and keeps in `sent`, the tagged 200 of this reply: a reply
     /// whose bytes are those of every other reply given the same memo.
-    pub(crate) fn kept_as(mut self, sent: std::sync::Arc<crate::conditional::SentMemo>) -> Self {
+    pub(crate) fn kept_as(mut self, sent: std::sync::Arc<crate::etag::SentMemo>) -> Self {
         self.sent = Some(sent);
         self
     }

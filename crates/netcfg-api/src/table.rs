@@ -10,6 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::{
     context::Ctx,
+    etag::{IF_MATCH, IF_NONE_MATCH},
     operation::Operation,
     path::{PathParameter, PathParams},
     reply::{ApiError, Reply},
@@ -502,11 +503,6 @@ impl Table {
             .find(|route| route.operation == operation)
     }
 }
-
-/// The header a client sends back with a tag it read.
-pub(crate) const IF_NONE_MATCH: &str = "If-None-Match";
-/// The header a write sends with the tag of what it changes.
-pub(crate) const IF_MATCH: &str = "If-Match";
 
 /// Marks the rows that take part in optimistic concurrency and declares
 /// what that adds: a GET with a JSON payload of a path under

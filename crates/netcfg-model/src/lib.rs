@@ -74,7 +74,7 @@ pub use names::{
 pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
 pub use notification::Notification;
 pub use pair::{DevicePair, PairType, UnknownPairType};
-pub use position_limit::PositionLimit;
+pub use position_limit::{PositionLimit, PositionLimitKey};
 pub use rf::{
     BitRate, Channel, PreambleCode, PreambleCodeError, PreambleLength, Prf, RfSetting,
     suitable_preamble_codes,
@@ -85,8 +85,8 @@ pub use role::{
 };
 pub use serial::{SerialNumber, SerialNumberError};
 pub use setting::{
-    DefaultSetting, SYSTEM_CLASS, SYSTEM_CLASS_ID, SettingRule, SettingType, SettingValue,
-    SystemSetting, default_setting, default_settings,
+    DefaultSetting, SYSTEM_CLASS, SYSTEM_CLASS_ID, SettingRule, SettingScope, SettingType,
+    SettingValue, SystemSetting, default_setting, default_settings,
 };
 pub use stream::{DEFAULT_STREAM_GROUP, DataStream, DefaultStream, default_streams};
 pub use time::{NetworkTime, SensorPeriod, SensorPeriodError};

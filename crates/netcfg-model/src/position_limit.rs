@@ -1,5 +1,7 @@
 //! Position limits (bounding boxes) of a configuration.
 
+use std::fmt;
+
 use crate::{
     names::ItemName,
     validation::{Problems, Validate, join},
@@ -51,5 +53,23 @@ impl Validate for PositionLimit {
         check_axis('x', Some(self.min_x), Some(self.max_x), path, problems);
         check_axis('y', Some(self.min_y), Some(self.max_y), path, problems);
         check_axis('z', Some(self.min_z), Some(self.max_z), path, problems);
+    }
+}
+
+/// How a request names a position limit.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PositionLimitKey {
+    /// By id (5.1 paths).
+    Id(u32),
+    /// By name (5.0 paths).
+    Name(ItemName),
+}
+
+impl fmt::Display for PositionLimitKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Id(id) => write!(f, "position limit {id}"),
+            Self::Name(name) => write!(f, "position limit {name}"),
+        }
     }
 }

@@ -249,3 +249,38 @@ mod tests {
         assert_eq!(problems.as_slice().len(), 2);
     }
 }
+
+/// The class and id a setting belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SettingScope {
+    /// The class (`system` for the configuration's own settings).
+    pub class: SettingKey,
+    /// The instance of the class (0 for `system`).
+    pub id: u32,
+}
+
+impl SettingScope {
+    /// The configuration's own settings: class `system`, id 0.
+    pub fn system() -> Self {
+        Self {
+            class: SYSTEM_CLASS
+                .parse()
+                .unwrap_or_else(|_| unreachable!("`system` is a valid setting key")),
+            id: SYSTEM_CLASS_ID,
+        }
+    }
+
+    /// True for the configuration's own settings (class `system`, id 0).
+    pub fn is_system(&self) -> bool {
+        self.class == *SYSTEM_CLASS && self.id == SYSTEM_CLASS_ID
+    }
+
+    /// How a message names the setting `key` of this scope.
+    pub fn describe(&self, key: &str) -> String {
+        if self.is_system() {
+            format!("setting {key}")
+        } else {
+            format!("setting {key} of {} {}", self.class, self.id)
+        }
+    }
+}

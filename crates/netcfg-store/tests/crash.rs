@@ -25,10 +25,11 @@ use std::{
     time::Duration,
 };
 
+use netcfg_model::SettingScope;
 use netcfg_model::{
     ConfigName, Instance, SerialNumber, SettingKey, body::DeviceBody, body::SettingsBody,
 };
-use netcfg_store::{SettingScope, SettingWrite, Store};
+use netcfg_store::{SettingWrite, Store};
 
 const CHILD_DIR: &str = "NETCFG_CRASH_CHILD_DIR";
 const CHILD_START: &str = "NETCFG_CRASH_CHILD_START";

@@ -1,6 +1,8 @@
-//! Live events: the notification pump, the hub that fans events out to
-//! the clients of `GET /events` and `GET /nets/{net_name}/events`, and the
-//! relay that feeds it from the engine.
+//! Live events: the hub that fans events out to the clients of
+//! `GET /events` and `GET /nets/{net_name}/events`, and the relay that feeds
+//! it from the engine. Notifications reach it once the service's pump has
+//! stored them (`netcfg_service::Service::pump_notifications`, through the
+//! state's observer).
 //!
 //! The engine sends each event once, to one receiver (the relay), whoever
 //! listens: its cost does not grow with subscribers. Everything per client
@@ -8,7 +10,6 @@
 
 pub mod data;
 mod hub;
-mod pump;
 mod stream;
 
 use std::sync::Arc;
@@ -21,7 +22,6 @@ use tokio::{
 
 pub(crate) use hub::NotificationRecord;
 pub use hub::{EventHub, FRAME_PERIOD, FRAMES_PER_SECOND, MAX_PENDING_FRAMES, MAX_QUEUED};
-pub use pump::pump_notifications;
 pub use stream::KEEP_ALIVE_PERIOD;
 pub(crate) use stream::{EventStream, Scope};
 

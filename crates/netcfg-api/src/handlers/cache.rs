@@ -1,9 +1,7 @@
 //! The cache manager: what the network last reported about each device,
 //! kept by the engine whether or not the configuration runs.
 
-use netcfg_model::DeviceKey;
-
-use super::{count, net, require_net};
+use super::count;
 use crate::{
     context::Ctx,
     path::{DevicePath, NetPath},
@@ -11,8 +9,7 @@ use crate::{
 };
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    require_net(&context, &path.net_name).await?;
-    let devices = context.state().engine().cached_devices(&path.net_name);
+    let devices = context.service().cached_devices(&path.net_name).await?;
     Reply::ok(count(devices.len(), "cached device")).with(&devices)
 }
 
@@ -20,23 +17,11 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 /// (decisions.md §4); 404 only for a configuration, or a device id, that
 /// does not exist.
 pub(crate) async fn delete_one(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
-    let DevicePath {
-        net_name,
-        device_key,
-    } = path;
-    let serial = match device_key {
-        DeviceKey::Serial(serial) => {
-            require_net(&context, &net_name).await?;
-            serial
-        }
-        DeviceKey::Id(_) => {
-            net(&context, &net_name, move |net| net.device(device_key))
-                .await?
-                .serial_number
-        }
-    };
-    let engine = context.state().engine();
-    let message = if engine.clear_cached_device(&net_name, serial) {
+    let (serial, cleared) = context
+        .service()
+        .clear_cached_device(&path.net_name, path.device_key)
+        .await?;
+    let message = if cleared {
         format!("Cached data of device {serial} deleted")
     } else {
         format!("Nothing was cached for device {serial}")
@@ -45,8 +30,7 @@ pub(crate) async fn delete_one(context: Ctx, path: DevicePath) -> Result<Reply, 
 }
 
 pub(crate) async fn clear(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    require_net(&context, &path.net_name).await?;
-    let cleared = context.state().engine().clear_cache(&path.net_name);
+    let cleared = context.service().clear_cache(&path.net_name).await?;
     Ok(Reply::ok(format!(
         "Cached data of {} deleted",
         count(cleared, "device")

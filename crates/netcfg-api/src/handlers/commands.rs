@@ -1,10 +1,5 @@
 //! Commands to the devices of a running configuration.
 
-use netcfg_model::{
-    ConfigName, DeviceAction, DeviceKey, SerialNumber, body::MultiDeviceCommandBody,
-};
-
-use super::{net, require_net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -12,34 +7,16 @@ use crate::{
     reply::{ApiError, Reply},
     wire::{CommandFailure, DeviceCommandStatus},
 };
-
-/// The serial number of the device the path names (an id is looked up).
-async fn serial_of(
-    context: &Ctx,
-    name: &ConfigName,
-    key: DeviceKey,
-) -> Result<SerialNumber, ApiError> {
-    match key {
-        DeviceKey::Serial(serial) => {
-            // The configuration must exist whatever the key.
-            require_net(context, name).await?;
-            Ok(serial)
-        }
-        DeviceKey::Id(_) => Ok(net(context, name, move |net| net.device(key))
-            .await?
-            .serial_number),
-    }
-}
+use netcfg_model::{DeviceAction, body::MultiDeviceCommandBody};
 
 pub(crate) async fn one(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
-    let serial = serial_of(&context, &path.net_name, path.device_key).await?;
+    let service = context.service();
+    // The device must exist before the body is read (a 404 first).
+    let serial = service.serial_of(&path.net_name, path.device_key).await?;
     let action: DeviceAction = context.body()?;
     let action_name = action.name();
-    let timeout = context.state().command_timeout();
-    let reply = context
-        .state()
-        .engine()
-        .device_command(&path.net_name, serial, action, timeout)
+    let reply = service
+        .device_command(&path.net_name, serial, action)
         .await?;
     Reply::ok(format!("Device {serial} did {action_name}")).with(&DeviceCommandStatus {
         replies: vec![reply],
@@ -56,11 +33,10 @@ pub(crate) async fn many(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
         action,
         serial_numbers,
     } = context.body()?;
-    let asked = serial_numbers.clone();
-    let unknown = net(&context, &path.net_name, move |net| {
-        net.unknown_serials(asked)
-    })
-    .await?;
+    let service = context.service();
+    let unknown = service
+        .unknown_serials(&path.net_name, serial_numbers.clone())
+        .await?;
     if !unknown.is_empty() {
         let listed: Vec<String> = unknown.iter().map(ToString::to_string).collect();
         return Err(ApiError::new(
@@ -74,11 +50,8 @@ pub(crate) async fn many(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
     }
     let action_name = action.name();
     let asked = serial_numbers.len();
-    let timeout = context.state().command_timeout();
-    let results = context
-        .state()
-        .engine()
-        .multi_device_command(&path.net_name, serial_numbers, action, timeout)
+    let results = service
+        .multi_device_command(&path.net_name, serial_numbers, action)
         .await?;
     let mut replies = Vec::new();
     let mut failures = Vec::new();

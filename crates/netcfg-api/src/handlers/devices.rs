@@ -6,7 +6,7 @@ use netcfg_model::{
     body::{DeviceBody, DevicesPatchBody, MultipleDeviceDeleteBody},
 };
 
-use super::{change, count, net, require_net, store};
+use super::count;
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -20,65 +20,62 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DeviceBody = context.body()?;
-    let device = change(&context, &path.net_name, move |net| net.create_device(body)).await?;
+    let write = context.write().await?;
+    let device = context
+        .service()
+        .create_device(&path.net_name, body, write)
+        .await?;
     Reply::created(format!("Device {} created", device.serial_number)).with(&device)
 }
 
 pub(crate) async fn get(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
-    let key = path.device_key;
-    let device = net(&context, &path.net_name, move |net| net.device(key)).await?;
+    let device = context
+        .service()
+        .device(&path.net_name, path.device_key)
+        .await?;
     Reply::ok(format!("Device {}", device.serial_number)).with(&device)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     // The common case, an awake configuration whose list is kept: answered
-    // here, with no blocking-pool thread (reading the generation and the
-    // cache touches no file).
-    if let Some(net) = context.state().store().net_if_awake(&path.net_name)
-        && let Some(rendered) = context
-            .state()
-            .renders()
-            .devices(&path.net_name, net.generation())
+    // here, with no blocking thread (reading the generation and the cache
+    // touches no file).
+    let service = context.service();
+    let renders = context.state().renders();
+    if let Some(generation) = service.generation_if_awake(&path.net_name)
+        && let Some(rendered) = renders.devices(&path.net_name, generation)
     {
         return Ok(sent_list(rendered));
     }
-    let name = path.net_name.clone();
     let state = context.state_handle();
-    // The generation is read before the devices, so a list kept under it is
-    // never older than it; any commit changes it (netcfg_store::Net::generation).
-    let (generation, fresh) = store(&context, move |store| {
-        let net = store.net(&name)?;
-        let generation = net.generation();
-        if state.renders().devices(&name, generation).is_some() {
-            return Ok((generation, None));
-        }
-        Ok((generation, Some(net.devices()?)))
-    })
-    .await?;
+    let name = path.net_name.clone();
+    let (generation, fresh) = service
+        .devices_unless_kept(&path.net_name, move |generation| {
+            state.renders().devices(&name, generation).is_some()
+        })
+        .await?;
     let name = path.net_name;
-    let renders = context.state().renders();
     let rendered = match fresh {
         Some(devices) => {
-            let json = serde_json::to_vec(&devices).map_err(|error| {
-                ApiError::internal(format_args!("could not render the devices: {error}"))
-            })?;
-            let rendered = Rendered::new(json.into(), devices.len());
+            let rendered = render_devices(&devices)?;
             renders.keep_devices(name, generation, rendered.clone());
             rendered
         }
         None => match renders.devices(&name, generation) {
             Some(rendered) => rendered,
             // Replaced by a newer list in the meantime: read again.
-            None => {
-                let devices = net(&context, &name, |net| net.devices()).await?;
-                let json = serde_json::to_vec(&devices).map_err(|error| {
-                    ApiError::internal(format_args!("could not render the devices: {error}"))
-                })?;
-                Rendered::new(json.into(), devices.len())
-            }
+            None => render_devices(&service.devices(&name).await?)?,
         },
     };
     Ok(sent_list(rendered))
+}
+
+/// A device list rendered as JSON, to keep.
+fn render_devices(devices: &[netcfg_model::Device]) -> Result<Rendered, ApiError> {
+    let json = serde_json::to_vec(devices).map_err(|error| {
+        ApiError::internal(format_args!("could not render the devices: {error}"))
+    })?;
+    Ok(Rendered::new(json.into(), devices.len()))
 }
 
 /// The answer of a rendered list, kept with it once sent.
@@ -89,53 +86,53 @@ fn sent_list(rendered: Rendered) -> Reply {
 }
 
 pub(crate) async fn unconfigured_of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    require_net(&context, &path.net_name).await?;
     let devices = context
-        .state()
-        .engine()
-        .unconfigured_devices(Some(path.net_name));
+        .service()
+        .unconfigured_devices(Some(&path.net_name))
+        .await?;
     Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
 }
 
 pub(crate) async fn unconfigured(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
-    let devices = context.state().engine().unconfigured_devices(None);
+    let devices = context.service().unconfigured_devices(None).await?;
     Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
 }
 
 pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
-    let key = path.device_key;
     let body: DeviceBody = context.body()?;
-    let device = change(&context, &path.net_name, move |net| {
-        net.replace_device(key, body)
-    })
-    .await?;
+    let write = context.write().await?;
+    let device = context
+        .service()
+        .replace_device(&path.net_name, path.device_key, body, write)
+        .await?;
     Reply::ok(format!("Device {} updated", device.serial_number)).with(&device)
 }
 
 pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicesPatchBody = context.body()?;
+    let write = context.write().await?;
+    let service = context.service();
     let version = context.version();
     let outcomes = match body {
         DevicesPatchBody::Single(body) => {
             let key = DeviceKey::Serial(body.serial_number);
             let serial = body.serial_number;
-            let outcome = change(&context, &path.net_name, move |net| {
-                net.replace_device(key, body)
-            })
-            .await;
+            let outcome = service
+                .replace_device(&path.net_name, key, body, write)
+                .await
+                .map_err(ApiError::from);
             if version == ApiVersion::V5_1 {
                 let device = outcome?;
                 return Reply::ok(format!("Device {serial} updated")).with(&OneOrMany::One(device));
             }
             vec![(serial, outcome)]
         }
-        DevicesPatchBody::Multiple(bodies) => change(&context, &path.net_name, move |net| {
-            net.patch_devices(bodies)
-        })
-        .await?
-        .into_iter()
-        .map(|(serial, outcome)| (serial, outcome.map_err(ApiError::from)))
-        .collect(),
+        DevicesPatchBody::Multiple(bodies) => service
+            .patch_devices(&path.net_name, bodies, write)
+            .await?
+            .into_iter()
+            .map(|(serial, outcome)| (serial, outcome.map_err(ApiError::from)))
+            .collect(),
     };
     let failures: Vec<String> = outcomes
         .iter()
@@ -188,15 +185,20 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
 
 pub(crate) async fn delete(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
-    change(&context, &path.net_name, move |net| net.delete_device(key)).await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .delete_device(&path.net_name, key, write)
+        .await?;
     Ok(Reply::ok(format!("Device {key} deleted")))
 }
 
 pub(crate) async fn delete_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let MultipleDeviceDeleteBody { delete } = context.body()?;
-    let deleted = change(&context, &path.net_name, move |net| {
-        net.delete_devices(delete)
-    })
-    .await?;
+    let write = context.write().await?;
+    let deleted = context
+        .service()
+        .delete_devices(&path.net_name, delete, write)
+        .await?;
     Ok(Reply::ok(format!("{} deleted", count(deleted, "device"))))
 }

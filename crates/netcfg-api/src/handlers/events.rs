@@ -3,11 +3,6 @@
 //! reads what a resuming client missed from the store, so that nothing
 //! falls between the two and nothing comes twice.
 
-use actix_web::web;
-use netcfg_model::{ConfigName, Notification};
-use netcfg_store::{Store, StoreError};
-
-use super::require_net;
 use crate::{
     context::Ctx,
     events::{
@@ -17,6 +12,8 @@ use crate::{
     path::{NetPath, NoPath},
     reply::{ApiError, FieldProblem, Reply},
 };
+use netcfg_model::ConfigName;
+use netcfg_service::Resume;
 
 /// The header a client resumes with (set by `EventSource` itself).
 pub(crate) const LAST_EVENT_ID: &str = "Last-Event-ID";
@@ -32,15 +29,8 @@ pub(crate) async fn all(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
 
 /// One configuration's events.
 pub(crate) async fn of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    require_net(&context, &path.net_name).await?;
+    context.service().require_net(&path.net_name).await?;
     open(context, Some(path.net_name)).await
-}
-
-/// Where a client resumes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Resume {
-    net: ConfigName,
-    identifier: u64,
 }
 
 /// What the query and headers ask for; every problem at once.
@@ -142,13 +132,10 @@ async fn open(context: Ctx, net: Option<ConfigName>) -> Result<Reply, ApiError> 
     if let Some(resume) = request.resume
         && request.kinds.contains(EventKind::Notification)
     {
-        let state = context.state_handle();
-        let missed = web::block(move || missed(state.store(), scope, &resume))
-            .await
-            .map_err(|error| {
-                ApiError::internal(format_args!("the store's worker failed: {error}"))
-            })?
-            .map_err(ApiError::from)?;
+        let missed = context
+            .service()
+            .missed_notifications(resume, scope == Scope::All)
+            .await?;
         stream.replay(
             missed
                 .iter()
@@ -161,46 +148,4 @@ async fn open(context: Ctx, net: Option<ConfigName>) -> Result<Reply, ApiError> 
         );
     }
     Ok(Reply::events(stream))
-}
-
-/// What a client that saw up to `resume` missed: on one configuration's
-/// stream, its notifications after that one; on every configuration's,
-/// those and every other configuration's raised since that one was (or all
-/// kept, if it is gone), so that none is missed.
-fn missed(
-    store: &Store,
-    scope: Scope,
-    resume: &Resume,
-) -> Result<Vec<(ConfigName, Vec<Notification>)>, StoreError> {
-    let named = store.net(&resume.net);
-    if scope == Scope::Net {
-        return Ok(vec![(
-            resume.net.clone(),
-            named?.notifications_after(resume.identifier)?,
-        )]);
-    }
-    let mut missed = Vec::new();
-    let mut since = 0;
-    if let Ok(net) = named {
-        since = net
-            .notification(resume.identifier)
-            .map_or(0, |notification| notification.timestamp_ms);
-        missed.push((
-            resume.net.clone(),
-            net.notifications_after(resume.identifier)?,
-        ));
-    }
-    for name in store.names()? {
-        if name == resume.net {
-            continue;
-        }
-        // A configuration deleted meanwhile has nothing to replay.
-        if let Ok(notifications) = store
-            .net(&name)
-            .and_then(|net| net.notifications_since(since))
-        {
-            missed.push((name, notifications));
-        }
-    }
-    Ok(missed)
 }

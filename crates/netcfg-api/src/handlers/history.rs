@@ -1,8 +1,7 @@
 //! A configuration's change history and restore (decisions §10).
 
-use netcfg_store::HISTORY_KEPT;
+use netcfg_service::HISTORY_KEPT;
 
-use super::{change, net, require_stopped, with_state};
 use crate::{
     context::Ctx,
     path::{HistoryPath, NetPath},
@@ -78,10 +77,10 @@ fn page(context: &Ctx) -> Result<(Option<u64>, u32), ApiError> {
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let (before, limit) = page(&context)?;
-    let entries = net(&context, &path.net_name, move |net| {
-        net.history(before, limit)
-    })
-    .await?;
+    let entries = context
+        .service()
+        .history(&path.net_name, before, limit)
+        .await?;
     let message = match entries.last() {
         Some(oldest) if entries.len() == limit as usize => format!(
             "{}, newest first; the next page: ?before={}",
@@ -95,14 +94,10 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 
 pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, ApiError> {
     let HistoryPath { net_name, id } = path;
-    require_stopped(&context, &net_name, "content")?;
-    let configuration = change(&context, &net_name, move |net| {
-        net.restore(id)?;
-        net.configuration()
-    })
-    .await?;
+    let write = context.write().await?;
+    let configuration = context.service().restore(&net_name, id, write).await?;
     Reply::ok(format!(
         "Configuration {net_name} restored to what it was right after change {id} (one new change; the newest {HISTORY_KEPT} changes are kept)"
     ))
-    .with(&with_state(&context, configuration))
+    .with(&configuration)
 }

@@ -2,7 +2,6 @@
 
 use actix_web::http::StatusCode;
 
-use super::{change, net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -12,43 +11,44 @@ use crate::{
 
 pub(crate) async fn get(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
     let (key, identifier) = (path.device_key, path.interface_identifier);
-    let interface = net(&context, &path.net_name, move |net| {
-        net.interface(key, identifier)
-    })
-    .await?;
+    let interface = context
+        .service()
+        .interface(&path.net_name, key, identifier)
+        .await?;
     Reply::ok(format!("Interface {key}-{identifier}")).with(&interface)
 }
 
 pub(crate) async fn list(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
-    let interfaces = net(&context, &path.net_name, move |net| net.interfaces(key)).await?;
+    let interfaces = context.service().interfaces(&path.net_name, key).await?;
     Reply::ok(format!("Interfaces of device {key}")).with(&interfaces)
 }
 
 pub(crate) async fn delete(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
     let (key, identifier) = (path.device_key, path.interface_identifier);
-    change(&context, &path.net_name, move |net| {
-        net.delete_interface(key, identifier)
-    })
-    .await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .delete_interface(&path.net_name, key, identifier, write)
+        .await?;
     Ok(Reply::ok(format!("Interface {key}-{identifier} deleted")))
 }
 
 pub(crate) async fn roles(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
     let (key, identifier) = (path.device_key, path.interface_identifier);
-    let role = net(&context, &path.net_name, move |net| {
-        net.interface_role(key, identifier)
-    })
-    .await?;
+    let role = context
+        .service()
+        .interface_role(&path.net_name, key, identifier)
+        .await?;
     Reply::ok(format!("Role of interface {key}-{identifier}")).with(&vec![role])
 }
 
 pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {
     let (key, identifier, wanted) = (path.device_key, path.interface_identifier, path.role());
-    let role = net(&context, &path.net_name, move |net| {
-        net.interface_role(key, identifier)
-    })
-    .await?;
+    let role = context
+        .service()
+        .interface_role(&path.net_name, key, identifier)
+        .await?;
     if role.id != wanted {
         return Err(ApiError::new(
             ErrorCode::RoleNotFound,
@@ -63,10 +63,11 @@ pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply,
 
 pub(crate) async fn delete_role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {
     let (key, identifier, role) = (path.device_key, path.interface_identifier, path.role());
-    change(&context, &path.net_name, move |net| {
-        net.clear_interface_role(key, identifier, role)
-    })
-    .await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .clear_interface_role(&path.net_name, key, identifier, role, write)
+        .await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,
         format!("Role {role} taken off interface {key}-{identifier}"),

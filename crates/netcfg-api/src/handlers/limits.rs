@@ -3,7 +3,7 @@
 
 use netcfg_model::body::{PositionLimitsPatchBody, PositionLimitsPostBody};
 
-use super::{change, count, net};
+use super::count;
 use crate::{
     context::Ctx,
     path::{LimitPath, NetPath},
@@ -12,43 +12,46 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: PositionLimitsPostBody = context.body()?;
-    let limit = change(&context, &path.net_name, move |net| {
-        net.create_position_limit(body)
-    })
-    .await?;
+    let write = context.write().await?;
+    let limit = context
+        .service()
+        .create_position_limit(&path.net_name, body, write)
+        .await?;
     Reply::ok(format!("Position limit {} created", limit.name)).with(&limit)
 }
 
 pub(crate) async fn get<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
-    let limit = net(&context, path.net_name(), move |net| {
-        net.position_limit(key)
-    })
-    .await?;
+    let limit = context
+        .service()
+        .position_limit(path.net_name(), key)
+        .await?;
     Reply::ok(format!("Position limit {}", limit.name)).with(&limit)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    let limits = net(&context, &path.net_name, |net| net.position_limits()).await?;
+    let limits = context.service().position_limits(&path.net_name).await?;
     Reply::ok(count(limits.len(), "position limit")).with(&limits)
 }
 
 pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let body: PositionLimitsPatchBody = context.body()?;
-    let limit = change(&context, path.net_name(), move |net| {
-        net.patch_position_limit(key, body)
-    })
-    .await?;
+    let write = context.write().await?;
+    let limit = context
+        .service()
+        .patch_position_limit(path.net_name(), key, body, write)
+        .await?;
     Reply::ok(format!("Position limit {} updated", limit.name)).with(&limit)
 }
 
 pub(crate) async fn delete<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let message = format!("Position limit {key} deleted");
-    change(&context, path.net_name(), move |net| {
-        net.delete_position_limit(key)
-    })
-    .await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .delete_position_limit(path.net_name(), key, write)
+        .await?;
     Ok(Reply::ok(message))
 }

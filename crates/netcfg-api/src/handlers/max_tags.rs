@@ -1,19 +1,17 @@
 //! The maximum-tag calculation, from parameters or from a configuration's role.
 
-use netcfg_model::{
-    NetworkMode, NetworkTime, Problems, RfSetting, RoleId, SettingValue,
-    body::{CalculateMaximumTagsBody, CalculateMaximumTagsParameterizedBody},
-    max_tags::{self, MaxTagsInputs, MaxTagsResult, Seeders},
-};
-use netcfg_store::SettingScope;
-
-use super::net;
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{NetPath, NoPath},
     reply::{ApiError, Reply},
 };
+use netcfg_model::{
+    NetworkMode, NetworkTime, Problems, RfSetting, SettingValue,
+    body::{CalculateMaximumTagsBody, CalculateMaximumTagsParameterizedBody},
+    max_tags::{self, MaxTagsInputs, MaxTagsResult},
+};
+use netcfg_service::MaxTagsSource;
 
 fn answer(result: &MaxTagsResult) -> Result<Reply, ApiError> {
     Reply::ok(format!("At most {} tags", result.maximum_tags)).with(result)
@@ -69,37 +67,16 @@ pub(crate) async fn parameterized(context: Ctx, _: NoPath) -> Result<Reply, ApiE
 
 pub(crate) async fn for_role(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let CalculateMaximumTagsBody { role_id } = context.body()?;
-    let inputs = net(&context, &path.net_name, move |net| {
-        let role = net.role(role_id)?;
-        let seeder_role = net.role(RoleId::SEEDER)?;
-        let devices = net.devices()?;
-        let seeders = Seeders::count_in(
-            devices
-                .iter()
-                .filter(|device| !device.disabled)
-                .flat_map(|device| device.interfaces.iter()),
-            &seeder_role,
-        );
-        let max_tag_period = net
-            .settings(Some(SettingScope::system()))?
-            .into_iter()
-            .find(|setting| setting.setting_key.as_str() == "max_tag_period")
-            .and_then(|setting| match setting.value {
-                SettingValue::Integer(units) => {
-                    u32::try_from(units).ok().map(NetworkTime::from_units)
-                }
-                _ => None,
-            });
-        Ok((
-            role,
-            net.active_rf_setting()?,
-            seeders,
-            max_tag_period,
-            net.network_mode()?,
-        ))
-    })
-    .await?;
-    let (role, rf_setting, seeders, max_tag_period, mode) = inputs;
+    let MaxTagsSource {
+        role,
+        rf_setting,
+        seeders,
+        max_tag_period,
+        network_mode: mode,
+    } = context
+        .service()
+        .max_tags_source(&path.net_name, role_id)
+        .await?;
     let default_period = netcfg_model::default_setting("max_tag_period")
         .and_then(|setting| match setting.default_value {
             SettingValue::Integer(units) => u32::try_from(units).ok(),

@@ -6,9 +6,8 @@ use netcfg_model::{
     DevicePair,
     body::{DevicePairsBody, InterfaceRef, PairedInterfaceBody},
 };
-use netcfg_store::PairOutcome;
+use netcfg_service::PairOutcome;
 
-use super::{change, net};
 use crate::{
     context::Ctx,
     error_code::ErrorCode,
@@ -94,29 +93,33 @@ fn pairs_of_body(body: &DevicePairsBody) -> Vec<DevicePair> {
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = change(&context, &path.net_name, move |net| net.create_pairs(pairs)).await?;
+    let write = context.write().await?;
+    let outcomes = context
+        .service()
+        .create_pairs(&path.net_name, pairs, write)
+        .await?;
     batch_reply(outcomes, StatusCode::CREATED, "created")
 }
 
 pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let outcomes = change(&context, &path.net_name, move |net| net.delete_pairs(pairs)).await?;
+    let write = context.write().await?;
+    let outcomes = context
+        .service()
+        .delete_pairs(&path.net_name, pairs, write)
+        .await?;
     batch_reply(outcomes, StatusCode::OK, "deleted")
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    let pairs = net(&context, &path.net_name, |net| net.pairs()).await?;
+    let pairs = context.service().pairs(&path.net_name).await?;
     Reply::ok(format!("{} pairs", pairs.len())).with(&pairs)
 }
 
 pub(crate) async fn of_device(context: Ctx, path: DevicePairsPath) -> Result<Reply, ApiError> {
     let serial = path.serial_number;
-    let pairs = net(&context, &path.net_name, move |net| {
-        net.device(netcfg_model::DeviceKey::Serial(serial))?;
-        net.pairs_of(serial)
-    })
-    .await?;
+    let pairs = context.service().pairs_of(&path.net_name, serial).await?;
     Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with(&pairs)
 }
 
@@ -126,12 +129,11 @@ pub(crate) async fn add_paired_interface(
 ) -> Result<Reply, ApiError> {
     let (key, identifier, pair_type) = (path.device_key, path.interface_identifier, path._type);
     let PairedInterfaceBody { interface: other } = context.body()?;
-    let serial = change(&context, &path.net_name, move |net| {
-        let device = net.device(key)?;
-        net.pair_interface(key, identifier, pair_type, other)?;
-        Ok(device.serial_number)
-    })
-    .await?;
+    let write = context.write().await?;
+    let serial = context
+        .service()
+        .pair_interface(&path.net_name, key, identifier, pair_type, other, write)
+        .await?;
     let this = InterfaceRef {
         serial_number: serial,
         identifier,
@@ -156,10 +158,11 @@ pub(crate) async fn delete_paired_interface(
         path._type,
         path.interface,
     );
-    change(&context, &path.net_name, move |net| {
-        net.unpair_interface(key, identifier, pair_type, other)
-    })
-    .await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .unpair_interface(&path.net_name, key, identifier, pair_type, other, write)
+        .await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,
         format!("Interface {key}-{identifier} unpaired from {other} ({pair_type})"),

@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use netcfg_model::body::{RolePatchBody, RolePostBody};
 
-use super::{change, count, net};
+use super::count;
 use crate::{
     context::Ctx,
     path::{NetPath, RolePath},
@@ -12,34 +12,42 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: RolePostBody = context.body()?;
-    let role = change(&context, &path.net_name, move |net| net.create_role(body)).await?;
+    let write = context.write().await?;
+    let role = context
+        .service()
+        .create_role(&path.net_name, body, write)
+        .await?;
     Reply::created(format!("Role {} ({}) created", role.id, role.name)).with(&role)
 }
 
 pub(crate) async fn get(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
-    let id = path.role();
-    let role = net(&context, &path.net_name, move |net| net.role(id)).await?;
+    let role = context.service().role(&path.net_name, path.role()).await?;
     Reply::ok(format!("Role {} ({})", role.id, role.name)).with(&role)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    let roles = net(&context, &path.net_name, |net| net.roles()).await?;
+    let roles = context.service().roles(&path.net_name).await?;
     Reply::ok(count(roles.len(), "role")).with(&roles)
 }
 
 pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
     let body: RolePatchBody = context.body()?;
-    let role = change(&context, &path.net_name, move |net| {
-        net.patch_role(id, body)
-    })
-    .await?;
+    let write = context.write().await?;
+    let role = context
+        .service()
+        .patch_role(&path.net_name, id, body, write)
+        .await?;
     Reply::ok(format!("Role {} ({}) updated", role.id, role.name)).with(&role)
 }
 
 pub(crate) async fn delete(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
-    change(&context, &path.net_name, move |net| net.delete_role(id)).await?;
+    let write = context.write().await?;
+    context
+        .service()
+        .delete_role(&path.net_name, id, write)
+        .await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,
         format!("Role {id} deleted"),

@@ -1,9 +1,9 @@
 //! Data streams: where a running configuration sends its live data.
 
 use netcfg_model::{body::DataStreamBody, default_streams};
-use netcfg_store::StreamDeletion;
+use netcfg_service::StreamDeletion;
 
-use super::{change, count, net};
+use super::count;
 use crate::{
     context::Ctx,
     path::{IdPath, NetPath, NoPath},
@@ -13,18 +13,21 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DataStreamBody = context.body()?;
-    let stream = change(&context, &path.net_name, move |net| net.create_stream(body)).await?;
+    let write = context.write().await?;
+    let stream = context
+        .service()
+        .create_stream(&path.net_name, body, write)
+        .await?;
     Reply::created(format!("Data stream {} created", stream.name)).with(&stream)
 }
 
 pub(crate) async fn get(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
-    let id = path.id;
-    let stream = net(&context, &path.net_name, move |net| net.stream(id)).await?;
+    let stream = context.service().stream(&path.net_name, path.id).await?;
     Reply::ok(format!("Data stream {}", stream.name)).with(&stream)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    let streams = net(&context, &path.net_name, |net| net.streams()).await?;
+    let streams = context.service().streams(&path.net_name).await?;
     Reply::ok(count(streams.len(), "data stream")).with(&streams)
 }
 
@@ -36,10 +39,11 @@ pub(crate) async fn defaults(_context: Ctx, _: NoPath) -> Result<Reply, ApiError
 pub(crate) async fn update(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
     let id = path.id;
     let body: DataStreamBody = context.body()?;
-    let stream = change(&context, &path.net_name, move |net| {
-        net.replace_stream(id, body)
-    })
-    .await?;
+    let write = context.write().await?;
+    let stream = context
+        .service()
+        .replace_stream(&path.net_name, id, body, write)
+        .await?;
     Reply::ok(format!("Data stream {} updated", stream.name)).with(&stream)
 }
 
@@ -47,14 +51,13 @@ pub(crate) async fn delete(context: Ctx, path: IdPath) -> Result<Reply, ApiError
     let IdPath { net_name, id } = path;
     // 5.0 deletes a default stream outright; 5.1 resets it (the seed's
     // Versioning, item 4). Config, Anchor and User stay in both.
+    let write = context.write().await?;
+    let service = context.service();
     if context.version() == ApiVersion::V5_0 {
-        change(&context, &net_name, move |net| {
-            net.delete_stream_outright(id)
-        })
-        .await?;
+        service.delete_stream_outright(&net_name, id, write).await?;
         return Ok(Reply::ok("Item Deleted"));
     }
-    let message = match change(&context, &net_name, move |net| net.delete_stream(id)).await? {
+    let message = match service.delete_stream(&net_name, id, write).await? {
         StreamDeletion::Deleted => format!("Data stream {id} deleted"),
         StreamDeletion::Reset(stream) => format!(
             "Data stream {} is a default stream: reset to its default values",

@@ -15,7 +15,7 @@ use schemars::{Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
 use serde_json::{Value, json};
 
 use crate::{
-    dispatch::{CLASSIFICATION_HEADER, MESSAGE_HEADER},
+    envelope::{CLASSIFICATION_HEADER, MESSAGE_HEADER},
     error_code::ErrorCode,
     reply::FieldProblem,
     table::{Body, Conditional, Declared, ParameterLocation, Payload, Route, Table},

@@ -11,7 +11,8 @@ use actix_web::{
 };
 use netcfg_api::{
     ApiError, ApiVersion, AppState, Change, Ctx, Declared, ErrorCode, HandlerFuture, Operation,
-    Payload, Reply, Route, Services, Table, apply_changes, common_routes, create_app,
+    Payload, Reply, Route, Services, Table, Tables, apply_changes, common_routes,
+    create_app_with_tables,
     path::{NoPath, PathParameter, PathParams},
 };
 use netcfg_model::{Level, body::NetworkBody};
@@ -148,7 +149,10 @@ fn base_routes() -> Vec<Route> {
     routes
 }
 
-fn state(default_version: ApiVersion, directory: &std::path::Path) -> web::Data<AppState> {
+fn app_parts(
+    default_version: ApiVersion,
+    directory: &std::path::Path,
+) -> (web::Data<AppState>, web::Data<Tables>) {
     let v5_1 = Table::new(ApiVersion::V5_1, base_routes());
     let v5_0 = Table::new(
         ApiVersion::V5_0,
@@ -183,11 +187,10 @@ fn state(default_version: ApiVersion, directory: &std::path::Path) -> web::Data<
             ],
         ),
     );
-    web::Data::new(AppState::with_tables(
-        default_version,
-        services(directory),
-        vec![v5_1, v5_0],
-    ))
+    (
+        web::Data::new(AppState::new(default_version, services(directory))),
+        web::Data::new(Tables::new(vec![v5_1, v5_0], false)),
+    )
 }
 
 /// Real store on a temporary directory; an engine that must not be called
@@ -222,7 +225,8 @@ impl Answer {
 
 async fn call(default_version: ApiVersion, request: test::TestRequest) -> Answer {
     let directory = tempfile::tempdir().expect("a temporary directory");
-    let app = test::init_service(create_app(state(default_version, directory.path()))).await;
+    let (state, tables) = app_parts(default_version, directory.path());
+    let app = test::init_service(create_app_with_tables(state, tables)).await;
     let response = test::call_service(&app, request.to_request()).await;
     let status = response.status();
     let headers = response.headers().clone();

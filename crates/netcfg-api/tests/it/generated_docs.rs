@@ -28,7 +28,7 @@ fn generated_documents() -> Vec<(String, String)> {
     ApiVersion::ALL
         .into_iter()
         .map(|version| {
-            let text = serde_json::to_string_pretty(&fixture.state.document(version))
+            let text = serde_json::to_string_pretty(&fixture.tables.document(version))
                 .expect("a document is JSON");
             (document_file(version), format!("{text}\n"))
         })

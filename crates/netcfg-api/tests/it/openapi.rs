@@ -12,7 +12,7 @@ use std::{
 };
 
 use actix_web::{http::StatusCode, test as actix_test};
-use netcfg_api::{ApiVersion, AppState, create_app};
+use netcfg_api::{ApiVersion, Tables, create_app};
 use serde_json::Value;
 
 /// `METHOD path` for every operation of a document.
@@ -32,8 +32,8 @@ fn documented(document: &Value) -> BTreeSet<String> {
 }
 
 /// `METHOD path` for every row of a table, aliases included.
-fn routed(state: &AppState, version: ApiVersion) -> BTreeSet<String> {
-    state
+fn routed(tables: &Tables, version: ApiVersion) -> BTreeSet<String> {
+    tables
         .table(version)
         .routes
         .iter()
@@ -76,7 +76,7 @@ async fn each_table_documents_exactly_the_operations_it_serves() {
         let documented = documented(&document);
         assert_eq!(
             documented,
-            routed(&fixture.state, version),
+            routed(&fixture.tables, version),
             "{version}: documented vs routed"
         );
 
@@ -209,8 +209,8 @@ fn every_body_schema_accepts_every_body_the_model_accepts() {
     let fixture = app_state::fixture();
     let mut checked = 0;
     for version in ApiVersion::ALL {
-        let document = serde_json::to_value(fixture.state.document(version)).expect("JSON");
-        for route in &fixture.state.table(version).routes {
+        let document = serde_json::to_value(fixture.tables.document(version)).expect("JSON");
+        for route in &fixture.tables.table(version).routes {
             let Some(netcfg_api::Body::Json(_)) = route.body else {
                 continue;
             };
@@ -252,7 +252,7 @@ fn every_body_schema_accepts_every_body_the_model_accepts() {
 #[test]
 fn resource_schemas_accept_the_valid_resource_fixtures() {
     let fixture = app_state::fixture();
-    let document = serde_json::to_value(fixture.state.document(ApiVersion::V5_1)).expect("JSON");
+    let document = serde_json::to_value(fixture.tables.document(ApiVersion::V5_1)).expect("JSON");
     for (component, folder) in [("Role", "role"), ("RfSetting", "rf_setting")] {
         let mut schema = document["components"]["schemas"][component].clone();
         assert!(

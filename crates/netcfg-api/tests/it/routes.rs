@@ -19,7 +19,7 @@ use std::{
 };
 
 use actix_web::{test::TestRequest, web};
-use netcfg_api::{ApiVersion, AppState, Operation, Services};
+use netcfg_api::{ApiVersion, AppState, Operation, Services, Tables};
 use serde_json::Value;
 
 /// Rows that decisions.md adds to the seed's tables: (version, operation
@@ -126,16 +126,6 @@ fn seed_rows() -> BTreeMap<String, BTreeMap<String, Vec<u16>>> {
         .collect()
 }
 
-fn mock_state() -> (tempfile::TempDir, AppState) {
-    let directory = tempfile::tempdir().expect("a temporary directory");
-    let services = Services {
-        store: Arc::new(netcfg_store::Store::open(directory.path()).expect("a store")),
-        engine: Arc::new(netcfg_engine::MockEngine::new()),
-        command_timeout: netcfg_api::DEFAULT_COMMAND_TIMEOUT,
-    };
-    (directory, AppState::new(ApiVersion::V5_1, services))
-}
-
 fn exempt(version: &str, operation_id: &str, status: u16) -> bool {
     UNPROVOKABLE.iter().any(|(v, op, s, _)| {
         (*v == "*" || *v == version) && (*op == "*" || *op == operation_id) && *s == status
@@ -144,12 +134,12 @@ fn exempt(version: &str, operation_id: &str, status: u16) -> bool {
 
 #[test]
 fn the_tables_hold_exactly_the_seeds_rows_and_declare_their_statuses() {
-    let (_directory, state) = mock_state();
+    let tables = Tables::standard(false);
     let seed = seed_rows();
     let mut problems = Vec::new();
     for version in ApiVersion::ALL {
         let rows = &seed[version.short()];
-        let table = state.table(version);
+        let table = tables.table(version);
         let served: BTreeSet<&str> = table
             .routes
             .iter()
@@ -203,7 +193,7 @@ fn every_row_of_both_tables_answers_as_the_seed_says() {
     let fixtures = support::fixture::load_all(&support::fixtures_dir());
     let walk = actix_web::rt::System::new().block_on(async {
         let app = actix_web::test::init_service(netcfg_api::create_app(state.clone())).await;
-        support::walk(&app, TestRequest::to_request, &state, &fixtures).await
+        support::walk(&app, TestRequest::to_request, &fixtures).await
     });
     // The engine's runtime ends here, outside any async context.
     drop(world);
@@ -214,7 +204,7 @@ fn every_row_of_both_tables_answers_as_the_seed_says() {
         walk.steps,
         walk.failures.join("\n\n")
     );
-    let missing = uncovered(&state, &walk);
+    let missing = uncovered(&walk);
     assert!(
         missing.is_empty(),
         "{} steps passed, but these are not exercised:\n{}",
@@ -230,7 +220,8 @@ fn status_code(status: u16) -> actix_web::http::StatusCode {
 
 /// What the walk did not reach: seed statuses (not exempt), the statuses
 /// of rows decisions.md adds, and paths.
-fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
+fn uncovered(walk: &support::Walk) -> Vec<String> {
+    let tables = Tables::standard(false);
     let mut missing = Vec::new();
     for (version, operation_id, statuses, _) in DECIDED {
         for status in *statuses {
@@ -259,7 +250,7 @@ fn uncovered(state: &web::Data<AppState>, walk: &support::Walk) -> Vec<String> {
                 }
             }
         }
-        for route in &state.table(parsed).routes {
+        for route in &tables.table(parsed).routes {
             for path in &route.paths {
                 if !walk.aliases.contains(&(version.clone(), *path)) {
                     missing.push(format!(

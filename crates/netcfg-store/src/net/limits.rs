@@ -1,9 +1,7 @@
 //! Position limits (bounding boxes): addressed by id (5.1) or by name (5.0).
 
-use std::fmt;
-
 use netcfg_model::{
-    ItemName, PositionLimit, Validate,
+    ItemName, PositionLimit, PositionLimitKey, Validate,
     body::{PositionLimitsPatchBody, PositionLimitsPostBody},
 };
 use rusqlite::{Connection, OptionalExtension, params};
@@ -13,24 +11,6 @@ use crate::{
     error::{ConflictKind, Missing, StoreError},
     sql::get,
 };
-
-/// How a request names a position limit.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum PositionLimitKey {
-    /// By id (5.1 paths).
-    Id(u32),
-    /// By name (5.0 paths).
-    Name(ItemName),
-}
-
-impl fmt::Display for PositionLimitKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Id(id) => write!(f, "position limit {id}"),
-            Self::Name(name) => write!(f, "position limit {name}"),
-        }
-    }
-}
 
 const COLUMNS: &str = "id, name, min_x, min_y, min_z, max_x, max_y, max_z";
 

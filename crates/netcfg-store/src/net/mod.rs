@@ -24,10 +24,9 @@ use netcfg_model::{
 use rusqlite::{Connection, OptionalExtension};
 
 pub use devices::DevicePatchOutcome;
-pub use limits::PositionLimitKey;
 pub use notifications::NewNotification;
 pub use pairs::PairOutcome;
-pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingScope, SettingWrite};
+pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingWrite};
 pub use streams::StreamDeletion;
 
 use crate::{database::Database, error::StoreError};

@@ -8,7 +8,7 @@
 //! they cannot disagree.
 
 use netcfg_model::{
-    NetworkMode, Problems, SYSTEM_CLASS, SYSTEM_CLASS_ID, SettingKey, SettingValue, SystemSetting,
+    NetworkMode, Problems, SettingKey, SettingScope, SettingValue, SystemSetting,
     body::SettingsBody, default_setting, default_settings,
 };
 use rusqlite::{Connection, OptionalExtension, params};
@@ -22,39 +22,6 @@ use crate::{
 /// The system setting that names the RF setting the network runs with (the
 /// RF setting "in use"); `default` when absent.
 pub const ACTIVE_RF_SETTING_KEY: &str = "rf_setting";
-
-/// The class and id a setting belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SettingScope {
-    /// The class (`system` for the configuration's own settings).
-    pub class: SettingKey,
-    /// The instance of the class (0 for `system`).
-    pub id: u32,
-}
-
-impl SettingScope {
-    /// The configuration's own settings: class `system`, id 0.
-    pub fn system() -> Self {
-        Self {
-            class: SYSTEM_CLASS
-                .parse()
-                .unwrap_or_else(|_| unreachable!("`system` is a valid setting key")),
-            id: SYSTEM_CLASS_ID,
-        }
-    }
-
-    fn is_system(&self) -> bool {
-        self.class == *SYSTEM_CLASS && self.id == SYSTEM_CLASS_ID
-    }
-
-    fn describe(&self, key: &str) -> String {
-        if self.is_system() {
-            format!("setting {key}")
-        } else {
-            format!("setting {key} of {} {}", self.class, self.id)
-        }
-    }
-}
 
 /// How [`Net::write_settings`] treats keys that exist or do not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,10 +1,11 @@
 //! The change history: journalling, paging, restore (a property test over
 //! random sequences of changes), download and upload, a damaged history.
 
+use netcfg_model::SettingScope;
 use netcfg_model::{
     ChangeRecord, DeviceKey, Instance, NetworkMode, SerialNumber, body::DeviceBody,
 };
-use netcfg_store::{ConflictKind, Missing, Net, SettingScope, SettingWrite, StoreError};
+use netcfg_store::{ConflictKind, Missing, Net, SettingWrite, StoreError};
 use proptest::prelude::*;
 
 use crate::support::{name, store_with_net, tag};
@@ -368,7 +369,7 @@ fn apply(net: &Net, step: &Step) {
             )
             .map(drop),
         Step::DeleteLimit(index) => {
-            net.delete_position_limit(netcfg_store::PositionLimitKey::Id(1 + u32::from(*index)))
+            net.delete_position_limit(netcfg_model::PositionLimitKey::Id(1 + u32::from(*index)))
         }
         Step::Instance(index) => net
             .set_instance(format!("/dev/ttyUSB{index}").parse().unwrap())

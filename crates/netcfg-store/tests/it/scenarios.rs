@@ -4,13 +4,10 @@
 //! an error kind) and, optionally, a JSON value the result must contain.
 
 use netcfg_model::{
-    DeviceKey, Level, NetworkMode, PairType, RoleId, SettingKey,
+    DeviceKey, Level, NetworkMode, PairType, PositionLimitKey, RoleId, SettingKey, SettingScope,
     body::{DevicePairsBody, InterfaceRef, SettingsBody},
 };
-use netcfg_store::{
-    Net, PairOutcome, PositionLimitKey, SettingDeletion, SettingScope, SettingWrite, StoreError,
-    StreamDeletion,
-};
+use netcfg_store::{Net, PairOutcome, SettingDeletion, SettingWrite, StoreError, StreamDeletion};
 use serde_json::{Value, json};
 
 use crate::support::{kind, store_with_net};

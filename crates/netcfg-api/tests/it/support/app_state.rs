@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use actix_web::web;
-use netcfg_api::{ApiVersion, AppState, Auth, DEFAULT_COMMAND_TIMEOUT, Services};
+use netcfg_api::{ApiVersion, AppState, Auth, DEFAULT_COMMAND_TIMEOUT, Services, Tables};
 use netcfg_engine::{EngineOptions, NetcfgEngine};
 use netcfg_store::Store;
 
@@ -13,6 +13,8 @@ pub(crate) struct Fixture {
     _directory: tempfile::TempDir,
     runtime: Option<tokio::runtime::Runtime>,
     pub(crate) state: web::Data<AppState>,
+    /// The tables `create_app` serves with this state.
+    pub(crate) tables: Tables,
 }
 
 impl Drop for Fixture {
@@ -41,11 +43,13 @@ pub(crate) fn fixture_with(auth: Auth) -> Fixture {
         )),
         command_timeout: DEFAULT_COMMAND_TIMEOUT,
     };
+    let tables = Tables::standard(auth.is_on());
     let state = web::Data::new(AppState::new(ApiVersion::V5_1, services).with_auth(auth));
     Fixture {
         _directory: directory,
         runtime: Some(runtime),
         state,
+        tables,
     }
 }
 

@@ -119,19 +119,18 @@ pub(crate) struct Walk {
 pub(crate) async fn walk<S, R, B>(
     app: &S,
     to_request: fn(test::TestRequest) -> R,
-    state: &AppState,
     fixtures: &[(String, fixture::Fixture)],
 ) -> Walk
 where
     S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>,
     B: MessageBody,
 {
-    let router = Router::new(state);
+    let router = Router::new();
     let mut walk = Walk::default();
     for (file, fixture) in fixtures {
         for (index, step) in fixture.steps.iter().enumerate() {
             walk.steps += 1;
-            if let Err(failure) = run_step(app, to_request, state, &router, &mut walk, step).await {
+            if let Err(failure) = run_step(app, to_request, &router, &mut walk, step).await {
                 walk.failures.push(format!(
                     "{file} step {index}{}\n  request: {} (Api-Version {}) body {}\n  {failure}",
                     step.note
@@ -155,7 +154,6 @@ where
 async fn run_step<S, R, B>(
     app: &S,
     to_request: fn(test::TestRequest) -> R,
-    state: &AppState,
     router: &Router,
     walk: &mut Walk,
     step: &Step,
@@ -175,7 +173,7 @@ where
     if step.expect.level.is_some() && version == ApiVersion::V5_0 {
         return Err("fixture: a 5.0 step gives no level (5.0 has none)".to_owned());
     }
-    let route = router.route(state, version, method, path);
+    let route = router.route(version, method, path);
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let answer = loop {
         let answer = send(app, to_request, walk, step, version, method, path).await?;

@@ -6,35 +6,34 @@
 
 use std::collections::BTreeSet;
 
-use netcfg_api::{ApiVersion, AppState, Route};
+use netcfg_api::{ApiVersion, Route, Tables};
 
 /// The path patterns of both tables, in the order the app tries them.
 #[derive(Debug)]
 pub(crate) struct Router {
     patterns: Vec<&'static str>,
+    tables: Tables,
 }
 
 impl Router {
-    pub(crate) fn new(state: &AppState) -> Self {
-        let unique: BTreeSet<&'static str> = state
+    /// The router of the API's own tables, as `create_app` serves them.
+    pub(crate) fn new() -> Self {
+        let tables = Tables::standard(false);
+        let unique: BTreeSet<&'static str> = tables
             .tables()
             .flat_map(|table| table.routes.iter().flat_map(|route| route.paths.clone()))
             .collect();
         let mut patterns: Vec<&'static str> = unique.into_iter().collect();
         patterns.sort_by_key(|pattern| specificity(pattern));
-        Self { patterns }
+        Self { patterns, tables }
     }
 
     /// The pattern a path reaches in `version`.
-    pub(crate) fn pattern(
-        &self,
-        state: &AppState,
-        version: ApiVersion,
-        path: &str,
-    ) -> Option<&'static str> {
+    pub(crate) fn pattern(&self, version: ApiVersion, path: &str) -> Option<&'static str> {
         let path = path.split('?').next().unwrap_or(path);
         self.patterns.iter().copied().find(|pattern| {
-            matches(pattern, path) && (self.twins(pattern) == 1 || uses(state, version, pattern))
+            matches(pattern, path)
+                && (self.twins(pattern) == 1 || uses(&self.tables, version, pattern))
         })
     }
 
@@ -46,15 +45,14 @@ impl Router {
     }
 
     /// The row a request reaches in `version`'s table.
-    pub(crate) fn route<'a>(
+    pub(crate) fn route(
         &self,
-        state: &'a AppState,
         version: ApiVersion,
         method: &str,
         path: &str,
-    ) -> Option<(&'a Route, &'static str)> {
-        let pattern = self.pattern(state, version, path)?;
-        state
+    ) -> Option<(&Route, &'static str)> {
+        let pattern = self.pattern(version, path)?;
+        self.tables
             .table(version)
             .routes
             .iter()
@@ -63,8 +61,8 @@ impl Router {
     }
 }
 
-fn uses(state: &AppState, version: ApiVersion, pattern: &str) -> bool {
-    state
+fn uses(tables: &Tables, version: ApiVersion, pattern: &str) -> bool {
+    tables
         .table(version)
         .routes
         .iter()

@@ -1,0 +1,29 @@
+//! What can go wrong in an operation: the store's and the engine's errors
+//! as they are (their kinds are types a front door maps without reading
+//! text), and the refusals the service makes itself.
+
+pub use netcfg_engine::EngineError;
+pub use netcfg_store::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
+
+/// An operation's failure.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The saved state refused or failed (not found, conflict, invalid with
+    /// every problem, a stale precondition, I/O).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The engine refused or failed (not running, a device that did not
+    /// answer, the link).
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+    /// The configuration runs, and the operation needs it stopped; the text
+    /// says what to do.
+    #[error("{0}")]
+    Running(String),
+    /// A question to the host failed.
+    #[error("host: {0}")]
+    Host(#[from] netcfg_host::HostError),
+    /// A blocking thread of the runtime failed (a panic in store code).
+    #[error("the store's worker failed: {0}")]
+    Worker(String),
+}

@@ -1,0 +1,347 @@
+//! The service layer of netcfg: every operation on a configuration as one
+//! typed async function, between a front door (the HTTP API, a program that
+//! embeds netcfg) and the saved-state files (`netcfg-store`) and the
+//! networks (`netcfg-engine`).
+//!
+//! A front door parses its input into the model's types, calls one function
+//! of [`Service`] and renders what it returns. What a step of a
+//! configuration's life involves (stopping a running network before it is
+//! deleted, dropping what is kept about a renamed one, journalling a copy in
+//! the new file, telling listeners) is written here, once.
+//!
+//! Invariants:
+//! - no HTTP, no JSON wire shapes, no API versions: a result is a model
+//!   value or a typed outcome, an error a [`ServiceError`];
+//! - nothing blocks an async caller: store work runs on the runtime's
+//!   blocking threads, changes are queued on the configuration's writer and
+//!   awaited, engine calls are the engine's own futures;
+//! - every change is journalled in the configuration's history under the
+//!   [`Write`] it was given, and honours its precondition on the writer
+//!   thread, inside the change's transaction.
+
+mod devices;
+mod error;
+mod history;
+mod logs;
+mod nets;
+mod notifications;
+mod resources;
+mod settings;
+
+pub use logs::LOG_FILE_LIMIT;
+pub use resources::MaxTagsSource;
+
+use std::{
+    sync::{Arc, RwLock},
+    time::Duration,
+};
+
+use netcfg_engine::{Engine, NetworkPlan};
+use netcfg_model::{ChangeRecord, ConfigName, Configuration, RunState};
+use netcfg_store::{Net, Store};
+
+pub use devices::CommandResult;
+pub use error::{BadUpload, ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
+pub use netcfg_store::{
+    HISTORY_KEPT, PairOutcome, SettingDeletion, SettingWrite, StoreCounters, StreamDeletion,
+    Upload, counters as store_counters,
+};
+pub use nets::{EngineCommandOutcome, StartMessage};
+pub use notifications::Resume;
+
+/// How long a device command waits for its reply, unless configured.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the service is built from: the saved-state files and the engine.
+#[derive(Clone)]
+pub struct Services {
+    /// The saved-state files.
+    pub store: Arc<Store>,
+    /// The engine that runs configurations.
+    pub engine: Arc<dyn Engine>,
+    /// How long a device command waits for its reply.
+    pub command_timeout: Duration,
+}
+
+impl std::fmt::Debug for Services {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Services")
+            .field("data_dir", &self.store.data_dir())
+            .field("command_timeout", &self.command_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A step of a configuration's life that listeners hear of (starts and
+/// stops are the engine's to tell).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lifecycle<'a> {
+    /// Created, uploaded or copied to.
+    Created,
+    /// Deleted.
+    Deleted,
+    /// Renamed to the name given.
+    Renamed(&'a ConfigName),
+}
+
+/// Hears what the service did, synchronously, before the operation
+/// returns: a front door keeps caches and live streams in step with it.
+pub trait Observer: Send + Sync + 'static {
+    /// `name` went through `step`.
+    fn lifecycle(&self, name: &ConfigName, step: Lifecycle<'_>);
+    /// Whatever is kept in memory about `name` is stale: it was deleted,
+    /// renamed or reconfigured.
+    fn forget(&self, name: &ConfigName);
+    /// Notifications of `name`'s network were stored with these identifiers.
+    fn notifications(&self, name: &ConfigName, stored: &[netcfg_model::Notification]);
+}
+
+/// What a change is recorded as in the history, and what it requires of
+/// the configuration: with `expected`, the change is refused
+/// ([`StoreError::Changed`]) when anything was committed to the
+/// configuration since that generation (optimistic concurrency).
+#[derive(Debug, Clone)]
+pub struct Write {
+    /// The history's record of the change.
+    pub record: ChangeRecord,
+    /// The configuration's generation the writer read, if it set a condition.
+    pub expected: Option<u64>,
+}
+
+impl Write {
+    /// A change recorded as `record`, with no precondition.
+    pub fn new(record: ChangeRecord) -> Self {
+        Self {
+            record,
+            expected: None,
+        }
+    }
+
+    /// This change, recorded with another summary.
+    pub fn summarised(mut self, summary: impl Into<String>) -> Self {
+        self.record.summary = summary.into();
+        self
+    }
+}
+
+/// The operations on configurations. Cheap to clone; every clone is the
+/// same service.
+#[derive(Clone)]
+pub struct Service {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    services: Services,
+    observers: RwLock<Vec<Arc<dyn Observer>>>,
+}
+
+impl std::fmt::Debug for Service {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Service")
+            .field("services", &self.inner.services)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Service {
+    /// The service over `services`.
+    pub fn new(services: Services) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                services,
+                observers: RwLock::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Adds a listener of what the service does.
+    pub fn observe(&self, observer: Arc<dyn Observer>) {
+        self.inner
+            .observers
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(observer);
+    }
+
+    /// The engine: its feeds (notifications, live data) are read by the
+    /// front doors that relay them.
+    pub fn engine(&self) -> &Arc<dyn Engine> {
+        &self.inner.services.engine
+    }
+
+    /// How long a device command waits for its reply.
+    pub fn command_timeout(&self) -> Duration {
+        self.inner.services.command_timeout
+    }
+
+    /// The data directory.
+    pub fn data_dir(&self) -> &std::path::Path {
+        self.store().data_dir()
+    }
+
+    fn store(&self) -> &Arc<Store> {
+        &self.inner.services.store
+    }
+
+    fn observers(&self) -> Vec<Arc<dyn Observer>> {
+        self.inner
+            .observers
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    fn tell(&self, name: &ConfigName, step: Lifecycle<'_>) {
+        for observer in self.observers() {
+            observer.lifecycle(name, step);
+        }
+    }
+
+    /// Drops what the server keeps in memory about `name`: the engine's
+    /// data and every observer's.
+    fn forget(&self, name: &ConfigName) {
+        for observer in self.observers() {
+            observer.forget(name);
+        }
+        self.engine().forget(name);
+    }
+
+    /// Runs `work` on the store, on a blocking thread (SQLite waits for the
+    /// disk).
+    async fn blocking<T, F>(&self, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Store) -> Result<T, StoreError> + Send + 'static,
+    {
+        let store = self.store().clone();
+        tokio::task::spawn_blocking(move || work(&store))
+            .await
+            .map_err(|error| ServiceError::Worker(error.to_string()))?
+            .map_err(ServiceError::from)
+    }
+
+    /// Runs the read `work` on the configuration `name`.
+    async fn read<T, F>(&self, name: &ConfigName, work: F) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+    {
+        let name = name.clone();
+        self.blocking(move |store| work(&store.net(&name)?)).await
+    }
+
+    /// The configuration `name`, awake: with no blocking thread when it is
+    /// awake already (the common case; waking it opens files).
+    async fn awake(&self, name: &ConfigName) -> Result<Net, ServiceError> {
+        if let Some(net) = self.store().net_if_awake(name) {
+            return Ok(net);
+        }
+        let name = name.clone();
+        self.blocking(move |store| {
+            let net = store.net(&name)?;
+            net.wake()?;
+            Ok(net)
+        })
+        .await
+    }
+
+    /// Runs `change` on the writer of configuration `name` and awaits its
+    /// commit, journalled as `write` says and refused if `write`'s
+    /// precondition no longer holds. Changes of concurrent callers share
+    /// commits.
+    async fn change<T, F>(
+        &self,
+        name: &ConfigName,
+        write: Write,
+        change: F,
+    ) -> Result<T, ServiceError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Net) -> Result<T, StoreError> + Send + 'static,
+    {
+        let net = self.awake(name).await?;
+        let Write { record, expected } = write;
+        net.change_as(record, move |net| {
+            if let Some(generation) = expected {
+                net.require_unchanged(generation)?;
+            }
+            change(net)
+        })
+        .await
+        .map_err(ServiceError::from)
+    }
+
+    /// The configuration's generation: it changes after every commit, and no
+    /// two openings share one. A cache keyed on it is never older than the
+    /// last acknowledged change.
+    pub async fn generation(&self, name: &ConfigName) -> Result<u64, ServiceError> {
+        Ok(self.awake(name).await?.generation())
+    }
+
+    /// The configuration's generation when it is awake, with no I/O: `None`
+    /// when reading it would open files.
+    pub fn generation_if_awake(&self, name: &ConfigName) -> Option<u64> {
+        self.store().net_if_awake(name).map(|net| net.generation())
+    }
+
+    /// A [`ServiceError`] of kind not found unless the configuration exists
+    /// (for what the engine keeps about it, which outlives no
+    /// configuration).
+    pub async fn require_net(&self, name: &ConfigName) -> Result<(), ServiceError> {
+        let name = name.clone();
+        self.blocking(move |store| store.get(&name).map(drop)).await
+    }
+
+    /// True when the configuration's network runs.
+    pub fn is_running(&self, name: &ConfigName) -> bool {
+        self.engine().status(name).state == RunState::Running
+    }
+
+    /// A conflict unless the configuration is stopped: for changes a running
+    /// network cannot take.
+    fn require_stopped(&self, name: &ConfigName, change: &str) -> Result<(), ServiceError> {
+        if self.is_running(name) {
+            return Err(ServiceError::Running(format!(
+                "configuration {name} is running; stop it before changing its {change}"
+            )));
+        }
+        Ok(())
+    }
+
+    /// A configuration with its run state filled in from the engine.
+    fn with_state(&self, mut configuration: Configuration) -> Configuration {
+        configuration.state = self.engine().status(&configuration.name).state;
+        configuration
+    }
+
+    /// Everything the engine needs to run a configuration, read from its
+    /// file.
+    async fn plan(&self, name: &ConfigName) -> Result<NetworkPlan, ServiceError> {
+        let name = name.clone();
+        self.blocking(move |store| {
+            let net = store.net(&name)?;
+            let configuration = net.configuration()?;
+            Ok(NetworkPlan {
+                configuration: name.clone(),
+                instance: configuration.instance,
+                network_mode: net.network_mode()?,
+                rf: net.active_rf_setting()?,
+                roles: net.roles()?,
+                devices: net.devices()?,
+                streams: net.streams()?,
+                settings: net.settings(None)?,
+                log_directory: store.log_dir(&name)?,
+            })
+        })
+        .await
+    }
+
+    /// Runs a query of the host on a blocking thread: it asks the kernel or
+    /// starts a process, which an async caller must not wait for.
+    async fn on_host<T: Send + 'static>(query: fn() -> T) -> Result<T, ServiceError> {
+        tokio::task::spawn_blocking(query)
+            .await
+            .map_err(|error| ServiceError::Worker(error.to_string()))
+    }
+}

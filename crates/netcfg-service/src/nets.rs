@@ -1,0 +1,231 @@
+//! A configuration's life: create, upload, read, rename, download, copy,
+//! delete, start, stop, and the engine's commands (reload, restart,
+//! resync).
+
+use std::path::PathBuf;
+
+use netcfg_engine::{EngineCommand as EngineRequest, StartOutcome, StopOutcome};
+use netcfg_model::{
+    ConfigName, Configuration, Instance, RunState,
+    body::{EngineCommand, NetworkBody},
+};
+use netcfg_store::Upload;
+use tokio::sync::mpsc::Receiver;
+
+use crate::{Lifecycle, Service, ServiceError, Write};
+
+/// What a start did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartMessage {
+    /// The network started, logging to this file.
+    Started {
+        /// The start's log file.
+        log_file: PathBuf,
+    },
+    /// It was running already.
+    AlreadyRunning,
+}
+
+/// What an engine command did: the network's state after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineCommandOutcome {
+    /// The network's run state.
+    pub state: RunState,
+}
+
+impl Service {
+    /// Creates an empty configuration (with the built-in roles, streams and
+    /// settings) and journals its creation in its history.
+    pub async fn create_net(
+        &self,
+        body: NetworkBody,
+        write: Write,
+    ) -> Result<Configuration, ServiceError> {
+        let name = body.name.clone();
+        let configuration = self
+            .blocking(move |store| store.create(&body.name, body.instance))
+            .await?;
+        self.journal(&name, write).await?;
+        self.tell(&name, Lifecycle::Created);
+        Ok(self.with_state(configuration))
+    }
+
+    /// Writes a file that arrives in `chunks` into a new upload in the
+    /// data directory's `.tmp/`, on a blocking thread, until the sender is
+    /// dropped: so an upload costs a few chunks of memory whatever its size.
+    /// The upload then goes to [`Service::finish_upload`]. The writer
+    /// starts at once, before the returned future is awaited, so the caller
+    /// can feed it first.
+    pub fn receive_upload<C>(
+        &self,
+        mut chunks: Receiver<C>,
+    ) -> impl Future<Output = Result<Upload, ServiceError>> + use<C>
+    where
+        C: AsRef<[u8]> + Send + 'static,
+    {
+        let store = self.store().clone();
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut upload = store.begin_upload()?;
+            while let Some(chunk) = chunks.blocking_recv() {
+                upload.write(chunk.as_ref())?;
+            }
+            Ok::<_, netcfg_store::StoreError>(upload)
+        });
+        async move {
+            writer
+                .await
+                .map_err(|error| ServiceError::Worker(error.to_string()))?
+                .map_err(ServiceError::from)
+        }
+    }
+
+    /// Checks an uploaded file and publishes it as configuration `name`
+    /// (refused, leaving nothing behind, unless it is a sound saved-state
+    /// file), journalled in its history.
+    pub async fn finish_upload(
+        &self,
+        name: &ConfigName,
+        upload: Upload,
+        write: Write,
+    ) -> Result<Configuration, ServiceError> {
+        let uploaded = name.clone();
+        let configuration = self
+            .blocking(move |store| store.finish_upload(&uploaded, upload))
+            .await?;
+        self.journal(name, write).await?;
+        self.tell(name, Lifecycle::Created);
+        Ok(self.with_state(configuration))
+    }
+
+    /// Every configuration, with its run state.
+    pub async fn nets(&self) -> Result<Vec<Configuration>, ServiceError> {
+        let configurations = self.blocking(|store| store.list()).await?;
+        Ok(configurations
+            .into_iter()
+            .map(|configuration| self.with_state(configuration))
+            .collect())
+    }
+
+    /// One configuration, with its run state.
+    pub async fn net(&self, name: &ConfigName) -> Result<Configuration, ServiceError> {
+        let name = name.clone();
+        let configuration = self.blocking(move |store| store.get(&name)).await?;
+        Ok(self.with_state(configuration))
+    }
+
+    /// Renames the configuration to `new_name` (refused while it runs) and
+    /// sets its instance, as one recorded change under its new name.
+    pub async fn update_net(
+        &self,
+        name: &ConfigName,
+        new_name: ConfigName,
+        instance: Instance,
+        write: Write,
+    ) -> Result<Configuration, ServiceError> {
+        if new_name != *name && self.is_running(name) {
+            return Err(ServiceError::Running(format!(
+                "configuration {name} is running; stop it before renaming it"
+            )));
+        }
+        let renamed = name.clone();
+        let configuration = self
+            .blocking(move |store| store.update(&renamed, Some(&new_name), None))
+            .await?;
+        // The instance is set as one recorded change of the configuration
+        // under its (new) name; a rename alone changes no item.
+        let write = if configuration.name == *name {
+            write
+        } else {
+            let summary = format!("{}: renamed from {name}", write.record.summary);
+            write.summarised(summary)
+        };
+        let configuration = self
+            .change(&configuration.name, write, move |net| {
+                net.set_instance(instance)
+            })
+            .await?;
+        self.forget(name);
+        if configuration.name != *name {
+            self.tell(name, Lifecycle::Renamed(&configuration.name));
+        }
+        Ok(self.with_state(configuration))
+    }
+
+    /// The saved-state file: a consistent snapshot while writes go on.
+    pub async fn download(&self, name: &ConfigName) -> Result<Vec<u8>, ServiceError> {
+        let name = name.clone();
+        self.blocking(move |store| store.download(&name)).await
+    }
+
+    /// Deletes the configuration, stopping its network first if it runs.
+    pub async fn delete_net(&self, name: &ConfigName) -> Result<(), ServiceError> {
+        if self.is_running(name) {
+            self.engine().stop(name).await?;
+        }
+        let deleted = name.clone();
+        self.blocking(move |store| store.delete(&deleted)).await?;
+        self.forget(name);
+        self.tell(name, Lifecycle::Deleted);
+        Ok(())
+    }
+
+    /// Copies the configuration to `to`, journalled in the copy's history
+    /// as `write`: the original's run state.
+    pub async fn copy_net(
+        &self,
+        from: &ConfigName,
+        to: &ConfigName,
+        write: Write,
+    ) -> Result<RunState, ServiceError> {
+        let (source, target) = (from.clone(), to.clone());
+        self.blocking(move |store| store.copy(&source, &target))
+            .await?;
+        self.journal(to, write).await?;
+        self.tell(to, Lifecycle::Created);
+        Ok(self.engine().status(from).state)
+    }
+
+    /// Starts the configuration's network from what its file holds now.
+    pub async fn start(&self, name: &ConfigName) -> Result<StartMessage, ServiceError> {
+        let plan = self.plan(name).await?;
+        Ok(match self.engine().start(plan).await? {
+            StartOutcome::Started { log_file } => StartMessage::Started { log_file },
+            StartOutcome::AlreadyRunning => StartMessage::AlreadyRunning,
+        })
+    }
+
+    /// Stops the configuration's network; `false` when it was not running.
+    /// A configuration that does not exist is not found, running or not.
+    pub async fn stop(&self, name: &ConfigName) -> Result<bool, ServiceError> {
+        self.require_net(name).await?;
+        Ok(match self.engine().stop(name).await? {
+            StopOutcome::Stopped => true,
+            StopOutcome::WasNotRunning => false,
+        })
+    }
+
+    /// Reloads, restarts or resynchronises a running network (5.0's engine
+    /// command).
+    pub async fn engine_command(
+        &self,
+        name: &ConfigName,
+        command: EngineCommand,
+    ) -> Result<EngineCommandOutcome, ServiceError> {
+        let plan = self.plan(name).await?;
+        let request = match command {
+            EngineCommand::Reload => EngineRequest::Reload(Box::new(plan)),
+            EngineCommand::Restart => EngineRequest::Restart(Box::new(plan)),
+            EngineCommand::Resync => EngineRequest::Resync(name.clone()),
+        };
+        let status = self.engine().engine_command(request).await?;
+        Ok(EngineCommandOutcome {
+            state: status.state,
+        })
+    }
+
+    /// Records a step of a configuration's life that changed no item (it
+    /// was created, uploaded, copied) in its history.
+    async fn journal(&self, name: &ConfigName, write: Write) -> Result<(), ServiceError> {
+        self.change(name, write, |_| Ok(())).await
+    }
+}
