@@ -46,6 +46,7 @@ pub mod openapi;
 mod operation;
 pub mod operations;
 pub mod path;
+pub mod payload;
 mod render;
 mod render_cache;
 mod reply;
@@ -72,6 +73,7 @@ pub use gate::{VersionGate, VersionGateService};
 pub use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, Services};
 pub use openapi::document;
 pub use operation::Operation;
+pub use payload::{PayloadKey, keys};
 pub use reply::{ApiError, FieldProblem, Reply};
 pub use state::AppState;
 pub use table::{

@@ -87,10 +87,14 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
             .content_type("text/html; charset=utf-8")
             .body(page),
         Content::Message => envelope(reply.status, &reply.message, level, version, None, &[]),
-        Content::Payload { json, type_name } => {
+        Content::Payload {
+            json,
+            key_type,
+            key: sent_key,
+        } => {
             let Some(Payload::Json {
                 key,
-                type_name: declared_type,
+                key_type: declared_type,
                 ..
             }) = declared.map(|declared| declared.payload)
             else {
@@ -100,12 +104,10 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
                 );
                 return broken_row(route, what, version);
             };
-            if let Some(type_name) = type_name
-                && type_name != declared_type
-            {
+            if key_type != declared_type() {
                 return broken_row(
                     route,
-                    format!("sent a {type_name} where its row declares a {declared_type}"),
+                    format!("sent a payload of key {sent_key} where its row declares {key}"),
                     version,
                 );
             }

@@ -7,7 +7,7 @@
 use actix_web::http::StatusCode;
 use serde::Serialize;
 
-use crate::error_code::ErrorCode;
+use crate::{error_code::ErrorCode, payload::PayloadKey};
 
 /// A successful answer.
 #[derive(Debug)]
@@ -37,9 +37,11 @@ pub(crate) enum Content {
     /// so a large list is rendered once, straight from its types.
     Payload {
         json: actix_web::web::Bytes,
-        /// The Rust type it was rendered from; `None` for bytes kept
-        /// rendered (checked against the row's type in debug builds).
-        type_name: Option<&'static str>,
+        /// The key's type: the renderer sends the payload only where the
+        /// row declares that key for the status.
+        key_type: std::any::TypeId,
+        /// The key, for the log when a reply breaks its row.
+        key: &'static str,
     },
     /// A file, sent as it is (download, log file).
     File {
@@ -100,20 +102,13 @@ impl Reply {
         Self::new(StatusCode::CREATED, message)
     }
 
-    /// Adds the payload `value`; the route's row names its key (the key
-    /// the API's table of payload keys gives for this endpoint).
-    pub fn with<T: Serialize>(mut self, value: &T) -> Result<Self, ApiError> {
+    /// Adds `value` under the key `K` (the key the API's table of payload
+    /// keys gives for this endpoint), whose value's type it must be.
+    pub fn with<K: PayloadKey>(self, value: &K::Value) -> Result<Self, ApiError> {
         let json = serde_json::to_vec(value).map_err(|error| {
-            ApiError::internal(format!(
-                "could not render a {}: {error}",
-                std::any::type_name::<T>()
-            ))
+            ApiError::internal(format!("could not render the {}: {error}", K::KEY))
         })?;
-        self.content = Content::Payload {
-            json: json.into(),
-            type_name: Some(std::any::type_name::<T>()),
-        };
-        Ok(self)
+        Ok(self.with_json::<K>(json.into()))
     }
 
     /// Sends, and keeps in `sent`, the tagged 200 of this reply: a reply
@@ -123,11 +118,13 @@ impl Reply {
         self
     }
 
-    /// Adds a payload already serialised as JSON (shared, not copied).
-    pub(crate) fn with_json(mut self, json: actix_web::web::Bytes) -> Self {
+    /// Adds a value of key `K` already serialised as JSON (shared, not
+    /// copied).
+    pub(crate) fn with_json<K: PayloadKey>(mut self, json: actix_web::web::Bytes) -> Self {
         self.content = Content::Payload {
             json,
-            type_name: None,
+            key_type: crate::payload::key_id::<K>(),
+            key: K::KEY,
         };
         self
     }

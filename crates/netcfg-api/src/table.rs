@@ -13,6 +13,7 @@ use crate::{
     etag::{IF_MATCH, IF_NONE_MATCH},
     operation::Operation,
     path::{PathParameter, PathParams},
+    payload::{PayloadKey, key_id},
     reply::{ApiError, Reply},
     version::ApiVersion,
 };
@@ -67,16 +68,15 @@ pub fn schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
 pub enum Payload {
     /// The message alone.
     Message,
-    /// A payload under `key`, of the type whose schema `schema` writes.
+    /// A payload under a key of the envelope ([`Payload::of`]).
     Json {
-        /// The payload's key in the envelope: declared here, once; the reply
-        /// gives only the value.
+        /// The payload's key in the envelope.
         key: &'static str,
-        /// Its schema.
+        /// The schema of its value.
         schema: SchemaFn,
-        /// The Rust type of the value (checked against the reply's in debug
-        /// builds).
-        type_name: &'static str,
+        /// The key's type: a reply is sent only under the key its row
+        /// declares.
+        key_type: fn() -> std::any::TypeId,
     },
     /// A file in its own format (no envelope).
     File {
@@ -111,12 +111,13 @@ pub enum Conditional {
 }
 
 impl Payload {
-    /// A JSON payload of type `T` under `key`.
-    pub fn json<T: JsonSchema>(key: &'static str) -> Self {
+    /// The payload of key `K`: its key and its value's schema, one
+    /// declaration ([`PayloadKey`]).
+    pub fn of<K: PayloadKey>() -> Self {
         Self::Json {
-            key,
-            schema: schema_of::<T>,
-            type_name: std::any::type_name::<T>(),
+            key: K::KEY,
+            schema: schema_of::<K::Value>,
+            key_type: key_id::<K>,
         }
     }
 }

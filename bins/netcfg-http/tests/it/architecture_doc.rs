@@ -77,7 +77,10 @@ fn cells(row: &str) -> Vec<String> {
             }
         }
     }
-    cells.iter().map(|cell| cell.replace("\\|", "|").trim().to_owned()).collect()
+    cells
+        .iter()
+        .map(|cell| cell.replace("\\|", "|").trim().to_owned())
+        .collect()
 }
 
 /// The rows of the `## Tunables` table, or what to fix in the document.
@@ -99,7 +102,8 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
         .collect();
     let mut problems = Vec::new();
     let header = table.first().map(|(_, line)| cells(line));
-    if header.as_deref() != Some(&["tunable".to_owned(), "value".to_owned(), "where".to_owned()][..])
+    if header.as_deref()
+        != Some(&["tunable".to_owned(), "value".to_owned(), "where".to_owned()][..])
     {
         return Err(vec![format!(
             "{DOCUMENT}, ## Tunables: the first table must start with the header `| tunable | value | where |` (found {header:?})"
@@ -168,10 +172,16 @@ fn constant(lines: &[&str], name: &str) -> Result<String, String> {
                         || line.contains(&format!(" {declaration}"))
                 })
     };
-    let found: Vec<usize> = (0..lines.len()).filter(|&at| declares(&lines[at])).collect();
+    let found: Vec<usize> = (0..lines.len())
+        .filter(|&at| declares(&lines[at]))
+        .collect();
     let at = match found.as_slice() {
         [at] => *at,
-        [] => return Err(format!("no `const {name}` or `static {name}` is declared there")),
+        [] => {
+            return Err(format!(
+                "no `const {name}` or `static {name}` is declared there"
+            ));
+        }
         _ => {
             return Err(format!(
                 "`{name}` is declared {} times there: make the name unique in that file",
@@ -188,7 +198,10 @@ fn constant(lines: &[&str], name: &str) -> Result<String, String> {
         }
     }
     let Some((_, value)) = declaration.split_once('=') else {
-        return Err(format!("`{name}` has no `= value` in `{}`", normalise(&declaration)));
+        return Err(format!(
+            "`{name}` has no `= value` in `{}`",
+            normalise(&declaration)
+        ));
     };
     let value = value.trim().trim_end_matches(';').trim();
     Ok(normalise(value))
@@ -219,13 +232,19 @@ fn default_field(lines: &[&str], kind: &str, field: &str) -> Result<String, Stri
     let at = match found.as_slice() {
         [at] => *at,
         [] => return Err(format!("`impl Default for {kind}` sets no field `{field}`")),
-        _ => return Err(format!("`impl Default for {kind}` sets `{field}` more than once")),
+        _ => {
+            return Err(format!(
+                "`impl Default for {kind}` sets `{field}` more than once"
+            ));
+        }
     };
     let mut value = String::new();
     for line in &block[at..] {
         value.push_str(line);
         value.push(' ');
-        if line.trim_end().ends_with(',') {
+        let open = value.matches(['(', '[']).count();
+        let closed = value.matches([')', ']']).count();
+        if line.trim_end().ends_with(',') && open == closed {
             break;
         }
     }
@@ -342,7 +361,11 @@ fn a_constant_is_read_whole_even_over_lines() {
         Ok("Duration::from_millis(1_000 / RATE as u64)")
     );
     assert!(initialiser(SOURCE, "COMMENTED").is_err());
-    assert!(initialiser(SOURCE, "TWICE").unwrap_err().contains("2 times"));
+    assert!(
+        initialiser(SOURCE, "TWICE")
+            .unwrap_err()
+            .contains("2 times")
+    );
     assert!(initialiser(SOURCE, "IMIT").is_err());
 }
 

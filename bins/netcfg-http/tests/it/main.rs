@@ -5,6 +5,7 @@
 
 mod support;
 
+mod architecture_doc;
 mod concurrency;
 mod disks;
 mod e2e;

@@ -5,12 +5,13 @@ use super::count;
 use crate::{
     context::Ctx,
     path::{DevicePath, NetPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let devices = context.service().cached_devices(&path.net_name).await?;
-    Reply::ok(count(devices.len(), "cached device")).with(&devices)
+    Reply::ok(count(devices.len(), "cached device")).with::<keys::CachedDevices>(&devices)
 }
 
 /// Forgetting is idempotent: 200 whether or not anything was cached

@@ -4,6 +4,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{DevicePath, NetPath},
+    payload::keys,
     reply::{ApiError, Reply},
     wire::{CommandFailure, DeviceCommandStatus},
 };
@@ -18,10 +19,12 @@ pub(crate) async fn one(context: Ctx, path: DevicePath) -> Result<Reply, ApiErro
     let reply = service
         .device_command(&path.net_name, serial, action)
         .await?;
-    Reply::ok(format!("Device {serial} did {action_name}")).with(&DeviceCommandStatus {
-        replies: vec![reply],
-        failures: Vec::new(),
-    })
+    Reply::ok(format!("Device {serial} did {action_name}")).with::<keys::CommandStatus>(
+        &DeviceCommandStatus {
+            replies: vec![reply],
+            failures: Vec::new(),
+        },
+    )
 }
 
 /// One command to several devices (decisions.md §4): 404 naming every
@@ -81,6 +84,7 @@ pub(crate) async fn many(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
     }
     let message = format!("{} of {asked} devices did {action_name}", replies.len());
     let partial = !failures.is_empty();
-    let reply = Reply::ok(message).with(&DeviceCommandStatus { replies, failures })?;
+    let reply = Reply::ok(message)
+        .with::<keys::CommandStatus>(&DeviceCommandStatus { replies, failures })?;
     Ok(if partial { reply.partial() } else { reply })
 }

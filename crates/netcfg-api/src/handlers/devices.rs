@@ -12,6 +12,7 @@ use crate::{
     error_code::ErrorCode,
     path::NoPath,
     path::{DevicePath, NetPath},
+    payload::keys,
     render_cache::Rendered,
     reply::{ApiError, Reply},
     version::ApiVersion,
@@ -25,7 +26,7 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .create_device(&path.net_name, body, write)
         .await?;
-    Reply::created(format!("Device {} created", device.serial_number)).with(&device)
+    Reply::created(format!("Device {} created", device.serial_number)).with::<keys::Device>(&device)
 }
 
 pub(crate) async fn get(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
@@ -33,7 +34,7 @@ pub(crate) async fn get(context: Ctx, path: DevicePath) -> Result<Reply, ApiErro
         .service()
         .device(&path.net_name, path.device_key)
         .await?;
-    Reply::ok(format!("Device {}", device.serial_number)).with(&device)
+    Reply::ok(format!("Device {}", device.serial_number)).with::<keys::Device>(&device)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -81,7 +82,7 @@ fn render_devices(devices: &[netcfg_model::Device]) -> Result<Rendered, ApiError
 /// The answer of a rendered list, kept with it once sent.
 fn sent_list(rendered: Rendered) -> Reply {
     Reply::ok(count(rendered.count, "device"))
-        .with_json(rendered.json)
+        .with_json::<keys::Devices>(rendered.json)
         .kept_as(rendered.sent)
 }
 
@@ -90,12 +91,14 @@ pub(crate) async fn unconfigured_of_net(context: Ctx, path: NetPath) -> Result<R
         .service()
         .unconfigured_devices(Some(&path.net_name))
         .await?;
-    Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
+    Reply::ok(count(devices.len(), "unconfigured device"))
+        .with::<keys::UnconfiguredDevices>(&devices)
 }
 
 pub(crate) async fn unconfigured(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let devices = context.service().unconfigured_devices(None).await?;
-    Reply::ok(count(devices.len(), "unconfigured device")).with(&devices)
+    Reply::ok(count(devices.len(), "unconfigured device"))
+        .with::<keys::UnconfiguredDevices>(&devices)
 }
 
 pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
@@ -105,7 +108,7 @@ pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiE
         .service()
         .replace_device(&path.net_name, path.device_key, body, write)
         .await?;
-    Reply::ok(format!("Device {} updated", device.serial_number)).with(&device)
+    Reply::ok(format!("Device {} updated", device.serial_number)).with::<keys::Device>(&device)
 }
 
 pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -123,7 +126,8 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
                 .map_err(ApiError::from);
             if version == ApiVersion::V5_1 {
                 let device = outcome?;
-                return Reply::ok(format!("Device {serial} updated")).with(&OneOrMany::One(device));
+                return Reply::ok(format!("Device {serial} updated"))
+                    .with::<keys::DeviceOrDevices>(&OneOrMany::One(device));
             }
             vec![(serial, outcome)]
         }
@@ -165,7 +169,7 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
                 .into_iter()
                 .filter_map(|(_, outcome)| outcome.ok())
                 .collect();
-            Reply::ok(message).with(&OneOrMany::Many(devices))
+            Reply::ok(message).with::<keys::DeviceOrDevices>(&OneOrMany::Many(devices))
         }
         ApiVersion::V5_0 => {
             let statuses: DeviceStatuses = outcomes
@@ -178,7 +182,7 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
                     (serial, text)
                 })
                 .collect();
-            Reply::ok(message).with(&statuses)
+            Reply::ok(message).with::<keys::DeviceStatuses>(&statuses)
         }
     }
 }

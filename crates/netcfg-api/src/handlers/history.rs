@@ -5,6 +5,7 @@ use netcfg_service::HISTORY_KEPT;
 use crate::{
     context::Ctx,
     path::{HistoryPath, NetPath},
+    payload::keys,
     reply::{ApiError, FieldProblem, Reply},
 };
 
@@ -89,7 +90,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
         ),
         _ => format!("{}, newest first", super::count(entries.len(), "change")),
     };
-    Reply::ok(message).with(&entries)
+    Reply::ok(message).with::<keys::History>(&entries)
 }
 
 pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, ApiError> {
@@ -99,5 +100,5 @@ pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, Ap
     Reply::ok(format!(
         "Configuration {net_name} restored to what it was right after change {id} (one new change; the newest {HISTORY_KEPT} changes are kept)"
     ))
-    .with(&configuration)
+    .with::<keys::Configuration>(&configuration)
 }

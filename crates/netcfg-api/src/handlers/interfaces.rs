@@ -6,6 +6,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{DevicePath, InterfacePath, InterfaceRolePath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
@@ -15,13 +16,13 @@ pub(crate) async fn get(context: Ctx, path: InterfacePath) -> Result<Reply, ApiE
         .service()
         .interface(&path.net_name, key, identifier)
         .await?;
-    Reply::ok(format!("Interface {key}-{identifier}")).with(&interface)
+    Reply::ok(format!("Interface {key}-{identifier}")).with::<keys::Interface>(&interface)
 }
 
 pub(crate) async fn list(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
     let interfaces = context.service().interfaces(&path.net_name, key).await?;
-    Reply::ok(format!("Interfaces of device {key}")).with(&interfaces)
+    Reply::ok(format!("Interfaces of device {key}")).with::<keys::Interfaces>(&interfaces)
 }
 
 pub(crate) async fn delete(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
@@ -40,7 +41,7 @@ pub(crate) async fn roles(context: Ctx, path: InterfacePath) -> Result<Reply, Ap
         .service()
         .interface_role(&path.net_name, key, identifier)
         .await?;
-    Reply::ok(format!("Role of interface {key}-{identifier}")).with(&vec![role])
+    Reply::ok(format!("Role of interface {key}-{identifier}")).with::<keys::Roles>(&vec![role])
 }
 
 pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {
@@ -58,7 +59,7 @@ pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply,
             ),
         ));
     }
-    Reply::ok(format!("Role of interface {key}-{identifier}")).with(&vec![role])
+    Reply::ok(format!("Role of interface {key}-{identifier}")).with::<keys::Roles>(&vec![role])
 }
 
 pub(crate) async fn delete_role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {

@@ -7,6 +7,7 @@ use super::count;
 use crate::{
     context::Ctx,
     path::{LimitPath, NetPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
@@ -17,7 +18,7 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .create_position_limit(&path.net_name, body, write)
         .await?;
-    Reply::ok(format!("Position limit {} created", limit.name)).with(&limit)
+    Reply::ok(format!("Position limit {} created", limit.name)).with::<keys::PositionLimit>(&limit)
 }
 
 pub(crate) async fn get<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
@@ -26,12 +27,12 @@ pub(crate) async fn get<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, Ap
         .service()
         .position_limit(path.net_name(), key)
         .await?;
-    Reply::ok(format!("Position limit {}", limit.name)).with(&limit)
+    Reply::ok(format!("Position limit {}", limit.name)).with::<keys::PositionLimit>(&limit)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let limits = context.service().position_limits(&path.net_name).await?;
-    Reply::ok(count(limits.len(), "position limit")).with(&limits)
+    Reply::ok(count(limits.len(), "position limit")).with::<keys::PositionLimits>(&limits)
 }
 
 pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
@@ -42,7 +43,7 @@ pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply,
         .service()
         .patch_position_limit(path.net_name(), key, body, write)
         .await?;
-    Reply::ok(format!("Position limit {} updated", limit.name)).with(&limit)
+    Reply::ok(format!("Position limit {} updated", limit.name)).with::<keys::PositionLimit>(&limit)
 }
 
 pub(crate) async fn delete<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {

@@ -3,17 +3,18 @@
 use crate::{
     context::Ctx,
     path::{LogFilePath, NetPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
 pub(crate) async fn messages(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let lines = context.service().log_messages(&path.net_name).await?;
-    Reply::ok(format!("{} log lines", lines.len())).with(&lines)
+    Reply::ok(format!("{} log lines", lines.len())).with::<keys::LogMessages>(&lines)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let files = context.service().log_files(&path.net_name).await?;
-    Reply::ok(format!("{} log files", files.len())).with(&files)
+    Reply::ok(format!("{} log files", files.len())).with::<keys::Logs>(&files)
 }
 
 pub(crate) async fn file(context: Ctx, path: LogFilePath) -> Result<Reply, ApiError> {

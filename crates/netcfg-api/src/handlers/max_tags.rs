@@ -4,6 +4,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{NetPath, NoPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 use netcfg_model::{
@@ -14,7 +15,7 @@ use netcfg_model::{
 use netcfg_service::MaxTagsSource;
 
 fn answer(result: &MaxTagsResult) -> Result<Reply, ApiError> {
-    Reply::ok(format!("At most {} tags", result.maximum_tags)).with(result)
+    Reply::ok(format!("At most {} tags", result.maximum_tags)).with::<keys::MaximumTags>(result)
 }
 
 /// Problems of the configuration's own data (not of the request) are a

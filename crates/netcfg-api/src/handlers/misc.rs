@@ -5,6 +5,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{DevicePath, NetPath, NoPath},
+    payload::keys,
     reply::{ApiError, Reply},
     wire::NetworkModeStatus,
 };
@@ -16,7 +17,7 @@ use netcfg_model::{
 
 pub(crate) async fn get_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let image = context.service().group_image(&path.net_name).await?;
-    Reply::ok("Group image").with(&image)
+    Reply::ok("Group image").with::<keys::GroupImages>(&image)
 }
 
 pub(crate) async fn update_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -26,7 +27,7 @@ pub(crate) async fn update_group_image(context: Ctx, path: NetPath) -> Result<Re
         .service()
         .patch_group_image(&path.net_name, body, write)
         .await?;
-    Reply::ok("Group image updated").with(&image)
+    Reply::ok("Group image updated").with::<keys::GroupImages>(&image)
 }
 
 pub(crate) async fn set_magnetometer_calibration(
@@ -50,7 +51,7 @@ pub(crate) async fn set_magnetometer_calibration(
     if sent {
         message.push_str(" and sent to the device");
     }
-    Reply::created(message).with(&calibration)
+    Reply::created(message).with::<keys::MagnetometerCalibration>(&calibration)
 }
 
 pub(crate) async fn network_modes(_context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
@@ -58,7 +59,7 @@ pub(crate) async fn network_modes(_context: Ctx, _: NoPath) -> Result<Reply, Api
         .into_iter()
         .map(NetworkMode::info)
         .collect();
-    Reply::ok(format!("{} network modes", modes.len())).with(&modes)
+    Reply::ok(format!("{} network modes", modes.len())).with::<keys::NetworkModes>(&modes)
 }
 
 pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -73,12 +74,13 @@ pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<R
         .set_network_mode(&name, mode, write)
         .await?;
     Reply::ok(format!("Network mode of {name} is {mode}"))
-        .with(&NetworkModeStatus { network_mode: mode })
+        .with::<keys::NetworkMode>(&NetworkModeStatus { network_mode: mode })
 }
 
 pub(crate) async fn network_info(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let interfaces = context.service().network_interfaces().await?;
-    Reply::ok(format!("{} network interfaces", interfaces.len())).with(&interfaces)
+    Reply::ok(format!("{} network interfaces", interfaces.len()))
+        .with::<keys::NetworkInterfaces>(&interfaces)
 }
 
 pub(crate) async fn packages(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
@@ -89,12 +91,13 @@ pub(crate) async fn packages(context: Ctx, _: NoPath) -> Result<Reply, ApiError>
         .map(|package| package.name.as_str())
         .collect();
     if missing.is_empty() {
-        Reply::ok(format!("{} packages installed", packages.len())).with(&packages)
+        Reply::ok(format!("{} packages installed", packages.len()))
+            .with::<keys::Packages>(&packages)
     } else {
         Reply::new(
             StatusCode::NOT_FOUND,
             format!("missing: {}", missing.join(", ")),
         )
-        .with(&packages)
+        .with::<keys::Packages>(&packages)
     }
 }

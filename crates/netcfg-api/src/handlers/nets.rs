@@ -12,6 +12,7 @@ use crate::{
     error_code::ErrorCode,
     multipart,
     path::{NetPath, NoPath},
+    payload::keys,
     reply::{ApiError, Reply},
     wire::{ConfigurationStatus, EngineCommandStatus},
 };
@@ -23,7 +24,7 @@ pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let configuration = context.service().create_net(body, write).await?;
     Reply::created(format!("Configuration {name} created"))
         .made(&name)
-        .with(&configuration)
+        .with::<keys::Configuration>(&configuration)
 }
 
 pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
@@ -72,17 +73,19 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
         .await?;
     Reply::created(format!("Configuration {name} uploaded"))
         .made(&name)
-        .with(&configuration)
+        .with::<keys::Configuration>(&configuration)
 }
 
 pub(crate) async fn list(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let configurations = context.service().nets().await?;
-    Reply::ok(super::count(configurations.len(), "configuration")).with(&configurations)
+    Reply::ok(super::count(configurations.len(), "configuration"))
+        .with::<keys::Configurations>(&configurations)
 }
 
 pub(crate) async fn get(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let configuration = context.service().net(&path.net_name).await?;
-    Reply::ok(format!("Configuration {}", configuration.name)).with(&configuration)
+    Reply::ok(format!("Configuration {}", configuration.name))
+        .with::<keys::Configuration>(&configuration)
 }
 
 pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -93,7 +96,8 @@ pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .update_net(&name, body.name, body.instance, write)
         .await?;
-    Reply::ok(format!("Configuration {} updated", configuration.name)).with(&configuration)
+    Reply::ok(format!("Configuration {} updated", configuration.name))
+        .with::<keys::Configuration>(&configuration)
 }
 
 pub(crate) async fn download(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -176,7 +180,7 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         state,
         copy,
     };
-    Reply::ok(message).with(&status)
+    Reply::ok(message).with::<keys::ConfigurationActionStatus>(&status)
 }
 
 pub(crate) async fn engine_command(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -188,9 +192,11 @@ pub(crate) async fn engine_command(context: Ctx, path: NetPath) -> Result<Reply,
         EngineCommand::Restart => "restarted",
         EngineCommand::Resync => "resynchronised",
     };
-    Reply::ok(format!("Configuration {name} {verb}")).with(&EngineCommandStatus {
-        name,
-        action,
-        state: status.state,
-    })
+    Reply::ok(format!("Configuration {name} {verb}")).with::<keys::EngineStatus>(
+        &EngineCommandStatus {
+            name,
+            action,
+            state: status.state,
+        },
+    )
 }

@@ -6,6 +6,7 @@ use netcfg_model::body::NotificationPatchBody;
 use crate::{
     context::Ctx,
     path::{NetPath, NotificationPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
@@ -15,14 +16,20 @@ pub(crate) async fn get(context: Ctx, path: NotificationPath) -> Result<Reply, A
         .service()
         .notification(&path.net_name, identifier)
         .await?;
-    Reply::ok(format!("Notification {identifier}")).with(&notification)
+    Reply::ok(format!("Notification {identifier}")).with::<keys::Notification>(&notification)
 }
 
-/// The list; 5.0 names it `notification` (the seed's Versioning, item 3),
-/// which its row declares.
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let notifications = context.service().notifications(&path.net_name).await?;
-    Reply::ok(super::count(notifications.len(), "notification")).with(&notifications)
+    Reply::ok(super::count(notifications.len(), "notification"))
+        .with::<keys::Notifications>(&notifications)
+}
+
+/// The list under 5.0's key, `notification` (the seed's Versioning, item 3).
+pub(crate) async fn list_5_0(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let notifications = context.service().notifications(&path.net_name).await?;
+    Reply::ok(super::count(notifications.len(), "notification"))
+        .with::<keys::NotificationList>(&notifications)
 }
 
 pub(crate) async fn unread(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -30,7 +37,7 @@ pub(crate) async fn unread(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .unread_notifications(&path.net_name)
         .await?;
-    Reply::ok(format!("{unread} unread")).with(&unread)
+    Reply::ok(format!("{unread} unread")).with::<keys::Count>(&unread)
 }
 
 pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply, ApiError> {
@@ -42,7 +49,8 @@ pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply
         .set_notification_read(&path.net_name, identifier, read, write)
         .await?;
     let state = if read { "read" } else { "unread" };
-    Reply::ok(format!("Notification {identifier} marked {state}")).with(&notification)
+    Reply::ok(format!("Notification {identifier} marked {state}"))
+        .with::<keys::Notification>(&notification)
 }
 
 pub(crate) async fn update_all(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
@@ -57,5 +65,5 @@ pub(crate) async fn update_all(context: Ctx, path: NetPath) -> Result<Reply, Api
         "{} marked {state}",
         super::count(notifications.len(), "notification")
     ))
-    .with(&notifications)
+    .with::<keys::Notifications>(&notifications)
 }

@@ -12,6 +12,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{DevicePairsPath, NetPath, PairedInterfacePath, PairedInterfacesPath},
+    payload::keys,
     reply::{ApiError, Reply},
     wire::PairedInterface,
 };
@@ -114,13 +115,13 @@ pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let pairs = context.service().pairs(&path.net_name).await?;
-    Reply::ok(format!("{} pairs", pairs.len())).with(&pairs)
+    Reply::ok(format!("{} pairs", pairs.len())).with::<keys::Pairs>(&pairs)
 }
 
 pub(crate) async fn of_device(context: Ctx, path: DevicePairsPath) -> Result<Reply, ApiError> {
     let serial = path.serial_number;
     let pairs = context.service().pairs_of(&path.net_name, serial).await?;
-    Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with(&pairs)
+    Reply::ok(format!("{} pairs of device {serial}", pairs.len())).with::<keys::Pairs>(&pairs)
 }
 
 pub(crate) async fn add_paired_interface(
@@ -141,7 +142,7 @@ pub(crate) async fn add_paired_interface(
     Reply::created(format!(
         "Interface {this} paired with {other} ({pair_type})"
     ))
-    .with(&PairedInterface {
+    .with::<keys::PairedInterface>(&PairedInterface {
         interface: this.to_string(),
         paired_with: other.to_string(),
         pair_type,

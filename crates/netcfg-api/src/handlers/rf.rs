@@ -7,6 +7,7 @@ use super::count;
 use crate::{
     context::Ctx,
     path::{NamePath, NetPath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
@@ -17,7 +18,7 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .create_rf_setting(&path.net_name, body, write)
         .await?;
-    Reply::ok(format!("RF setting {} created", setting.name)).with(&setting)
+    Reply::ok(format!("RF setting {} created", setting.name)).with::<keys::RfSetting>(&setting)
 }
 
 pub(crate) async fn get(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {
@@ -25,12 +26,12 @@ pub(crate) async fn get(context: Ctx, path: NamePath) -> Result<Reply, ApiError>
         .service()
         .rf_setting(&path.net_name, path.name)
         .await?;
-    Reply::ok(format!("RF setting {}", setting.name)).with(&setting)
+    Reply::ok(format!("RF setting {}", setting.name)).with::<keys::RfSetting>(&setting)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let settings = context.service().rf_settings(&path.net_name).await?;
-    Reply::ok(count(settings.len(), "RF setting")).with(&settings)
+    Reply::ok(count(settings.len(), "RF setting")).with::<keys::RfSettings>(&settings)
 }
 
 pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {
@@ -41,7 +42,7 @@ pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiErr
         .service()
         .patch_rf_setting(&path.net_name, name, body, write)
         .await?;
-    Reply::ok(format!("RF setting {} updated", setting.name)).with(&setting)
+    Reply::ok(format!("RF setting {} updated", setting.name)).with::<keys::RfSetting>(&setting)
 }
 
 pub(crate) async fn delete(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {

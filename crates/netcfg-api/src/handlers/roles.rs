@@ -7,6 +7,7 @@ use super::count;
 use crate::{
     context::Ctx,
     path::{NetPath, RolePath},
+    payload::keys,
     reply::{ApiError, Reply},
 };
 
@@ -17,17 +18,17 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .create_role(&path.net_name, body, write)
         .await?;
-    Reply::created(format!("Role {} ({}) created", role.id, role.name)).with(&role)
+    Reply::created(format!("Role {} ({}) created", role.id, role.name)).with::<keys::Role>(&role)
 }
 
 pub(crate) async fn get(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let role = context.service().role(&path.net_name, path.role()).await?;
-    Reply::ok(format!("Role {} ({})", role.id, role.name)).with(&role)
+    Reply::ok(format!("Role {} ({})", role.id, role.name)).with::<keys::Role>(&role)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let roles = context.service().roles(&path.net_name).await?;
-    Reply::ok(count(roles.len(), "role")).with(&roles)
+    Reply::ok(count(roles.len(), "role")).with::<keys::Roles>(&roles)
 }
 
 pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
@@ -38,7 +39,7 @@ pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiErr
         .service()
         .patch_role(&path.net_name, id, body, write)
         .await?;
-    Reply::ok(format!("Role {} ({}) updated", role.id, role.name)).with(&role)
+    Reply::ok(format!("Role {} ({}) updated", role.id, role.name)).with::<keys::Role>(&role)
 }
 
 pub(crate) async fn delete(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {

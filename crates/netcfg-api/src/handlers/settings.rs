@@ -9,6 +9,7 @@ use crate::{
     context::Ctx,
     error_code::ErrorCode,
     path::{DefaultSettingPath, NoPath, SettingKeyPath, SettingsScopePath},
+    payload::keys,
     reply::{ApiError, Reply},
     wire::OneOrMany,
 };
@@ -32,15 +33,15 @@ pub(crate) async fn create(context: Ctx, path: SettingsScopePath) -> Result<Repl
     let (mut settings, given) = write(context, path, SettingWrite::Create).await?;
     let message = format!("{} created", count(given, "setting"));
     if settings.len() == 1 {
-        Reply::ok(message).with(&OneOrMany::One(settings.remove(0)))
+        Reply::ok(message).with::<keys::SettingOrSettings>(&OneOrMany::One(settings.remove(0)))
     } else {
-        Reply::ok(message).with(&OneOrMany::Many(settings))
+        Reply::ok(message).with::<keys::SettingOrSettings>(&OneOrMany::Many(settings))
     }
 }
 
 pub(crate) async fn patch(context: Ctx, path: SettingsScopePath) -> Result<Reply, ApiError> {
     let (settings, given) = write(context, path, SettingWrite::Update).await?;
-    Reply::ok(format!("{} updated", count(given, "setting"))).with(&settings)
+    Reply::ok(format!("{} updated", count(given, "setting"))).with::<keys::Settings>(&settings)
 }
 
 pub(crate) async fn put(context: Ctx, path: SettingsScopePath) -> Result<Reply, ApiError> {
@@ -54,7 +55,7 @@ pub(crate) async fn put(context: Ctx, path: SettingsScopePath) -> Result<Reply, 
         "Settings replaced; {} now",
         count(settings.len(), "setting")
     ))
-    .with(&settings)
+    .with::<keys::Settings>(&settings)
 }
 
 pub(crate) async fn get(context: Ctx, path: SettingKeyPath) -> Result<Reply, ApiError> {
@@ -63,13 +64,13 @@ pub(crate) async fn get(context: Ctx, path: SettingKeyPath) -> Result<Reply, Api
         .service()
         .setting(path.net_name(), scope, key)
         .await?;
-    Reply::ok(format!("Setting {}", setting.setting_key)).with(&setting)
+    Reply::ok(format!("Setting {}", setting.setting_key)).with::<keys::Setting>(&setting)
 }
 
 pub(crate) async fn list(context: Ctx, path: SettingsScopePath) -> Result<Reply, ApiError> {
     let scope = path.named_scope();
     let settings = context.service().settings(path.net_name(), scope).await?;
-    Reply::ok(count(settings.len(), "setting")).with(&settings)
+    Reply::ok(count(settings.len(), "setting")).with::<keys::Settings>(&settings)
 }
 
 pub(crate) async fn delete(context: Ctx, path: SettingKeyPath) -> Result<Reply, ApiError> {
@@ -100,10 +101,10 @@ pub(crate) async fn get_default(
             format!("{key} is not a known setting"),
         )
     })?;
-    Reply::ok(format!("Known setting {key}")).with(&setting)
+    Reply::ok(format!("Known setting {key}")).with::<keys::DefaultSetting>(&setting)
 }
 
 pub(crate) async fn list_defaults(_context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let settings = default_settings();
-    Reply::ok(count(settings.len(), "known setting")).with(&settings)
+    Reply::ok(count(settings.len(), "known setting")).with::<keys::DefaultSettings>(&settings)
 }

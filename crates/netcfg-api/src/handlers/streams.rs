@@ -7,6 +7,7 @@ use super::count;
 use crate::{
     context::Ctx,
     path::{IdPath, NetPath, NoPath},
+    payload::keys,
     reply::{ApiError, Reply},
     version::ApiVersion,
 };
@@ -18,22 +19,22 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .create_stream(&path.net_name, body, write)
         .await?;
-    Reply::created(format!("Data stream {} created", stream.name)).with(&stream)
+    Reply::created(format!("Data stream {} created", stream.name)).with::<keys::Stream>(&stream)
 }
 
 pub(crate) async fn get(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
     let stream = context.service().stream(&path.net_name, path.id).await?;
-    Reply::ok(format!("Data stream {}", stream.name)).with(&stream)
+    Reply::ok(format!("Data stream {}", stream.name)).with::<keys::Stream>(&stream)
 }
 
 pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let streams = context.service().streams(&path.net_name).await?;
-    Reply::ok(count(streams.len(), "data stream")).with(&streams)
+    Reply::ok(count(streams.len(), "data stream")).with::<keys::Streams>(&streams)
 }
 
 pub(crate) async fn defaults(_context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let streams = default_streams();
-    Reply::ok(count(streams.len(), "default data stream")).with(&streams)
+    Reply::ok(count(streams.len(), "default data stream")).with::<keys::Streams>(&streams)
 }
 
 pub(crate) async fn update(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
@@ -44,7 +45,7 @@ pub(crate) async fn update(context: Ctx, path: IdPath) -> Result<Reply, ApiError
         .service()
         .replace_stream(&path.net_name, id, body, write)
         .await?;
-    Reply::ok(format!("Data stream {} updated", stream.name)).with(&stream)
+    Reply::ok(format!("Data stream {} updated", stream.name)).with::<keys::Stream>(&stream)
 }
 
 pub(crate) async fn delete(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {

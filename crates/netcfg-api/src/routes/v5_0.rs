@@ -3,14 +3,14 @@
 //! row that differs only in its statuses names the same handler.
 
 use actix_web::http::{Method, StatusCode};
-use netcfg_model::{Level::*, Notification, Role, body::*};
+use netcfg_model::{Level::*, body::*};
 
 use crate::{
     handlers::*,
     operation::Operation,
     path::NamePath,
+    payload::keys,
     table::{Change, Declared, Payload, Route},
-    wire::{DeviceStatuses, EngineCommandStatus, PairedInterface},
 };
 
 /// A status the 5.0 row answers instead of the one the handler gives.
@@ -96,11 +96,11 @@ pub(crate) fn changes() -> Vec<Change> {
             &["/nets/{net_name}/notification"],
             Operation::ListNotifications5_0,
             "Every notification of a configuration",
-            notifications::list,
+            notifications::list_5_0,
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Vec<Notification>>("notification"),
+            Payload::of::<keys::NotificationList>(),
             Debug,
         ),
     ));
@@ -129,7 +129,7 @@ pub(crate) fn changes() -> Vec<Change> {
         .json_body::<DevicesPatchBody>()
         .responds(
             StatusCode::OK,
-            Payload::json::<DeviceStatuses>("device_statuses"),
+            Payload::of::<keys::DeviceStatuses>(),
             Information,
         )
         .errors(&[
@@ -155,9 +155,7 @@ pub(crate) fn changes() -> Vec<Change> {
             from: StatusCode::INTERNAL_SERVER_ERROR,
             to: Declared {
                 status: StatusCode::INTERNAL_SERVER_ERROR,
-                payload: Payload::json::<Option<netcfg_model::max_tags::MaxTagsResult>>(
-                    "maximum_tags_calculation",
-                ),
+                payload: Payload::of::<keys::MaximumTagsOrNull>(),
                 level: Error,
                 partial_level: None,
             },
@@ -173,11 +171,7 @@ pub(crate) fn changes() -> Vec<Change> {
             "One bounding box, by name",
             limits::get::<NamePath>,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<netcfg_model::PositionLimit>("position_limit"),
-            Debug,
-        )
+        .responds(StatusCode::OK, Payload::of::<keys::PositionLimit>(), Debug)
         .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Replace(
@@ -191,7 +185,7 @@ pub(crate) fn changes() -> Vec<Change> {
         .json_body::<PositionLimitsPatchBody>()
         .responds(
             StatusCode::OK,
-            Payload::json::<netcfg_model::PositionLimit>("position_limit"),
+            Payload::of::<keys::PositionLimit>(),
             Information,
         )
         .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
@@ -238,7 +232,7 @@ pub(crate) fn changes() -> Vec<Change> {
         .json_body::<EngineCommandBody>()
         .responds(
             StatusCode::OK,
-            Payload::json::<EngineCommandStatus>("status"),
+            Payload::of::<keys::EngineStatus>(),
             Information,
         )
         .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]),
@@ -253,7 +247,7 @@ pub(crate) fn changes() -> Vec<Change> {
             "The role of an interface (as a list)",
             interfaces::roles,
         )
-        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug)
+        .responds(StatusCode::OK, Payload::of::<keys::Roles>(), Debug)
         .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Add(
@@ -264,7 +258,7 @@ pub(crate) fn changes() -> Vec<Change> {
             "The role of an interface, if it is this one (as a list)",
             interfaces::role,
         )
-        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug)
+        .responds(StatusCode::OK, Payload::of::<keys::Roles>(), Debug)
         .errors(&[StatusCode::NOT_FOUND]),
     ));
     changes.push(Change::Add(
@@ -290,7 +284,7 @@ pub(crate) fn changes() -> Vec<Change> {
         .json_body::<PairedInterfaceBody>()
         .responds(
             StatusCode::CREATED,
-            Payload::json::<PairedInterface>("paired_interface"),
+            Payload::of::<keys::PairedInterface>(),
             Information,
         )
         .errors(&[

@@ -2,19 +2,15 @@
 //! path aliases, body type and declared responses (status, payload, level).
 
 use actix_web::http::{Method, StatusCode};
-use netcfg_model::{
-    CachedDevice, Configuration, DataStream, DefaultSetting, Device, DevicePair, GroupImage,
-    HistoryEntry, HostNetworkInterface, Interface, Level::*, MagnetometerCalibration,
-    NetworkModeInfo, Notification, PackageStatus, PositionLimit, RfSetting, Role, SystemSetting,
-    UnconfiguredDevice, body::*,
-};
+use netcfg_model::{Level::*, body::*};
 
 use crate::{
     handlers::*,
     operation::Operation,
     path::IdPath,
+    payload::keys,
     table::{Payload, Route},
-    wire::{ConfigurationStatus, DeviceCommandStatus, NetworkModeStatus, OneOrMany, UploadForm},
+    wire::UploadForm,
 };
 
 const GET: Method = Method::GET;
@@ -63,11 +59,7 @@ fn cache_manager() -> Vec<Route> {
             "What the network last reported about each device",
             cache::list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<CachedDevice>>("cached_devices"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::CachedDevices>(), Debug),
         Route::new(
             DELETE,
             &["/cache-manager/{net_name}/{device_key}"],
@@ -90,8 +82,7 @@ fn cache_manager() -> Vec<Route> {
 }
 
 fn maximum_tags() -> Vec<Route> {
-    let result =
-        || Payload::json::<netcfg_model::max_tags::MaxTagsResult>("maximum_tags_calculation");
+    let result = || Payload::of::<keys::MaximumTags>();
     vec![
         Route::new(
             POST,
@@ -129,8 +120,8 @@ fn maximum_tags() -> Vec<Route> {
 }
 
 fn data_streams() -> Vec<Route> {
-    let one = || Payload::json::<DataStream>("stream");
-    let many = || Payload::json::<Vec<DataStream>>("streams");
+    let one = || Payload::of::<keys::Stream>();
+    let many = || Payload::of::<keys::Streams>();
     vec![
         Route::new(
             POST,
@@ -218,7 +209,7 @@ fn data_streams() -> Vec<Route> {
 }
 
 fn configurations() -> Vec<Route> {
-    let one = || Payload::json::<Configuration>("configuration");
+    let one = || Payload::of::<keys::Configuration>();
     vec![
         Route::new(POST, &["/nets"], Operation::CreateConfiguration, "Create a configuration", nets::create)
             .json_body::<NetworkBody>()
@@ -232,13 +223,13 @@ fn configurations() -> Vec<Route> {
             .json_body::<ActionBody>()
             // A copy onto a taken name is a 400 (the seed lists no 409 there).
             .conflicts_as_bad_request()
-            .responds(StatusCode::OK, Payload::json::<ConfigurationStatus>("status"), Information)
+            .responds(StatusCode::OK, Payload::of::<keys::ConfigurationActionStatus>(), Information)
             .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
         Route::new(GET, &["/nets/{net_name}"], Operation::GetConfiguration, "One configuration", nets::get)
             .responds(StatusCode::OK, one(), Debug)
             .errors(&[StatusCode::NOT_FOUND]),
         Route::new(GET, &["/nets"], Operation::ListConfigurations, "Every configuration", nets::list)
-            .responds(StatusCode::OK, Payload::json::<Vec<Configuration>>("configurations"), Debug),
+            .responds(StatusCode::OK, Payload::of::<keys::Configurations>(), Debug),
         Route::new(GET, &["/nets/{net_name}/download"], Operation::DownloadConfiguration, "The configuration's saved-state file (SQLite)", nets::download)
             .responds(StatusCode::OK, Payload::File { content_type: "application/vnd.sqlite3" }, Information)
             .errors(&[StatusCode::NOT_FOUND]),
@@ -252,7 +243,7 @@ fn configurations() -> Vec<Route> {
 }
 
 fn device_commands() -> Vec<Route> {
-    let status = || Payload::json::<DeviceCommandStatus>("status");
+    let status = || Payload::of::<keys::CommandStatus>();
     vec![
         Route::new(
             POST,
@@ -289,8 +280,8 @@ fn device_commands() -> Vec<Route> {
 }
 
 fn devices() -> Vec<Route> {
-    let one = || Payload::json::<Device>("device");
-    let unconfigured = || Payload::json::<Vec<UnconfiguredDevice>>("unconfigured_devices");
+    let one = || Payload::of::<keys::Device>();
+    let unconfigured = || Payload::of::<keys::UnconfiguredDevices>();
     vec![
         Route::new(
             POST,
@@ -322,11 +313,7 @@ fn devices() -> Vec<Route> {
             "The devices of a configuration",
             devices::list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<Device>>("devices"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::Devices>(), Debug),
         Route::new(
             GET,
             &["/nets/{net_name}/unconfigured_devices"],
@@ -368,7 +355,7 @@ fn devices() -> Vec<Route> {
         .json_body::<DevicesPatchBody>()
         .responds(
             StatusCode::OK,
-            Payload::json::<OneOrMany<Device>>("device"),
+            Payload::of::<keys::DeviceOrDevices>(),
             Information,
         )
         .errors(&[
@@ -400,7 +387,7 @@ fn devices() -> Vec<Route> {
 }
 
 fn device_pairs() -> Vec<Route> {
-    let pairs = || Payload::json::<Vec<DevicePair>>("pairs");
+    let pairs = || Payload::of::<keys::Pairs>();
     vec![
         Route::new(
             POST,
@@ -454,7 +441,7 @@ fn device_pairs() -> Vec<Route> {
 }
 
 fn group_image() -> Vec<Route> {
-    let image = || Payload::json::<GroupImage>("group_images");
+    let image = || Payload::of::<keys::GroupImages>();
     vec![
         Route::new(
             GET,
@@ -493,11 +480,7 @@ fn interfaces() -> Vec<Route> {
             "One interface of a device",
             interfaces::get,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Interface>("interface"),
-            Debug,
-        )
+        .responds(StatusCode::OK, Payload::of::<keys::Interface>(), Debug)
         .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
@@ -508,7 +491,7 @@ fn interfaces() -> Vec<Route> {
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Vec<Interface>>("interfaces"),
+            Payload::of::<keys::Interfaces>(),
             Information,
         )
         .errors(&[StatusCode::NOT_FOUND]),
@@ -533,11 +516,7 @@ fn logs() -> Vec<Route> {
             "The latest log lines of a configuration",
             logs::messages,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<String>>("log_messages"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::LogMessages>(), Debug),
         Route::new(
             GET,
             &["/nets/{net_name}/logs"],
@@ -545,11 +524,7 @@ fn logs() -> Vec<Route> {
             "The log files of a configuration",
             logs::list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<netcfg_model::LogFileName>>("logs"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::Logs>(), Debug),
         Route::new(
             GET,
             &["/nets/{net_name}/logs/{log_file_name}"],
@@ -580,7 +555,7 @@ fn magnetometer() -> Vec<Route> {
         .json_body::<MagnetometerCalibrationBody>()
         .responds(
             StatusCode::CREATED,
-            Payload::json::<MagnetometerCalibration>("magnetometer_calibration"),
+            Payload::of::<keys::MagnetometerCalibration>(),
             Information,
         )
         .errors(&[
@@ -603,7 +578,7 @@ fn host() -> Vec<Route> {
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Vec<HostNetworkInterface>>("network_interfaces"),
+            Payload::of::<keys::NetworkInterfaces>(),
             Information,
         ),
         Route::new(
@@ -613,22 +588,18 @@ fn host() -> Vec<Route> {
             "The installed components and their versions (404 when one is missing)",
             misc::packages,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<PackageStatus>>("packages"),
-            Debug,
-        )
+        .responds(StatusCode::OK, Payload::of::<keys::Packages>(), Debug)
         .responds(
             StatusCode::NOT_FOUND,
-            Payload::json::<Vec<PackageStatus>>("packages"),
+            Payload::of::<keys::Packages>(),
             Error,
         ),
     ]
 }
 
 fn notifications() -> Vec<Route> {
-    let one = || Payload::json::<Notification>("notification");
-    let many = || Payload::json::<Vec<Notification>>("notifications");
+    let one = || Payload::of::<keys::Notification>();
+    let many = || Payload::of::<keys::Notifications>();
     vec![
         Route::new(
             GET,
@@ -654,7 +625,7 @@ fn notifications() -> Vec<Route> {
             "The number of unread notifications",
             notifications::unread,
         )
-        .responds(StatusCode::OK, Payload::json::<u64>("count"), Debug),
+        .responds(StatusCode::OK, Payload::of::<keys::Count>(), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/notifications/{identifier}"],
@@ -697,7 +668,7 @@ fn history() -> Vec<Route> {
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Vec<HistoryEntry>>("history"),
+            Payload::of::<keys::History>(),
             Debug,
         )
         .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]),
@@ -710,7 +681,7 @@ fn history() -> Vec<Route> {
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Configuration>("configuration"),
+            Payload::of::<keys::Configuration>(),
             Information,
         )
         .errors(&[
@@ -771,11 +742,7 @@ fn operating_modes() -> Vec<Route> {
             "The operating modes",
             misc::network_modes,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<NetworkModeInfo>>("network_modes"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::NetworkModes>(), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/network_mode"],
@@ -786,7 +753,7 @@ fn operating_modes() -> Vec<Route> {
         .json_body::<OperatingModePatchBody>()
         .responds(
             StatusCode::OK,
-            Payload::json::<NetworkModeStatus>("network_mode"),
+            Payload::of::<keys::NetworkMode>(),
             Information,
         )
         .errors(&[
@@ -798,7 +765,7 @@ fn operating_modes() -> Vec<Route> {
 }
 
 fn position_limits() -> Vec<Route> {
-    let one = || Payload::json::<PositionLimit>("position_limit");
+    let one = || Payload::of::<keys::PositionLimit>();
     vec![
         Route::new(
             POST,
@@ -826,11 +793,7 @@ fn position_limits() -> Vec<Route> {
             "The bounding boxes of a configuration",
             limits::list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<PositionLimit>>("position_limits"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::PositionLimits>(), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/position_limits/{id}"],
@@ -858,7 +821,7 @@ fn position_limits() -> Vec<Route> {
 }
 
 fn rf_settings() -> Vec<Route> {
-    let one = || Payload::json::<RfSetting>("rf_setting");
+    let one = || Payload::of::<keys::RfSetting>();
     vec![
         Route::new(
             POST,
@@ -900,11 +863,7 @@ fn rf_settings() -> Vec<Route> {
             "The RF settings of a configuration",
             rf::list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<RfSetting>>("rf_settings"),
-            Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<keys::RfSettings>(), Debug),
         Route::new(
             DELETE,
             &["/nets/{net_name}/rf_settings/{name}"],
@@ -918,7 +877,7 @@ fn rf_settings() -> Vec<Route> {
 }
 
 fn roles() -> Vec<Route> {
-    let one = || Payload::json::<Role>("role");
+    let one = || Payload::of::<keys::Role>();
     vec![
         Route::new(
             POST,
@@ -950,7 +909,7 @@ fn roles() -> Vec<Route> {
             "The roles of a configuration",
             roles::list,
         )
-        .responds(StatusCode::OK, Payload::json::<Vec<Role>>("roles"), Debug),
+        .responds(StatusCode::OK, Payload::of::<keys::Roles>(), Debug),
         Route::new(
             PATCH,
             &["/nets/{net_name}/roles/{role_id}"],
@@ -979,8 +938,8 @@ fn roles() -> Vec<Route> {
 }
 
 fn settings() -> Vec<Route> {
-    let one = || Payload::json::<OneOrMany<SystemSetting>>("setting");
-    let many = || Payload::json::<Vec<SystemSetting>>("settings");
+    let one = || Payload::of::<keys::SettingOrSettings>();
+    let many = || Payload::of::<keys::Settings>();
     vec![
         Route::new(
             POST,
@@ -1005,7 +964,7 @@ fn settings() -> Vec<Route> {
             "One setting",
             settings::get,
         )
-        .responds(StatusCode::OK, Payload::json::<SystemSetting>("setting"), Debug)
+        .responds(StatusCode::OK, Payload::of::<keys::Setting>(), Debug)
         .responds(StatusCode::NOT_FOUND, message(), Debug)
         .responds(StatusCode::CONFLICT, message(), Debug),
         Route::new(
@@ -1070,11 +1029,7 @@ fn default_settings() -> Vec<Route> {
             "One known setting with its default, type and description",
             settings::get_default,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<DefaultSetting>("default_setting"),
-            Debug,
-        )
+        .responds(StatusCode::OK, Payload::of::<keys::DefaultSetting>(), Debug)
         .errors(&[StatusCode::NOT_FOUND]),
         Route::new(
             GET,
@@ -1085,7 +1040,7 @@ fn default_settings() -> Vec<Route> {
         )
         .responds(
             StatusCode::OK,
-            Payload::json::<Vec<DefaultSetting>>("default_settings"),
+            Payload::of::<keys::DefaultSettings>(),
             Debug,
         ),
     ]

@@ -11,12 +11,28 @@ use actix_web::{
 };
 use netcfg_api::{
     ApiError, ApiVersion, AppState, Change, Ctx, Declared, ErrorCode, HandlerFuture, Operation,
-    Payload, Reply, Route, Services, Table, Tables, apply_changes, common_routes,
+    Payload, PayloadKey, Reply, Route, Services, Table, Tables, apply_changes, common_routes,
     create_app_with_tables,
     path::{NoPath, PathParameter, PathParams},
 };
 use netcfg_model::{Level, body::NetworkBody};
 use serde_json::{Value, json};
+
+/// The test table's payload keys: a key and its value's type, one
+/// declaration.
+struct Things;
+
+impl PayloadKey for Things {
+    const KEY: &'static str = "things";
+    type Value = Vec<&'static str>;
+}
+
+struct Thing;
+
+impl PayloadKey for Thing {
+    const KEY: &'static str = "thing";
+    type Value = Value;
+}
 
 /// `/things/{id}`: a path type written by hand, as a crate that mounts
 /// its own routes would.
@@ -43,14 +59,14 @@ impl PathParams for ThingPath {
 }
 
 fn list(_: Ctx, _: NoPath) -> HandlerFuture {
-    Box::pin(async { Reply::ok("2 things").with(&vec!["a", "b"]) })
+    Box::pin(async { Reply::ok("2 things").with::<Things>(&vec!["a", "b"]) })
 }
 
 fn get(_: Ctx, path: ThingPath) -> HandlerFuture {
     Box::pin(async move {
         let id = path.id;
         if id == 1 {
-            Reply::ok("thing 1").with(&json!({"id": 1}))
+            Reply::ok("thing 1").with::<Thing>(&json!({"id": 1}))
         } else {
             Err(ApiError::new(
                 ErrorCode::DeviceNotFound,
@@ -67,7 +83,8 @@ fn delete(_: Ctx, _: ThingPath) -> HandlerFuture {
 fn create(context: Ctx, _: NoPath) -> HandlerFuture {
     Box::pin(async move {
         let body: NetworkBody = context.body()?;
-        Reply::created(format!("created {}", body.name)).with(&json!({"name": body.name.as_str()}))
+        Reply::created(format!("created {}", body.name))
+            .with::<Thing>(&json!({"name": body.name.as_str()}))
     })
 }
 
@@ -90,11 +107,7 @@ fn base_routes() -> Vec<Route> {
             "List things",
             list,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Vec<&str>>("things"),
-            Level::Debug,
-        ),
+        .responds(StatusCode::OK, Payload::of::<Things>(), Level::Debug),
         Route::new(
             Method::GET,
             &["/things/{id}", "/stuff/{id}"],
@@ -102,11 +115,7 @@ fn base_routes() -> Vec<Route> {
             "One thing",
             get,
         )
-        .responds(
-            StatusCode::OK,
-            Payload::json::<Value>("thing"),
-            Level::Debug,
-        )
+        .responds(StatusCode::OK, Payload::of::<Thing>(), Level::Debug)
         .responds(StatusCode::NOT_FOUND, Payload::Message, Level::Debug),
         Route::new(
             Method::DELETE,
@@ -126,7 +135,7 @@ fn base_routes() -> Vec<Route> {
         .json_body::<NetworkBody>()
         .responds(
             StatusCode::CREATED,
-            Payload::json::<Value>("thing"),
+            Payload::of::<Thing>(),
             Level::Information,
         ),
         Route::new(
