@@ -19,16 +19,12 @@
 
 pub mod auth;
 mod conditional;
-// Debug builds serve DEV_UI_DIR's files by their kind (front_end.rs).
-#[cfg(debug_assertions)]
-mod content_types;
 mod context;
 mod describe;
 mod dispatch;
 mod error_code;
 mod errors;
 pub mod events;
-pub mod front_end;
 mod gate;
 mod handlers;
 mod lockout;
@@ -90,7 +86,7 @@ pub fn create_app(
     App::new()
         .app_data(state.clone())
         .configure(describe::register_browser)
-        .configure(front_end::register)
+        .configure(netcfg_ui::register)
         .configure(operations::register)
         .configure(|config| dispatch::register(config, &patterns, &state))
         .default_service(web::to(dispatch::unknown_route))

@@ -72,7 +72,13 @@ const RULES: &[Rule] = &[
     Rule {
         subject: "netcfg-model",
         reach: Reach::Any,
-        forbidden: &[&["netcfg-store", "netcfg-engine", "netcfg-api", "netcfg-host"]],
+        forbidden: &[&[
+            "netcfg-store",
+            "netcfg-engine",
+            "netcfg-api",
+            "netcfg-host",
+            "netcfg-ui",
+        ]],
         why: "the model is the bottom layer",
     },
     Rule {
@@ -102,6 +108,22 @@ const RULES: &[Rule] = &[
         reach: Reach::Any,
         forbidden: &[&["config", "env_logger", "clap"]],
         why: "the API mounts in any actix-web server: settings and logging set-up are the binary's",
+    },
+    Rule {
+        subject: "netcfg-ui",
+        reach: Reach::Any,
+        forbidden: &[
+            SQLITE,
+            SERIAL,
+            &[
+                "netcfg-model",
+                "netcfg-store",
+                "netcfg-engine",
+                "netcfg-host",
+                "netcfg-api",
+            ],
+        ],
+        why: "the web front end serves files only: its code reaches the data through the public API, in the browser",
     },
     Rule {
         subject: "netcfg-host",
