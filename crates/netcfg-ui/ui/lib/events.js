@@ -16,242 +16,37 @@
 // what they show.
 
 import { baseHeaders } from "./api.js";
+import { createEventHub } from "./event_hub.js";
 
-/** @typedef {"notification"|"state"|"device"|"position"|"change"|"resync"} EventType */
-/** @typedef {(data: any, type: EventType) => void} Handler */
-/** @typedef {"connecting"|"open"|"closed"} Connection */
+/** @typedef {import("./event_hub.js").EventType} EventType */
+/** @typedef {import("./event_hub.js").Handler} Handler */
+/** @typedef {import("./event_hub.js").Connection} Connection */
 
-/** @type {Set<{types: Set<string>, net: string | null, handler: Handler}>} */
-const listeners = new Set();
-/** @type {Set<(state: Connection) => void>} */
-const watchers = new Set();
-/** @type {Map<string, Stream>} streams by key: "global", or "position:<net>" */
-const streams = new Map();
-/** The global stream's last notification id, kept across its reconnections. */
-let lastEventId = "";
-let retryMs = 3000;
-/** True while the page is hidden: no stream is open. */
-let suspended = document.visibilityState === "hidden";
+const hub = createEventHub({
+  fetch: (url, init) => fetch(url, init),
+  headers: baseHeaders,
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (timer) => clearTimeout(/** @type {number | undefined} */ (timer)),
+  hidden: () => document.visibilityState === "hidden",
+  logError: (...details) => console.error(...details),
+});
 
-function suspend() {
-  if (suspended) return;
-  suspended = true;
-  for (const stream of streams.values()) stream.stop();
-  streams.clear();
-  announce();
-}
-
-function resume() {
-  if (!suspended || document.visibilityState === "hidden") return;
-  suspended = false;
-  refresh();
-  deliver("resync", { reason: "shown again" });
-}
-
-document.addEventListener("visibilitychange", () => (document.visibilityState === "hidden" ? suspend() : resume()));
-window.addEventListener("pagehide", suspend);
-window.addEventListener("pageshow", resume);
+document.addEventListener("visibilitychange", () => (document.visibilityState === "hidden" ? hub.suspend() : hub.resume()));
+window.addEventListener("pagehide", hub.suspend);
+window.addEventListener("pageshow", hub.resume);
 
 /**
  * Calls `handler(data, type)` for each event of `types`, of configuration
  * `net` only when given. A `resync` goes to every listener: reload what you
  * show. Returns the function that stops listening.
- * @param {EventType[]} types
- * @param {Handler} handler
- * @param {{net?: string}} [options]
  */
-export function listen(types, handler, options = {}) {
-  const listener = { types: new Set(types), net: options.net ?? null, handler };
-  listeners.add(listener);
-  refresh();
-  return () => {
-    listeners.delete(listener);
-    refresh();
-  };
-}
+export const listen = hub.listen;
 
 /**
  * Calls `watcher` with the state of the page's streams now and at each
  * change: open when every stream is open, closed when there is none.
- * @param {(state: Connection) => void} watcher
  */
-export function watchConnection(watcher) {
-  watchers.add(watcher);
-  watcher(overall());
-  return () => watchers.delete(watcher);
-}
+export const watchConnection = hub.watchConnection;
 
 /** Reconnects every stream with the current token (after a sign-in). */
-export function reconnect() {
-  for (const stream of streams.values()) stream.stop();
-  streams.clear();
-  refresh();
-}
-
-/** @returns {Connection} */
-function overall() {
-  const states = [...streams.values()].map((stream) => stream.state);
-  if (states.length === 0) return "closed";
-  return states.every((state) => state === "open") ? "open" : "connecting";
-}
-
-function announce() {
-  const state = overall();
-  for (const watcher of watchers) watcher(state);
-}
-
-/** The streams the listeners need: key → URL. */
-function wanted() {
-  /** @type {Set<string>} */
-  const globalTypes = new Set();
-  /** @type {Map<string, string>} */
-  const urls = new Map();
-  for (const listener of listeners) {
-    for (const type of listener.types) {
-      if (type === "resync") continue;
-      if (type === "position" && listener.net !== null) {
-        urls.set(`position:${listener.net}`, `/nets/${encodeURIComponent(listener.net)}/events?types=position`);
-      } else {
-        globalTypes.add(type);
-      }
-    }
-  }
-  if (globalTypes.size > 0) urls.set("global", `/events?types=${[...globalTypes].sort().join(",")}`);
-  return urls;
-}
-
-// Debounced, so a view that swaps its listeners causes one reconnection.
-let refreshQueued = false;
-function refresh() {
-  if (refreshQueued) return;
-  refreshQueued = true;
-  queueMicrotask(() => {
-    refreshQueued = false;
-    if (suspended) return;
-    const urls = wanted();
-    for (const [key, stream] of streams) {
-      if (urls.get(key) !== stream.url) {
-        stream.stop();
-        streams.delete(key);
-      }
-    }
-    for (const [key, url] of urls) {
-      if (!streams.has(key)) {
-        const stream = new Stream(url, key === "global");
-        streams.set(key, stream);
-        stream.start();
-      }
-    }
-    announce();
-  });
-}
-
-/** One stream, reconnecting after the server ends it. */
-class Stream {
-  /**
-   * @param {string} url
-   * @param {boolean} resumes  sends Last-Event-ID (the global stream's notifications)
-   */
-  constructor(url, resumes) {
-    this.url = url;
-    this.resumes = resumes;
-    /** @type {Connection} */
-    this.state = "connecting";
-    this.controller = new AbortController();
-    /** @type {number | undefined} */
-    this.timer = undefined;
-  }
-
-  stop() {
-    this.controller.abort();
-    clearTimeout(this.timer);
-  }
-
-  /** @param {Connection} state */
-  set(state) {
-    this.state = state;
-    announce();
-  }
-
-  async start() {
-    const signal = this.controller.signal;
-    /** @type {Record<string, string>} */
-    const headers = { ...baseHeaders(), Accept: "text/event-stream" };
-    if (this.resumes && lastEventId) headers["Last-Event-ID"] = lastEventId;
-    this.set("connecting");
-    try {
-      const response = await fetch(this.url, { headers, signal });
-      if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
-      this.set("open");
-      await read(response.body, signal, this.resumes);
-    } catch {
-      // Ended, refused or aborted: decided below.
-    }
-    if (signal.aborted) return;
-    // The stream ended (the server stopped or restarted): come back later;
-    // what happened meanwhile is reloaded by the views on `resync`.
-    this.set("connecting");
-    this.timer = setTimeout(() => {
-      if (signal.aborted) return;
-      deliver("resync", { reason: "reconnected" });
-      this.start();
-    }, retryMs);
-  }
-}
-
-/**
- * Reads `event:`, `id:`, `data:` and `retry:` lines; a blank line ends an event.
- * @param {ReadableStream<Uint8Array>} body
- * @param {AbortSignal} signal
- * @param {boolean} keepsIds
- */
-async function read(body, signal, keepsIds) {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let type = "message";
-  let data = "";
-  let id = "";
-  while (!signal.aborted) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let end;
-    while ((end = buffer.indexOf("\n")) >= 0) {
-      const line = buffer.slice(0, end).replace(/\r$/, "");
-      buffer = buffer.slice(end + 1);
-      if (line === "") {
-        if (data) {
-          if (id && keepsIds) lastEventId = id;
-          try {
-            deliver(/** @type {EventType} */ (type), JSON.parse(data));
-          } catch (error) {
-            console.error("netcfg: an event could not be handled", type, error);
-          }
-        }
-        type = "message";
-        data = "";
-        id = "";
-      } else if (!line.startsWith(":")) {
-        const colon = line.indexOf(":");
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-        if (field === "event") type = text;
-        else if (field === "data") data += data ? "\n" + text : text;
-        else if (field === "id") id = text;
-        else if (field === "retry" && /^\d+$/.test(text)) retryMs = Number(text);
-      }
-    }
-  }
-}
-
-/**
- * @param {EventType} type
- * @param {any} data
- */
-function deliver(type, data) {
-  for (const listener of [...listeners]) {
-    if (type !== "resync" && !listener.types.has(type)) continue;
-    if (type !== "resync" && listener.net !== null && data.net !== listener.net) continue;
-    listener.handler(data, type);
-  }
-}
+export const reconnect = hub.reconnect;
