@@ -10,10 +10,10 @@
 use std::collections::BTreeSet;
 
 use actix_web::{
+    App,
     http::{StatusCode, header},
     test as actix_test,
 };
-use actix_web::App;
 use netcfg_ui as front_end;
 
 async fn get(
@@ -85,17 +85,12 @@ async fn a_browser_revalidates_with_the_entity_tag() {
         "a strong tag: {etag}"
     );
 
-    let (status, headers, body) =
-        get("/ui/app.js", &[(header::IF_NONE_MATCH, &etag)]).await;
+    let (status, headers, body) = get("/ui/app.js", &[(header::IF_NONE_MATCH, &etag)]).await;
     assert_eq!(status, StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
     assert_eq!(header_of(&headers, header::ETAG), etag);
 
-    let (status, _, _) = get(
-        "/ui/app.js",
-        &[(header::IF_NONE_MATCH, "\"stale\"")],
-    )
-    .await;
+    let (status, _, _) = get("/ui/app.js", &[(header::IF_NONE_MATCH, "\"stale\"")]).await;
     assert_eq!(status, StatusCode::OK);
     let (_, page_headers, _) = get("/", &[]).await;
     assert_ne!(

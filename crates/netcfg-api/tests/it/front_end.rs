@@ -36,7 +36,9 @@ async fn the_front_end_loads_before_a_token_is_known() {
     );
     let response = actix_test::call_service(
         &app,
-        actix_test::TestRequest::get().uri("/ui/app.js").to_request(),
+        actix_test::TestRequest::get()
+            .uri("/ui/app.js")
+            .to_request(),
     )
     .await;
     assert_eq!(
