@@ -8,16 +8,21 @@
 //!      schemathesis 4.32.5, sqlite3, cdp-py 1.8.1;
 //!   2. `cargo fmt --all -- --check`;
 //!   3. `layers`;
-//!   4. `cargo clippy --workspace --all-targets -- -D warnings`;
-//!   5. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS=-D warnings`;
-//!   6. `cargo test --workspace` (the generated documents' staleness tests
+//!   4. `ui`;
+//!   5. `cargo clippy --workspace --all-targets -- -D warnings`;
+//!   6. `cargo doc --workspace --no-deps` with `RUSTDOCFLAGS=-D warnings`;
+//!   7. `cargo test --workspace` (the generated documents' staleness tests
 //!      among them: what `codegen --check` runs);
-//!   7. `browser`; 8. `schemathesis`; 9. `soak --minutes 1`;
-//!   10. `crash --kills 20`; 11. `dist --check`.
+//!   8. `browser`; 9. `schemathesis`; 10. `soak --minutes 1`;
+//!   11. `crash --kills 20`; 12. `dist --check`.
 //! - `layers`: no crate depends on what its layer must not know
 //!   (docs/architecture.md): runs the test that holds the rules,
 //!   `cargo test -p netcfg-http --test it layers::` (the module `layers`
 //!   of netcfg-http's one test binary), on `cargo metadata`'s graph.
+//! - `ui`: the web front end's JavaScript (crates/netcfg-ui): type-checked
+//!   by `tsc --noEmit -p crates/netcfg-ui/jsconfig.json` (TypeScript 5.9.3
+//!   from npm, installed into target/npm when missing), then its unit tests
+//!   under `node --test` (ui.rs).
 //! - `browser`: serves the API and loads the API browser (`/api`) in headless
 //!   Chromium: both documents must render, and the screenshot must not be
 //!   blank; then runs the web front end's end-to-end tests (pytest and
@@ -53,6 +58,7 @@ mod schemathesis;
 mod server;
 mod soak;
 mod tools;
+mod ui;
 
 use std::{env, path::PathBuf, process::Command};
 
@@ -69,13 +75,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Task {
-    /// Run every check CI runs: tools, fmt, layers, clippy, doc, tests,
+    /// Run every check CI runs: tools, fmt, layers, ui, clippy, doc, tests,
     /// browser, schemathesis, soak, crash, dist --check
     #[command(long_about = CI_ABOUT)]
     Ci,
     /// Check that no crate depends on what its layer must not know (the
     /// `layers` tests of netcfg-http's test binary `it`)
     Layers,
+    /// Type-check the web front end's JavaScript (tsc with checkJs; installs
+    /// TypeScript 5.9.3 into target/npm if missing) and run its unit tests
+    /// (node --test)
+    Ui,
     /// Render /api in headless Chromium and check it, then run the web front
     /// end's end-to-end tests (installs Chromium, chromedriver, Selenium and
     /// pytest if missing; apt needs root)
@@ -118,15 +128,19 @@ const CI_ABOUT: &str = "Run every check CI runs, in this order, stopping at the 
   2. cargo fmt --all -- --check
   3. layers: the layer rules on cargo metadata's graph
      (cargo test -p netcfg-http --test it layers::)
-  4. cargo clippy --workspace --all-targets -- -D warnings
-  5. cargo doc --workspace --no-deps, with RUSTDOCFLAGS=-D warnings
-  6. cargo test --workspace (includes the generated documents' staleness
+  4. ui: the web front end's JavaScript type-checked
+     (tsc --noEmit -p crates/netcfg-ui/jsconfig.json; TypeScript 5.9.3 is
+     installed into target/npm with npm when missing) and its unit tests
+     (node --test crates/netcfg-ui/tests/js/)
+  5. cargo clippy --workspace --all-targets -- -D warnings
+  6. cargo doc --workspace --no-deps, with RUSTDOCFLAGS=-D warnings
+  7. cargo test --workspace (includes the generated documents' staleness
      tests that `codegen --check` runs)
-  7. browser: /api and the web front end in headless Chromium
-  8. schemathesis: both tables, 20 examples per operation, seed 1
-  9. soak --minutes 1
- 10. crash --kills 20
- 11. dist --check: the release artefacts built twice and checked
+  8. browser: /api and the web front end in headless Chromium
+  9. schemathesis: both tables, 20 examples per operation, seed 1
+ 10. soak --minutes 1
+ 11. crash --kills 20
+ 12. dist --check: the release artefacts built twice and checked
 
 `bench` is not part of it: its figures are reported, never checked.";
 
@@ -134,6 +148,7 @@ fn main() -> Result<()> {
     match Cli::parse().task {
         Task::Ci => ci(),
         Task::Layers => layers(),
+        Task::Ui => ui::ui(),
         Task::Browser => browser::browser_check(),
         Task::Schemathesis => schemathesis::schemathesis(),
         Task::Bench(options) => bench::bench(&options),
@@ -193,6 +208,7 @@ fn ci() -> Result<()> {
     tools::install_for_ci()?;
     cargo(&["fmt", "--all", "--", "--check"], &[])?;
     layers()?;
+    ui::ui()?;
     cargo(
         &[
             "clippy",

@@ -25,9 +25,6 @@
 
 pub mod auth;
 mod conditional;
-// Debug builds serve DEV_UI_DIR's files by their kind (front_end.rs).
-#[cfg(debug_assertions)]
-mod content_types;
 mod context;
 mod describe;
 mod dispatch;
@@ -36,7 +33,6 @@ mod error_code;
 mod errors;
 mod etag;
 pub mod events;
-pub mod front_end;
 mod gate;
 mod handlers;
 mod lockout;
@@ -127,7 +123,7 @@ pub fn create_app_with_tables(
         .app_data(state.clone())
         .app_data(tables.clone())
         .configure(describe::register_browser)
-        .configure(front_end::register)
+        .configure(netcfg_ui::register)
         .configure(operations::register)
         .configure(|config| dispatch::register(config, &patterns, &tables, state.default_version()))
         .default_service(web::to(dispatch::unknown_route))

@@ -4,7 +4,7 @@ headless Chromium, and helpers to find what a user sees.
 Run from this directory:
 
     python3 -m pytest -q -x                       # the embedded ui files
-    DEV_UI_DIR=<workspace>/crates/netcfg-api/ui python3 -m pytest -q -x
+    DEV_UI_DIR=<workspace>/crates/netcfg-ui/ui python3 -m pytest -q -x
 
 Environment:
 - NETCFG_BINARY: the server binary (default <workspace>/target/debug/netcfg-http).

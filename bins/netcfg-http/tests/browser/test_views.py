@@ -20,7 +20,7 @@ NET = "site"
 def views() -> list[tuple[str, str]]:
     """(pattern, module) of each row of the VIEWS table (app.js, or the
     lib/ module app.js imports it from)."""
-    ui = Path(os.environ.get("DEV_UI_DIR") or WORKSPACE / "crates" / "netcfg-api" / "ui")
+    ui = Path(os.environ.get("DEV_UI_DIR") or WORKSPACE / "crates" / "netcfg-ui" / "ui")
     for source_file in [ui / "app.js", *sorted((ui / "lib").glob("*.js"))]:
         source = source_file.read_text()
         if "export const VIEWS" not in source:

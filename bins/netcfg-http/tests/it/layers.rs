@@ -78,6 +78,7 @@ const RULES: &[Rule] = &[
             "netcfg-api",
             "netcfg-host",
             "netcfg-service",
+            "netcfg-ui",
         ]],
         why: "the model is the bottom layer",
     },
@@ -128,6 +129,22 @@ const RULES: &[Rule] = &[
         reach: Reach::Any,
         forbidden: &[&["config", "env_logger", "clap"]],
         why: "the API mounts in any actix-web server: settings and logging set-up are the binary's",
+    },
+    Rule {
+        subject: "netcfg-ui",
+        reach: Reach::Any,
+        forbidden: &[
+            SQLITE,
+            SERIAL,
+            &[
+                "netcfg-model",
+                "netcfg-store",
+                "netcfg-engine",
+                "netcfg-host",
+                "netcfg-api",
+            ],
+        ],
+        why: "the web front end serves files only: its code reaches the data through the public API, in the browser",
     },
     Rule {
         subject: "netcfg-host",

@@ -8,7 +8,8 @@
 import { html, useState } from "./html.js";
 import { call } from "./api.js";
 import { useLoad, useReloadOn, Loaded, Modal, Notice, say } from "./components.js";
-import { useForm, Field, FormFooter, numberOrUndefined } from "./forms.js";
+import { useForm, Field, FormFooter } from "./forms.js";
+import { itemBody, toFormValues } from "./item_body.js";
 
 /**
  * @typedef {object} FieldSpec
@@ -56,25 +57,10 @@ import { useForm, Field, FormFooter, numberOrUndefined } from "./forms.js";
  * @property {(extra: any) => Record<string, any>} [blankFrom]      a new item's values, from extra data
  */
 
-/**
- * The value of a field as the body takes it: integers as numbers (text
- * that is not a number is sent as typed, so the API names the problem).
- * @param {FieldSpec} field
- * @param {any} text
- */
-export function toBodyValue(field, text) {
-  if (field.type === "integer") return numberOrUndefined(typeof text === "string" ? text.trim() : text);
-  if (text === undefined || text === null) return undefined;
-  return String(text);
-}
-
-/** @param {any} item @param {FieldSpec[]} fields */
-function toFormValues(item, fields) {
-  /** @type {Record<string, any>} */
-  const values = {};
-  for (const field of fields) values[field.name] = item[field.name] === undefined || item[field.name] === null ? "" : String(item[field.name]);
-  return values;
-}
+// The bodies it sends and the periods it describes are worked out in
+// item_body.js and format.js (plain modules, tested under node).
+export { toBodyValue } from "./item_body.js";
+export { describePeriod } from "./format.js";
 
 /**
  * The table and dialogs of one collection; render inside a Page.
@@ -162,24 +148,7 @@ function ItemDialog({ spec, item, extra, onClose, onDone }) {
   const firstOpen = spec.fields.findIndex((field) => adding || !((field.createOnly && spec.updateMode === "diff") || field.locked?.(item, extra)));
   return html`<${Modal} title=${title} onClose=${onClose} wide>
     <form noValidate onSubmit=${form.submit(async (values) => {
-      /** @type {Record<string, any>} */
-      const body = {};
-      for (const field of spec.fields) {
-        const value = toBodyValue(field, values[field.name]);
-        if (adding) {
-          if (value !== undefined && value !== "") body[field.name] = value;
-          else if (field.required) body[field.name] = field.type === "integer" ? undefined : "";
-          continue;
-        }
-        if (field.createOnly && spec.updateMode === "diff") continue;
-        if (spec.updateMode === "full") {
-          body[field.name] = value === undefined ? "" : value;
-          continue;
-        }
-        if (field.locked?.(item, extra)) continue;
-        if (value === undefined || value === "") continue;
-        if (value !== item[field.name]) body[field.name] = value;
-      }
+      const body = itemBody(spec, item, values, extra);
       if (!adding && Object.keys(body).length === 0) {
         setNothing(true);
         return;
@@ -231,23 +200,6 @@ function DeleteDialog({ spec, item, extra, onClose, onDone }) {
       <//>
     </form>
   <//>`;
-}
-
-/**
- * A network-time duration in words: 97,500 → "100 ms (10 Hz)".
- * @param {any} units
- */
-export function describePeriod(units) {
-  const value = Number(units);
-  if (!Number.isFinite(value) || units === "" || units === null || units === undefined) return "";
-  if (value === 0) return "off";
-  const ms = value / 975;
-  const hz = 1000 / ms;
-  const msText = ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-  const hzText = hz >= 100 ? hz.toFixed(0) : hz >= 10 ? hz.toFixed(1) : hz.toFixed(2);
-  /** @param {string} text */
-  const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
-  return `${trim(msText)} ms (${trim(hzText)} Hz)`;
 }
 
 /**

@@ -10,25 +10,7 @@ import { Page, Loaded, Notice, useLoad, say } from "../lib/components.js";
 import { useForm, Field, FormFooter, numberOrUndefined, compact } from "../lib/forms.js";
 import { setQuery, href } from "../lib/router.js";
 
-/**
- * @typedef {object} MaxTagsResult
- * @property {number} maximum_tags
- * @property {"airtime"|"maximum_tag_period"|"seeders"} limiting_factor
- * @property {"multitime"|"multirange"} network_mode
- * @property {number} effective_tag_period
- * @property {number} tag_period_us
- * @property {number} beacon_bytes
- * @property {number} frames_per_beacon
- * @property {number} frame_airtime_us
- * @property {number} exchange_airtime_us
- * @property {number} guard_time_us
- * @property {number} window_us
- * @property {number} slot_us
- * @property {number} seeder_frame_airtime_us
- * @property {number} seeder_airtime_us
- * @property {number} airtime_left_for_tags_us
- * @property {number} locations_per_second
- */
+/** @typedef {import("../lib/types.js").MaxTagsResult} MaxTagsResult */
 
 /** Network time units per second (domain.md). */
 const UNITS_PER_SECOND = 975_000;

@@ -24,13 +24,14 @@ export function setToken(secret) {
 export class ApiError extends Error {
   /**
    * @param {number} status
-   * @param {{message?: string, code?: string, problems?: {field: string, problem: string}[], incident?: string, Classification?: number}} body
+   * @param {Partial<import("./types.js").EnvelopeBase> & Record<string, any>} body  the
+   *   error's envelope (some carry a payload too: a 404 of `/packages` its list)
    */
   constructor(status, body) {
     super(body.message || `the server answered ${status}`);
     this.status = status;
     this.code = body.code || "";
-    /** @type {{field: string, problem: string}[]} */
+    /** @type {import("./types.js").FieldProblem[]} */
     this.problems = Array.isArray(body.problems) ? body.problems : [];
     this.incident = body.incident || "";
     this.level = body.Classification || 1;
@@ -109,6 +110,7 @@ export async function call(method, url, options = {}) {
     return { status: response.status, message: "", level: 3, body: null, headers: response.headers, response };
   }
   const text = response.status === 204 || response.status === 304 ? "" : await response.text();
+  /** @type {Partial<import("./types.js").EnvelopeBase> & Record<string, any>} */
   let parsed = {};
   if (text) {
     try {

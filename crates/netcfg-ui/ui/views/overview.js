@@ -12,7 +12,7 @@ import { linkDown, describeInstance, StateBadges } from "./nets.js";
 
 /**
  * @typedef {{connectivity: string, synchronisation: string, status: any, event: string, at: number}} Health
- * @typedef {{id: number, serial_number: string, name: string | null, disabled: boolean, interfaces: {identifier: number, role_id: number, x?: number, y?: number, z?: number}[]}} Device
+ * @typedef {import("../lib/types.js").Device} Device
  */
 
 const CONNECTIVITY = { none: "None", uwb: "UWB", ethernet: "Ethernet", uwb_and_ethernet: "UWB and Ethernet" };

@@ -286,12 +286,20 @@ export class FloorPlan {
 
   // ---- view -------------------------------------------------------------
 
-  /** @param {number} x @param {number} y */
+  /**
+   * A world point's screen point.
+   * @param {number} x @param {number} y
+   * @returns {[number, number]}
+   */
   toScreen(x, y) {
     return [this.ox + x * this.scale, this.oy - y * this.scale];
   }
 
-  /** @param {number} sx @param {number} sy */
+  /**
+   * A screen point's world point.
+   * @param {number} sx @param {number} sy
+   * @returns {[number, number]}
+   */
   toWorld(sx, sy) {
     return [(sx - this.ox) / this.scale, (this.oy - sy) / this.scale];
   }

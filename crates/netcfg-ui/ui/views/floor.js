@@ -18,10 +18,7 @@ const ANCHOR = 2;
 const SEEDER = 3;
 const TAG_ROWS = 100;
 
-/**
- * @typedef {{id: number, serial_number: string, name: string | null, disabled: boolean,
- *   interfaces: {identifier: number, role_id: number, x?: number | null, y?: number | null, z?: number | null}[]}} Device
- */
+/** @typedef {import("../lib/types.js").Device} Device */
 
 /**
  * The anchors and seeders of the devices: one per positioned interface.

@@ -8,7 +8,7 @@ import { call, path } from "../lib/api.js";
 import { Page, Loaded, Notice, useLoad, useReloadOn, act, say } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 
-/** @typedef {{network_mode: string, description: string, typical_locations_per_second: number}} ModeInfo */
+/** @typedef {import("../lib/types.js").NetworkModeInfo} ModeInfo */
 
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params }) {

@@ -180,13 +180,6 @@ export function StatusLine() {
   </div>`;
 }
 
-/** The names of the classification levels. */
-export const LEVELS = { 1: "error", 2: "warning", 3: "information", 4: "debug" };
-
-/**
- * A time in the browser's locale.
- * @param {number} milliseconds
- */
-export function formatTime(milliseconds) {
-  return new Date(milliseconds).toLocaleString();
-}
+// The formatting the views share lives in format.js (no DOM, tested under
+// node); these two are imported from here by the views.
+export { LEVELS, formatTime } from "./format.js";

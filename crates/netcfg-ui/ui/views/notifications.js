@@ -5,37 +5,19 @@
 
 import { html, useState, useEffect, useRef, useId } from "../lib/html.js";
 import { call, patch, path } from "../lib/api.js";
-import { Page, Loaded, Notice, useLoad, useLive, act, LEVELS, formatTime } from "../lib/components.js";
+import { Page, Loaded, Notice, useLoad, useLive, act, formatTime } from "../lib/components.js";
+import { levelName, shortTime } from "../lib/format.js";
+import { pageOf } from "../lib/table.js";
 import { setQuery } from "../lib/router.js";
 
-/**
- * @typedef {object} Notification
- * @property {number} identifier
- * @property {number} level
- * @property {string} message
- * @property {string | null} serial_number
- * @property {number} timestamp_ms
- * @property {boolean} read
- */
+/** @typedef {import("../lib/types.js").Notification} Notification */
 
 const PAGE_SIZE = 50;
 const NOWRAP = { whiteSpace: "nowrap" };
 
-/** A time of today as the time only, else date and time. @param {number} ms */
-function shortTime(ms) {
-  const when = new Date(ms);
-  return when.toDateString() === new Date().toDateString() ? when.toLocaleTimeString() : when.toLocaleString();
-}
-
 /** Newest first. @param {Notification[]} list */
 function newestFirst(list) {
   return [...list].sort((a, b) => b.identifier - a.identifier);
-}
-
-/** @param {number} level */
-function levelName(level) {
-  const name = /** @type {Record<number, string>} */ (LEVELS)[level] || `level ${level}`;
-  return name[0].toUpperCase() + name.slice(1);
 }
 
 /** Badge colours per level (until style.css has `.badge.level-N`). */
@@ -109,9 +91,7 @@ export default function View({ params, query }) {
   const show = query.get("show") || "";
   const filtered = all.filter((item) =>
     (!level || String(item.level) === level) && (show === "unread" ? !item.read : show === "read" ? item.read : true));
-  const pages = Math.max(1, Math.ceil(filtered.length / PAGE_SIZE));
-  const page = Math.min(pages, Math.max(1, Number(query.get("page")) || 1));
-  const shown = filtered.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const { page, pages, shown } = pageOf(filtered, query.get("page"), PAGE_SIZE);
 
   const markAllRead = async () => {
     const answer = await act(() => patch(path`/nets/${net}/notifications`, { read: true }));

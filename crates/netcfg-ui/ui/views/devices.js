@@ -14,8 +14,8 @@ import { parseCsvRecords } from "../lib/csv.js";
 import { nameProblem } from "./nets.js";
 
 /**
- * @typedef {{identifier: number, role_id: number, x?: number | null, y?: number | null, z?: number | null}} Iface
- * @typedef {{id: number, serial_number: string, name: string | null, disabled: boolean, interfaces: Iface[]}} Device
+ * @typedef {import("../lib/types.js").Interface} Iface
+ * @typedef {import("../lib/types.js").Device} Device
  * @typedef {{id: number, name: string}} Role
  * @typedef {{device: Device, text: string, roles: string}} Entry
  */

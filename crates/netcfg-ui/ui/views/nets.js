@@ -8,7 +8,7 @@ import { Page, Notice, Loaded, Modal, useLoad, useLive, useReloadOn, act } from 
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href, navigate } from "../lib/router.js";
 
-/** @typedef {{name: string, instance: string, network_mode: string, state: "running" | "stopped"}} Configuration */
+/** @typedef {import("../lib/types.js").Configuration} Configuration */
 
 /**
  * Names whose link went down (a `state` event `link_down`), until they are
@@ -55,7 +55,7 @@ export function StateBadges({ state, down }) {
       : html` <span class="badge ok">Link up</span>`)}`;
 }
 
-/** @param {{params: Record<string, string>, query: URLSearchParams}} props */
+/** The view (it takes no parameters from its URL). */
 export default function View() {
   const load = useLoad(async (signal) => {
     const answer = await call("GET", "/nets", { signal });

@@ -1,13 +1,32 @@
-//! The web front end (decisions.md §9): `GET /` serves the single-page
-//! application and `/ui/...` its assets: plain ES modules, a stylesheet and
-//! the vendored libraries of `ui/vendor/`, embedded at compile time by
-//! `build.rs`. The application talks only to the public 5.1 API and the
-//! event streams, so these routes serve files and nothing else.
+//! The web front end of netcfg (decisions.md §9), in a crate of its own:
+//! `GET /` serves the single-page application and `/ui/...` its assets:
+//! plain ES modules, a stylesheet and the vendored libraries of
+//! `ui/vendor/`. [`register`] mounts both routes in any actix-web
+//! application.
+//!
+//! What holds, and what its tests check:
+//! - it serves files and nothing else: no state, no data, no other route;
+//!   every other method than `GET` and `HEAD` is answered 405;
+//! - in the browser, the application talks to nothing but the public 5.1
+//!   API and its event streams (and never to another host: the
+//!   Content-Security-Policy allows only this server's own files);
+//! - no JavaScript toolchain runs at build or run time: the files under
+//!   `ui/` are served as they are in the source tree;
+//! - they are embedded in the binary at compile time by `build.rs` (a table
+//!   of every file under `ui/`, each with its content type from
+//!   `src/content_types.rs`; a file of an unknown kind stops the build), so
+//!   the server needs nothing beside it. Anything that must not be served
+//!   (the type-checking configuration, type declarations, tests) lives
+//!   outside `ui/`.
 //!
 //! Every answer carries a strong `ETag` (a digest of the file) and
 //! `Cache-Control: no-cache`, so a browser revalidates with one 304 instead
 //! of running stale code after an upgrade; and a Content-Security-Policy
 //! that lets the page load nothing but this server's own files.
+
+// Debug builds serve DEV_UI_DIR's files by their kind, as build.rs does.
+#[cfg(debug_assertions)]
+mod content_types;
 
 use std::sync::LazyLock;
 
@@ -68,7 +87,7 @@ fn find(path: &str) -> Option<usize> {
 }
 
 /// Mounts `/` and `/ui/{path}`.
-pub(crate) fn register(config: &mut web::ServiceConfig) {
+pub fn register(config: &mut web::ServiceConfig) {
     config.service(
         web::resource("/")
             .route(web::get().to(index))

@@ -6,19 +6,9 @@
 import { html, useState, useEffect, useRef } from "../lib/html.js";
 import { call, del, path } from "../lib/api.js";
 import { Page, Loaded, Modal, useLoad, useReloadOn, act, formatTime } from "../lib/components.js";
+import { shortTime } from "../lib/format.js";
 
-/**
- * @typedef {object} CachedDevice
- * @property {string} serial_number
- * @property {number} last_seen_ms
- * @property {string} connectivity
- * @property {string} synchronisation
- * @property {{battery_percent: number, temperature_celsius: number, processor_use_percent: number, minutes_remaining: number | null} | null} status
- * @property {{minimum_beacon_period: number, jurisdiction: string, enclosure_colour: string, sku: string} | null} attributes
- * @property {{image_type: string, version: string, sha1: string}[]} firmware_images
- * @property {{x: number, y: number, z: number, quality: number, anchors_used: number} | null} position
- * @property {string | null} last_action
- */
+/** @typedef {import("../lib/types.js").CachedDevice} CachedDevice */
 
 const CONNECTIVITY = { none: "None", uwb: "UWB", ethernet: "Ethernet", uwb_and_ethernet: "UWB and Ethernet" };
 const SYNCHRONISATION = { none: "None", tx: "TX", rx: "RX", tx_and_rx: "TX and RX" };
@@ -27,12 +17,6 @@ const NOWRAP = { whiteSpace: "nowrap" };
 
 /** @param {Record<string, string>} table @param {string} value */
 const named = (table, value) => table[value] || value;
-
-/** A time of today as the time only, else date and time. @param {number} ms */
-function shortTime(ms) {
-  const when = new Date(ms);
-  return when.toDateString() === new Date().toDateString() ? when.toLocaleTimeString() : when.toLocaleString();
-}
 
 /** Millimetres as metres. @param {number} mm */
 const metres = (mm) => (mm / 1000).toFixed(2);

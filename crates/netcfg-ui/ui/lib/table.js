@@ -83,6 +83,40 @@ export function nextSort(current, key) {
 }
 
 /**
+ * The rows a virtual table puts in the page: those in view, scrolled
+ * `scrollTop` pixels down a viewport `viewport` pixels high, and `overscan`
+ * more on each side; the rest are spacers.
+ * @param {number} count       rows in all
+ * @param {number} scrollTop
+ * @param {number} viewport
+ * @param {number} rowHeight
+ * @param {number} overscan
+ * @returns {{first: number, last: number}}  rows first (inclusive) to last (exclusive)
+ */
+export function visibleRows(count, scrollTop, viewport, rowHeight, overscan) {
+  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
+  const last = Math.min(count, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
+  return { first, last };
+}
+
+/**
+ * One page of a list paged on the client: the page the URL's `page` asks
+ * for (1 when absent or not a number, a fraction's whole part; the last
+ * when past it), the number
+ * of pages (at least 1), and the page's items.
+ * @template T
+ * @param {T[]} items
+ * @param {string | null} pageText
+ * @param {number} size
+ * @returns {{page: number, pages: number, shown: T[]}}
+ */
+export function pageOf(items, pageText, size) {
+  const pages = Math.max(1, Math.ceil(items.length / size));
+  const page = Math.min(pages, Math.max(1, Math.trunc(Number(pageText)) || 1));
+  return { page, pages, shown: items.slice((page - 1) * size, page * size) };
+}
+
+/**
  * @template R
  * @param {{
  *   rows: R[],
@@ -134,8 +168,7 @@ export function DataTable(props) {
   };
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
-  const first = Math.max(0, Math.floor(scrollTop / rowHeight) - overscan);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + viewport) / rowHeight) + overscan);
+  const { first, last } = visibleRows(rows.length, scrollTop, viewport, rowHeight, overscan);
   const shown = rows.slice(first, last);
   const columnCount = columns.length + (selected ? 1 : 0);
 

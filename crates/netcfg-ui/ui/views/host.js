@@ -16,7 +16,7 @@ const list = (url, key) => async (signal) => (await call("GET", url, { signal })
 
 const CAPTION_STYLE = { captionSide: "bottom", textAlign: "left", padding: ".35rem .6rem" };
 
-/** @param {{params: Record<string, string>, query: URLSearchParams}} props */
+/** The view (it takes no parameters from its URL). */
 export default function View() {
   return html`<${Page} title="Host" view="host">
     <${Interfaces} />

@@ -13,7 +13,7 @@ import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
 
 /**
- * @typedef {{setting_key: string, default_value: any, value_type: "boolean"|"integer"|"number"|"string", description: string, allowed: string}} Known
+ * @typedef {import("../lib/types.js").DefaultSetting} Known
  * @typedef {{key: string, settingClass: string, settingId: number, value: any, present: boolean, known: Known | null}} Entry
  */
 

@@ -10,16 +10,7 @@ import { Page, Loaded, Modal, useLoad, useReloadOn, act, formatTime } from "../l
 import { useForm, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
 
-/**
- * @typedef {object} HistoryEntry
- * @property {number} id
- * @property {number} timestamp_ms
- * @property {string} origin          "anonymous", a token's name, or "local" (the server itself)
- * @property {string | null} address  the client's address; none for a local change
- * @property {string} method          "" for a local change
- * @property {string} path
- * @property {string} summary
- */
+/** @typedef {import("../lib/types.js").HistoryEntry} HistoryEntry */
 
 const PAGE_SIZE = 50;
 const NOWRAP = { whiteSpace: "nowrap" };

@@ -11,7 +11,7 @@ import { Page, Loaded, Notice, useLoad, useReloadOn, say } from "../lib/componen
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
 
-/** @typedef {{serial_number: string, x_offset: number, y_offset: number, z_offset: number}} Calibration */
+/** @typedef {import("../lib/types.js").MagnetometerCalibration} Calibration */
 
 const KEPT = "netcfg.calibrations";
 

@@ -1,0 +1,167 @@
+// The floor plan's geometry (ui/lib/floorplan.js): world millimetres (y
+// north, so up on screen) to canvas pixels and back, fitting what there is
+// to see, zooming about a point, panning, hit tests. The canvas, its 2D
+// context and the browser's frame and resize callbacks are fakes.
+
+import { test, afterEach } from "node:test";
+import assert from "node:assert/strict";
+import { FloorPlan } from "../../ui/lib/floorplan.js";
+
+/** @typedef {import("../../ui/lib/floorplan.js").Anchor} Anchor */
+
+const global = /** @type {any} */ (globalThis);
+/** @type {(() => void)[]} */
+let frames = [];
+global.window = { devicePixelRatio: 1 };
+global.requestAnimationFrame = (/** @type {() => void} */ callback) => frames.push(callback);
+global.cancelAnimationFrame = () => {};
+global.Path2D = class {
+  constructor() {
+    return new Proxy(this, { get: () => () => {} });
+  }
+};
+global.ResizeObserver = class {
+  observe() {}
+  disconnect() {}
+};
+
+/** A 2D context that takes every call and answers measureText. */
+const context = new Proxy(
+  {},
+  {
+    get: (_target, name) => (name === "measureText" ? () => ({ width: 40 }) : () => {}),
+    set: () => true,
+  },
+);
+
+/** @type {FloorPlan[]} */
+const made = [];
+// Each plan runs a timer until destroyed, even when its test failed.
+afterEach(() => {
+  for (const floor of made.splice(0)) floor.destroy();
+});
+
+/** A floor plan on a fake canvas of `width` by `height` CSS pixels. */
+function plan(width = 800, height = 600) {
+  const canvas = /** @type {HTMLCanvasElement} */ (
+    /** @type {unknown} */ ({
+      width: 0,
+      height: 0,
+      getContext: () => context,
+      getBoundingClientRect: () => ({ left: 0, top: 0, width, height }),
+      addEventListener() {},
+      removeEventListener() {},
+      setPointerCapture() {},
+    })
+  );
+  frames = [];
+  const floor = new FloorPlan(canvas, {});
+  made.push(floor);
+  return floor;
+}
+
+/** @returns {Anchor} */
+function anchor(/** @type {string} */ key, /** @type {number} */ x, /** @type {number} */ y) {
+  return { key, serial_number: key, name: null, identifier: 0, role_id: 2, x, y, z: 0 };
+}
+
+/** @param {number} actual @param {number} expected */
+function near(actual, expected, tolerance = 1e-6) {
+  assert.ok(Math.abs(actual - expected) <= tolerance, `${actual} is not ${expected}`);
+}
+
+test("world and screen: y grows upwards, and toWorld undoes toScreen", () => {
+  const floor = plan();
+  floor.scale = 0.1;
+  floor.ox = 100;
+  floor.oy = 500;
+  assert.deepEqual(floor.toScreen(1000, 2000), [200, 300]);
+  const [x, y] = floor.toWorld(...floor.toScreen(1234, -5678));
+  near(x, 1234);
+  near(y, -5678);
+});
+
+test("fit shows every anchor and limit inside the margins, centred", () => {
+  const floor = plan(800, 600);
+  floor.setAnchors([anchor("a", 0, 0), anchor("b", 30_000, 10_000)]);
+  floor.setLimits([{ id: 1, name: "hall", min_x: -5000, min_y: -2000, max_x: 10_000, max_y: 20_000 }]);
+  for (const [x, y] of [[0, 0], [30_000, 10_000], [-5000, -2000], [10_000, 20_000]]) {
+    const [sx, sy] = floor.toScreen(x, y);
+    assert.ok(sx >= 40 - 1e-6 && sx <= 760 + 1e-6 && sy >= 40 - 1e-6 && sy <= 560 + 1e-6, `${x},${y} at ${sx},${sy}`);
+  }
+  const [cx, cy] = floor.toWorld(400, 300);
+  near(cx, 12_500, 1e-3);
+  near(cy, 9000, 1e-3);
+});
+
+test("with nothing to show, the view is 20 m by 15 m from the origin", () => {
+  const floor = plan(800, 600);
+  floor.fit();
+  const [left, top] = floor.toWorld(40, 40);
+  const [right, bottom] = floor.toWorld(760, 560);
+  assert.ok(left <= -1000 + 1e-6 && right >= 20_000 - 1e-6, `${left}..${right}`);
+  assert.ok(bottom <= -1000 + 1e-6 && top >= 15_000 - 1e-6, `${bottom}..${top}`);
+});
+
+test("zooming keeps the world point under the pointer, within the scale's limits, and stops fitting", () => {
+  const floor = plan();
+  floor.setAnchors([anchor("a", 0, 0), anchor("b", 10_000, 10_000)]);
+  const before = floor.toWorld(123, 456);
+  floor.zoomBy(2, 123, 456);
+  const after = floor.toWorld(123, 456);
+  near(after[0], before[0], 1e-6);
+  near(after[1], before[1], 1e-6);
+  floor.zoomBy(1e9);
+  assert.equal(floor.scale, 2, "at most 2 px per mm");
+  floor.zoomBy(1e-12);
+  assert.equal(floor.scale, 1e-4, "at least 10 px for 100 m");
+  const scale = floor.scale;
+  floor.setAnchors([anchor("a", 0, 0), anchor("c", 90_000, 0)]);
+  assert.equal(floor.scale, scale, "no fit after the user zoomed");
+});
+
+test("panning by pixels and by keys moves the view, not the world", () => {
+  const floor = plan();
+  const [x, y] = floor.toWorld(400, 300);
+  floor.panBy(10, -20);
+  const [sx, sy] = floor.toScreen(x, y);
+  near(sx, 410);
+  near(sy, 280);
+  let prevented = false;
+  const key = (/** @type {string} */ name) =>
+    /** @type {KeyboardEvent} */ (/** @type {unknown} */ ({ key: name, shiftKey: false, preventDefault: () => (prevented = true) }));
+  floor.onKey(key("ArrowLeft"));
+  near(floor.toScreen(x, y)[0], 460);
+  assert.ok(prevented);
+  const scale = floor.scale;
+  floor.onKey(key("+"));
+  near(floor.scale, scale * 1.25);
+});
+
+test("positions update one object per tag, and hit tests find what is under the pointer", () => {
+  const floor = plan();
+  floor.setAnchors([anchor("a", 0, 0), anchor("b", 10_000, 10_000)]);
+  const position = { serial_number: "T1", x: 5000, y: 5000, z: 0, quality: 100, network_time: 1 };
+  floor.updatePositions([position]);
+  const tag = floor.tags.get("T1");
+  floor.updatePositions([{ ...position, x: 6000 }]);
+  assert.equal(floor.tags.get("T1"), tag, "the same object, moved");
+  assert.equal(tag?.x, 6000);
+  assert.equal(floor.stats.positions, 2);
+  const [tx, ty] = floor.toScreen(6000, 5000);
+  assert.equal(floor.tagAt(tx + 3, ty - 3), tag);
+  assert.equal(floor.tagAt(tx + 30, ty), null);
+  const [ax, ay] = floor.toScreen(10_000, 10_000);
+  assert.equal(floor.anchorAt(ax, ay)?.key, "b");
+});
+
+test("a change asks for one frame, and drawing it counts it", () => {
+  const floor = plan();
+  for (const frame of frames.splice(0)) frame();
+  floor.setAnchors([anchor("a", 0, 0)]);
+  floor.moveAnchor("a", 100, 100);
+  assert.equal(frames.length, 1, "changes before the frame share it");
+  const drawn = floor.stats.frames;
+  for (const frame of frames.splice(0)) frame();
+  assert.equal(floor.stats.frames, drawn + 1);
+});
