@@ -1,4 +1,4 @@
-//! `cargo xtask crash [--kills N] [--threads T]`: durable writes under load
+//! `cargo xtask crash [--kills N] [--threads T]` (`netcfg-load crash`): durable writes under load
 //! against the real server, SIGKILL at random moments (N times, default
 //! 20), restart on the same data directory, and after every restart:
 //! - every acknowledged write is there (GET), and a write whose answer never
@@ -52,17 +52,29 @@ fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
 }
 
 /// Writer threads by default.
-pub(crate) const THREADS: usize = 4;
+pub const THREADS: usize = 4;
 
-/// `cargo xtask crash`'s options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Options {
+/// `cargo xtask crash`'s options (and `netcfg-load crash`'s).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
     /// SIGKILLs under load
     #[arg(long, default_value_t = 20)]
-    pub(crate) kills: u32,
+    pub kills: u32,
     /// Writer threads (1 to 15)
     #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
-    pub(crate) threads: usize,
+    pub threads: usize,
+}
+
+impl Options {
+    /// The options spelt out as the command line reads them.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        vec![
+            "--kills".to_owned(),
+            self.kills.to_string(),
+            "--threads".to_owned(),
+            self.threads.to_string(),
+        ]
+    }
 }
 
 pub(crate) fn crash(options: &Options) -> Result<()> {

@@ -1,4 +1,4 @@
-//! `cargo xtask soak [--minutes N] [--threads T]`: mixed reads and writes
+//! `cargo xtask soak [--minutes N] [--threads T]` (`netcfg-load soak`): mixed reads and writes
 //! from several clients against the real server for N minutes (default 1).
 //!
 //! Three verdicts, each of which must pass: no error (no unexpected status,
@@ -32,17 +32,29 @@ const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
 const MAX_GROWTH_PERCENT: f64 = 10.0;
 
 /// Clients by default.
-pub(crate) const THREADS: usize = 6;
+pub const THREADS: usize = 6;
 
-/// `cargo xtask soak`'s options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Options {
+/// `cargo xtask soak`'s options (and `netcfg-load soak`'s).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
     /// How long to run, in minutes
     #[arg(long, default_value_t = 1.0, value_parser = positive)]
-    pub(crate) minutes: f64,
+    pub minutes: f64,
     /// Client threads (1 to 15)
     #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
-    pub(crate) threads: usize,
+    pub threads: usize,
+}
+
+impl Options {
+    /// The options spelt out as the command line reads them.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        vec![
+            "--minutes".to_owned(),
+            self.minutes.to_string(),
+            "--threads".to_owned(),
+            self.threads.to_string(),
+        ]
+    }
 }
 
 fn positive(text: &str) -> Result<f64, String> {

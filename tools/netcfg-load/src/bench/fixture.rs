@@ -9,7 +9,7 @@ use std::{fs, path::PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::workspace_root;
+use crate::workspace;
 
 /// Anchors on a 10 by 5 grid, 12 m apart.
 const ANCHOR_COLUMNS: u32 = 10;
@@ -24,7 +24,7 @@ const CARRIERS: [&str; 4] = ["Forklift", "Worker", "Pallet", "Trolley"];
 
 /// The fixture's path.
 pub(crate) fn path() -> PathBuf {
-    workspace_root().join("fixtures/bench/site.jsonl")
+    workspace::root().join("fixtures/bench/site.jsonl")
 }
 
 /// The fixture's lines, as this code writes them.
@@ -71,7 +71,7 @@ pub(crate) fn load() -> Result<Vec<String>> {
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
     if lines != generate() {
         bail!(
-            "{} is not what xtask/src/bench/fixture.rs writes: rewrite it with `cargo xtask bench --write-fixture`",
+            "{} is not what tools/netcfg-load/src/bench/fixture.rs writes: rewrite it with `cargo xtask bench --write-fixture`",
             path.display()
         );
     }
