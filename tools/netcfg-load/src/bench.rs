@@ -427,3 +427,51 @@ fn write_reports(dir: &Path, report: &Report) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(only: Option<Only>, write_fixture: bool) -> Options {
+        Options {
+            seconds: 5,
+            write_fixture,
+            only,
+        }
+    }
+
+    #[test]
+    fn each_part_says_which_tools_it_needs() {
+        let uses = |only, write_fixture| {
+            let options = options(only, write_fixture);
+            (options.uses_wrk(), options.uses_chromium())
+        };
+        assert_eq!(uses(None, false), (true, true));
+        assert_eq!(uses(Some(Only::Site), false), (true, false));
+        assert_eq!(uses(Some(Only::Events), false), (true, false));
+        assert_eq!(uses(Some(Only::FrontEnd), false), (false, true));
+        assert_eq!(uses(Some(Only::Floods), false), (false, false));
+        // Writing the fixture measures nothing.
+        assert_eq!(uses(None, true), (false, false));
+    }
+
+    #[test]
+    fn a_load_run_with_errors_is_refused() {
+        let load = Load {
+            connections: 8,
+            requests: 100,
+            seconds: 1.0,
+            errors: 0,
+            p50_ms: 1.0,
+            p90_ms: 1.0,
+            p99_ms: 1.0,
+            max_ms: 1.0,
+        };
+        assert!(checked(load.clone()).is_ok());
+        let error = checked(Load { errors: 3, ..load }).unwrap_err().to_string();
+        assert!(
+            error.starts_with("3 of 100 requests at 8 connections failed"),
+            "{error}"
+        );
+    }
+}

@@ -5,6 +5,8 @@
 //! stop it with SIGTERM or kill it; and the one HTTP client they talk to it
 //! with.
 
+#[cfg(test)]
+pub(crate) mod fake;
 mod http;
 mod memory;
 mod rng;

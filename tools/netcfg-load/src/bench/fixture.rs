@@ -123,4 +123,24 @@ mod tests {
         serials.dedup();
         assert_eq!(serials.len(), 1_050, "serial numbers are unique");
     }
+
+    #[test]
+    fn the_committed_fixture_is_what_the_code_writes() {
+        let lines = load().unwrap();
+        assert_eq!(lines.len(), 1_050);
+        assert!(path().ends_with("fixtures/bench/site.jsonl"));
+    }
+
+    #[test]
+    fn a_tag_body_is_a_full_device_body() {
+        let body = tag_body("01:05:00FF", "Pallet 255");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["serial_number"], "01:05:00FF");
+        assert_eq!(json["name"], "Pallet 255");
+        assert_eq!(json["disabled"], false);
+        assert_eq!(json["interfaces"][0]["role_id"], 4);
+        assert_eq!(serial_of(&body), Some("01:05:00FF"));
+        assert_eq!(serial_of(r#"{"name":"no serial"}"#), None);
+        assert_eq!(tag_serials(&[body, generate()[0].clone()]), ["01:05:00FF"]);
+    }
 }

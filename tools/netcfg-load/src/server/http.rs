@@ -237,4 +237,29 @@ mod tests {
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 1);
     }
+
+    #[test]
+    fn answers_read_as_json_text_and_payloads() {
+        let answer = |status, body: &str| Response {
+            status,
+            body: body.as_bytes().to_vec(),
+        };
+        let ok = answer(200, r#"{"device": {"name": "Tag 1"}}"#);
+        assert_eq!(
+            ok.payload("device").unwrap(),
+            object([("name", Value::from("Tag 1"))])
+        );
+        let missing = ok.payload("role").unwrap_err().to_string();
+        assert!(missing.starts_with("no `role` in the answer"), "{missing}");
+        let html = answer(502, "<html>bad gateway</html>");
+        let error = format!("{:#}", html.json().unwrap_err());
+        assert!(
+            error.starts_with("a 502 answer that is not JSON: <html>"),
+            "{error}"
+        );
+        // Long bodies are cut for messages, on a character boundary.
+        let long = answer(200, &"é".repeat(400));
+        assert_eq!(long.text(), format!("{}...", "é".repeat(300)));
+        assert_eq!(answer(200, "short").text(), "short");
+    }
 }

@@ -37,7 +37,8 @@ impl RssSampler {
     /// Samples process `pid` every 50 ms from now on.
     pub fn start(pid: u32) -> Self {
         let running = Arc::new(AtomicBool::new(true));
-        let peak_kb = Arc::new(AtomicU64::new(0));
+        // The first sample now: the peak is never below the start.
+        let peak_kb = Arc::new(AtomicU64::new(rss_kib(pid).unwrap_or(0)));
         let thread = thread::spawn({
             let (running, peak_kb) = (running.clone(), peak_kb.clone());
             move || {
