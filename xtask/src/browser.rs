@@ -17,9 +17,9 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail, ensure};
+use netcfg_load::server::{self, Launch, Profile};
 
 use super::{
-    server::{self, Launch, Profile},
     tools::{self, CHROMIUM},
     workspace_root,
 };

@@ -40,8 +40,11 @@
 //!   configuration reference) by running their tests with `UPDATE_EXPECT=1`;
 //!   `--check` runs them as CI does.
 //!
-//! The tasks that run the server start it with one launcher (server.rs) and
-//! talk to it with one HTTP client (ureq, server/http.rs).
+//! `bench`, `soak` and `crash` live in the crate netcfg-load
+//! (tools/netcfg-load): xtask installs the tools a run needs, builds its
+//! binary in release and runs it with the same options (load.rs). The
+//! tasks that run the server start it with that crate's one launcher and
+//! talk to it with its one HTTP client (`netcfg_load::server`).
 
 #![allow(
     clippy::print_stdout,
@@ -49,14 +52,11 @@
     reason = "a command-line tool talks to its user"
 )]
 
-mod bench;
 mod browser;
 mod codegen;
-mod crash;
 mod dist;
+mod load;
 mod schemathesis;
-mod server;
-mod soak;
 mod tools;
 mod ui;
 
@@ -64,6 +64,7 @@ use std::{env, path::PathBuf, process::Command};
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
+use netcfg_load::{bench, crash, soak};
 
 /// Project automation that needs nothing but cargo: `cargo xtask <task>`.
 #[derive(Debug, Parser)]
@@ -151,11 +152,11 @@ fn main() -> Result<()> {
         Task::Ui => ui::ui(),
         Task::Browser => browser::browser_check(),
         Task::Schemathesis => schemathesis::schemathesis(),
-        Task::Bench(options) => bench::bench(&options),
+        Task::Bench(options) => load::task(netcfg_load::Task::Bench(options)),
         Task::Dist { check } => dist::dist(check),
         Task::Codegen { check } => codegen::codegen(check),
-        Task::Soak(options) => soak::soak(&options),
-        Task::Crash(options) => crash::crash(&options),
+        Task::Soak(options) => load::task(netcfg_load::Task::Soak(options)),
+        Task::Crash(options) => load::task(netcfg_load::Task::Crash(options)),
     }
 }
 
@@ -227,14 +228,14 @@ fn ci() -> Result<()> {
     cargo(&["test", "--workspace"], &[])?;
     browser::browser_check()?;
     schemathesis::schemathesis()?;
-    soak::soak(&soak::Options {
+    load::run(&netcfg_load::Task::Soak(soak::Options {
         minutes: 1.0,
         threads: soak::THREADS,
-    })?;
-    crash::crash(&crash::Options {
+    }))?;
+    load::run(&netcfg_load::Task::Crash(crash::Options {
         kills: 20,
         threads: crash::THREADS,
-    })?;
+    }))?;
     dist::check()?;
     eprintln!("ci: every check passed");
     Ok(())

@@ -6,11 +6,9 @@
 use std::{path::Path, process::Command};
 
 use anyhow::{Context, Result, bail};
+use netcfg_load::server::{self, Launch, Profile};
 
-use crate::{
-    server::{self, Launch, Profile},
-    tools, workspace_root,
-};
+use crate::{tools, workspace_root};
 
 /// Test cases per operation and the seed: bounded and repeatable. One
 /// worker keeps the runs in a fixed order; see [`KNOWN_TOOL_BUG`] for the one

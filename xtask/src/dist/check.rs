@@ -21,7 +21,7 @@ use super::{
     files::{EXECUTABLE, output_of, walk, which},
     tarball,
 };
-use crate::server::Client;
+use netcfg_load::server::Client;
 
 /// Only a hung server reaches this.
 const HUNG: Duration = Duration::from_secs(60);

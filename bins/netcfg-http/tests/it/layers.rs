@@ -162,6 +162,23 @@ const RULES: &[Rule] = &[
         ],
         why: "host facts (network interfaces, packages) need only netcfg-model: no HTTP, no SQLite, no serial",
     },
+    Rule {
+        subject: "netcfg-load",
+        reach: Reach::Any,
+        forbidden: &[
+            HTTP,
+            SQLITE,
+            SERIAL,
+            &[
+                "netcfg-store",
+                "netcfg-engine",
+                "netcfg-api",
+                "netcfg-host",
+                "netcfg-http",
+            ],
+        ],
+        why: "the load harnesses drive the built server from outside, over HTTP as its users do (and sqlite3's command line): none of the server's own crates",
+    },
 ];
 
 /// `cargo metadata` of this workspace, dependencies resolved.

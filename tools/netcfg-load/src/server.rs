@@ -1,15 +1,17 @@
-//! The one server launcher of the tasks that run the real server (bench,
-//! soak, crash, schemathesis, browser): build it, start it on a free
-//! loopback port over a data directory (optionally with the bench's
-//! baseline route), wait for its first answer, read its memory, stop it
-//! with SIGTERM or kill it; and the one HTTP client they talk to it with.
+//! The one server launcher of the tasks that run the real server (the
+//! harnesses here, and xtask's schemathesis, browser and dist): build it,
+//! start it on a free loopback port over a data directory (optionally with
+//! the bench's baseline route), wait for its first answer, read its memory,
+//! stop it with SIGTERM or kill it; and the one HTTP client they talk to it
+//! with.
 
+#[cfg(test)]
+pub(crate) mod fake;
 mod http;
 mod memory;
 mod rng;
 
 use std::{
-    env,
     fs::OpenOptions,
     net::TcpListener,
     path::{Path, PathBuf},
@@ -19,14 +21,14 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-pub(crate) use serde_json::Value;
+pub use serde_json::Value;
 
-pub(crate) use self::{
+pub(crate) use self::rng::Rng;
+pub use self::{
     http::{Client, Response},
-    memory::RssSampler,
-    rng::Rng,
+    memory::{RssSampler, rss_kib},
 };
-use crate::{cargo, workspace_root};
+use crate::workspace::{self, cargo};
 
 /// The environment variable that makes the server serve the baseline route
 /// (bins/netcfg-http/src/baseline.rs); only the bench sets it.
@@ -35,7 +37,7 @@ const BASELINE_VARIABLE: &str = "NETCFG_BENCH_BASELINE";
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A JSON object from key-value pairs.
-pub(crate) fn object<K: Into<String>>(pairs: impl IntoIterator<Item = (K, Value)>) -> Value {
+pub fn object<K: Into<String>>(pairs: impl IntoIterator<Item = (K, Value)>) -> Value {
     Value::Object(
         pairs
             .into_iter()
@@ -46,7 +48,7 @@ pub(crate) fn object<K: Into<String>>(pairs: impl IntoIterator<Item = (K, Value)
 
 /// Which build of the server.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Profile {
+pub enum Profile {
     /// The load and contract tasks look for errors, lost writes and leaks,
     /// not speed.
     Debug,
@@ -55,7 +57,7 @@ pub(crate) enum Profile {
 }
 
 /// Builds the server and returns the binary's path.
-pub(crate) fn build(profile: Profile) -> Result<PathBuf> {
+pub fn build(profile: Profile) -> Result<PathBuf> {
     let (args, dir): (&[&str], _) = match profile {
         Profile::Debug => (&["build", "--package", "netcfg-http"], "debug"),
         Profile::Release => (
@@ -64,17 +66,13 @@ pub(crate) fn build(profile: Profile) -> Result<PathBuf> {
         ),
     };
     cargo(args, &[])?;
-    let target = env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| workspace_root().join(dir))
-        .unwrap_or_else(|| workspace_root().join("target"));
-    Ok(target.join(dir).join("netcfg-http"))
+    Ok(workspace::target_dir()?.join(dir).join("netcfg-http"))
 }
 
 /// A directory under `target/<task>`, emptied: kept after the run, so a
 /// failure can be looked into.
-pub(crate) fn scratch_dir(task: &str) -> Result<PathBuf> {
-    let dir = workspace_root().join("target").join(task);
+pub fn scratch_dir(task: &str) -> Result<PathBuf> {
+    let dir = workspace::root().join("target").join(task);
     if dir.exists() {
         std::fs::remove_dir_all(&dir)
             .with_context(|| format!("could not empty {}", dir.display()))?;
@@ -89,7 +87,7 @@ fn free_port() -> Result<u16> {
 
 /// What a server is started with.
 #[derive(Debug, Clone)]
-pub(crate) struct Launch {
+pub struct Launch {
     binary: PathBuf,
     data_dir: PathBuf,
     log: PathBuf,
@@ -98,7 +96,7 @@ pub(crate) struct Launch {
 
 impl Launch {
     /// `binary` over `data_dir`, its standard error appended to `log`.
-    pub(crate) fn new(binary: &Path, data_dir: &Path, log: &Path) -> Launch {
+    pub fn new(binary: &Path, data_dir: &Path, log: &Path) -> Launch {
         Launch {
             binary: binary.to_owned(),
             data_dir: data_dir.to_owned(),
@@ -108,13 +106,13 @@ impl Launch {
     }
 
     /// Also serve `GET /_bench/baseline` with the bytes of `file`.
-    pub(crate) fn baseline(mut self, file: &Path) -> Launch {
+    pub fn baseline(mut self, file: &Path) -> Launch {
         self.baseline = Some(file.to_owned());
         self
     }
 
     /// Starts the server and waits for its first answer.
-    pub(crate) fn start(&self) -> Result<Server> {
+    pub fn start(&self) -> Result<Server> {
         let mut server = self.spawn()?;
         server.wait_for_first_answer()?;
         Ok(server)
@@ -122,7 +120,7 @@ impl Launch {
 
     /// Starts the server without waiting for it (to kill it while it opens
     /// its files).
-    pub(crate) fn spawn(&self) -> Result<Server> {
+    pub fn spawn(&self) -> Result<Server> {
         let port = free_port()?;
         let log = OpenOptions::new()
             .create(true)
@@ -165,13 +163,13 @@ impl Launch {
 
 /// A running server; dropped, it is killed.
 #[derive(Debug)]
-pub(crate) struct Server {
+pub struct Server {
     child: Child,
     port: u16,
     spawned: Instant,
     /// From spawn to the first 200 answer to `GET /nets` (which lists every
     /// configuration), once started.
-    pub(crate) startup: Duration,
+    pub startup: Duration,
     log: PathBuf,
 }
 
@@ -210,36 +208,38 @@ impl Server {
         lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
-    pub(crate) fn port(&self) -> u16 {
+    /// The loopback port it listens on.
+    pub fn port(&self) -> u16 {
         self.port
     }
 
     /// `http://127.0.0.1:<port>`.
-    pub(crate) fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}", self.port)
     }
 
     /// A new client of this server.
-    pub(crate) fn client(&self) -> Client {
+    pub fn client(&self) -> Client {
         Client::new(self.port)
     }
 
-    pub(crate) fn pid(&self) -> u32 {
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// Resident memory in KiB (`VmRSS` of `/proc/<pid>/status`).
-    pub(crate) fn rss_kib(&self) -> Result<u64> {
-        memory::rss_kb(self.pid())
+    pub fn rss_kib(&self) -> Result<u64> {
+        rss_kib(self.pid())
     }
 
     /// Samples the resident memory every 50 ms until the sampler finishes.
-    pub(crate) fn sample_rss(&self) -> RssSampler {
+    pub fn sample_rss(&self) -> RssSampler {
         RssSampler::start(self.pid())
     }
 
     /// SIGKILL (what `Child::kill` sends on Unix), then reap it.
-    pub(crate) fn kill(mut self) -> Result<()> {
+    pub fn kill(mut self) -> Result<()> {
         self.child.kill().context("could not kill the server")?;
         self.child.wait().context("could not reap the server")?;
         Ok(())
@@ -247,7 +247,7 @@ impl Server {
 
     /// Stops the server with SIGTERM (it drains and closes its files), and
     /// fails if it has not exited within 20 s.
-    pub(crate) fn stop(mut self) -> Result<()> {
+    pub fn stop(mut self) -> Result<()> {
         let _ = Command::new("kill")
             .args(["-TERM", &self.pid().to_string()])
             .status();
@@ -262,7 +262,7 @@ impl Server {
     }
 
     /// How the server ended, if it did (it must not end by itself).
-    pub(crate) fn exited(&mut self) -> Option<ExitStatus> {
+    pub fn exited(&mut self) -> Option<ExitStatus> {
         self.child.try_wait().ok().flatten()
     }
 }

@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: load benchmarks of the real server (issues 8 and
+//! `cargo xtask bench` (`netcfg-load bench`): load benchmarks of the real server (issues 8 and
 //! 12), on loopback, with wrk. Every figure is a ratio or a distribution
 //! from one run; goals are reported beside them, never enforced (the
 //! command fails only when something could not run). What each figure
@@ -42,6 +42,7 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use clap::ValueEnum as _;
 
 use self::{
     report::{Figures, Footprint, ReadPoint, Report},
@@ -65,23 +66,52 @@ const FDATASYNC_ROUNDS: usize = 400;
 /// Client threads that load fixtures (their adds share commits).
 const LOADERS: usize = 8;
 
-/// `cargo xtask bench`'s options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Options {
+/// `cargo xtask bench`'s options (and `netcfg-load bench`'s).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
     /// Seconds per load point
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
-    seconds: u32,
+    pub seconds: u32,
     /// Rewrite fixtures/bench/site.jsonl from the code and stop
     #[arg(long)]
-    write_fixture: bool,
+    pub write_fixture: bool,
     /// Run only one part of the bench (every part when left out)
     #[arg(long, value_enum)]
-    only: Option<Only>,
+    pub only: Option<Only>,
+}
+
+impl Options {
+    /// The options spelt out as the command line reads them.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        let mut args = vec!["--seconds".to_owned(), self.seconds.to_string()];
+        if self.write_fixture {
+            args.push("--write-fixture".to_owned());
+        }
+        if let Some(only) = self.only.and_then(|only| only.to_possible_value()) {
+            args.extend(["--only".to_owned(), only.get_name().to_owned()]);
+        }
+        args
+    }
+
+    /// Whether the run measures the part `only`.
+    fn runs(&self, only: Only) -> bool {
+        !self.write_fixture && self.only.is_none_or(|chosen| chosen == only)
+    }
+
+    /// Whether the run drives wrk (the site's steps and the live events).
+    pub fn uses_wrk(&self) -> bool {
+        self.runs(Only::Site) || self.runs(Only::Events)
+    }
+
+    /// Whether the run drives Chromium (the front end's step).
+    pub fn uses_chromium(&self) -> bool {
+        self.runs(Only::FrontEnd)
+    }
 }
 
 /// Steps that run alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum Only {
+pub enum Only {
     /// The site's steps: start-up, reads, disk, writes, growth, footprint
     Site,
     /// Live events: 1,000 subscribers, reads with and without them
@@ -99,11 +129,14 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         return fixture::write();
     }
     let started = Instant::now();
-    let runs = |only| options.only.is_none_or(|chosen| chosen == only);
+    let runs = |only| options.runs(only);
     // A stale fixture stops the bench before the build.
     let site = runs(Only::Site).then(fixture::load).transpose()?;
-    if runs(Only::Site) || runs(Only::Events) {
+    if options.uses_wrk() {
         tools::wrk()?;
+    }
+    if options.uses_chromium() {
+        tools::chromium()?;
     }
     let binary = server::build(Profile::Release)?;
 
@@ -393,4 +426,52 @@ fn write_reports(dir: &Path, report: &Report) -> Result<()> {
         fs::write(&path, text).with_context(|| format!("could not write {}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(only: Option<Only>, write_fixture: bool) -> Options {
+        Options {
+            seconds: 5,
+            write_fixture,
+            only,
+        }
+    }
+
+    #[test]
+    fn each_part_says_which_tools_it_needs() {
+        let uses = |only, write_fixture| {
+            let options = options(only, write_fixture);
+            (options.uses_wrk(), options.uses_chromium())
+        };
+        assert_eq!(uses(None, false), (true, true));
+        assert_eq!(uses(Some(Only::Site), false), (true, false));
+        assert_eq!(uses(Some(Only::Events), false), (true, false));
+        assert_eq!(uses(Some(Only::FrontEnd), false), (false, true));
+        assert_eq!(uses(Some(Only::Floods), false), (false, false));
+        // Writing the fixture measures nothing.
+        assert_eq!(uses(None, true), (false, false));
+    }
+
+    #[test]
+    fn a_load_run_with_errors_is_refused() {
+        let load = Load {
+            connections: 8,
+            requests: 100,
+            seconds: 1.0,
+            errors: 0,
+            p50_ms: 1.0,
+            p90_ms: 1.0,
+            p99_ms: 1.0,
+            max_ms: 1.0,
+        };
+        assert!(checked(load.clone()).is_ok());
+        let error = checked(Load { errors: 3, ..load }).unwrap_err().to_string();
+        assert!(
+            error.starts_with("3 of 100 requests at 8 connections failed"),
+            "{error}"
+        );
+    }
 }

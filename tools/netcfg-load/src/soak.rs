@@ -1,4 +1,4 @@
-//! `cargo xtask soak [--minutes N] [--threads T]`: mixed reads and writes
+//! `cargo xtask soak [--minutes N] [--threads T]` (`netcfg-load soak`): mixed reads and writes
 //! from several clients against the real server for N minutes (default 1).
 //!
 //! Three verdicts, each of which must pass: no error (no unexpected status,
@@ -32,17 +32,29 @@ const SHARED_NETS: [&str; 3] = ["soak-a", "soak-b", "soak-c"];
 const MAX_GROWTH_PERCENT: f64 = 10.0;
 
 /// Clients by default.
-pub(crate) const THREADS: usize = 6;
+pub const THREADS: usize = 6;
 
-/// `cargo xtask soak`'s options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Options {
+/// `cargo xtask soak`'s options (and `netcfg-load soak`'s).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
     /// How long to run, in minutes
     #[arg(long, default_value_t = 1.0, value_parser = positive)]
-    pub(crate) minutes: f64,
+    pub minutes: f64,
     /// Client threads (1 to 15)
     #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
-    pub(crate) threads: usize,
+    pub threads: usize,
+}
+
+impl Options {
+    /// The options spelt out as the command line reads them.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        vec![
+            "--minutes".to_owned(),
+            self.minutes.to_string(),
+            "--threads".to_owned(),
+            self.threads.to_string(),
+        ]
+    }
 }
 
 fn positive(text: &str) -> Result<f64, String> {
@@ -253,4 +265,75 @@ fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
         }
     }
     Ok((differences, items))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{model::Kind, *};
+    use crate::server::fake;
+
+    #[test]
+    fn the_comparison_reads_every_collection_and_reports_each_difference() {
+        let port = fake::serve(|method, path, _| {
+            assert_eq!(method, "GET");
+            let body = match path {
+                "/nets" => json!({"configurations": [{"name": "soak-a"}, {"name": "stray"}]}),
+                "/nets/soak-a" => json!({"configuration": {"name": "soak-a", "state": "running"}}),
+                "/nets/soak-a/devices" => json!({"devices": [
+                    {"serial_number": "01:00:0001", "name": "after"},
+                ]}),
+                "/nets/soak-a/roles" => json!({"roles": []}),
+                "/nets/soak-a/data-streams" => json!({"streams": []}),
+                "/nets/soak-a/position_limits" => json!({"position_limits": []}),
+                "/nets/soak-a/settings" => json!({"settings": [{"setting_key": "k", "value": 1}]}),
+                _ => return (404, json!({"error": path}).to_string()),
+            };
+            (200, body.to_string())
+        });
+        let mut expected = Net::default();
+        expected
+            .put(
+                Kind::Devices,
+                json!({"serial_number": "01:00:0001", "name": "before"}),
+            )
+            .unwrap();
+        expected
+            .put(Kind::Settings, json!({"setting_key": "k", "value": 1}))
+            .unwrap();
+        let mut model = Model::default();
+        model.nets.insert("soak-a".to_owned(), expected.clone());
+        model.nets.insert("soak-b".to_owned(), Net::default());
+
+        let (differences, items) = compare(&mut Client::new(port), &model).unwrap();
+        assert_eq!(items, 2);
+        assert_eq!(
+            differences,
+            [
+                "stray: a configuration the model does not hold",
+                "soak-b: missing from GET /nets",
+                "soak-a: running expected false, found true",
+                r#"soak-a/devices/01:00:0001: expected {"name":"before","serial_number":"01:00:0001"}, found {"name":"after","serial_number":"01:00:0001"}"#,
+                // A configuration that cannot be read is a difference too.
+                r#"soak-b: GET /nets/soak-b/devices: 404 {"error":"/nets/soak-b/devices"}"#,
+            ]
+        );
+
+        // What the server holds, fetched, is what it answered.
+        let fetched = Net::fetch(&mut Client::new(port), "soak-a").unwrap();
+        assert_eq!(fetched.len(), 2);
+        assert!(fetched.running);
+        // A configuration it cannot read is an error, not an empty one.
+        assert!(Net::fetch(&mut Client::new(port), "soak-b").is_err());
+    }
+
+    #[test]
+    fn minutes_must_be_positive() {
+        assert_eq!(positive("0.25"), Ok(0.25));
+        assert!(positive("0").is_err());
+        assert!(positive("-2").is_err());
+        assert!(positive("NaN").is_err());
+        assert!(positive("").is_err());
+    }
 }

@@ -1,4 +1,4 @@
-//! `cargo xtask crash [--kills N] [--threads T]`: durable writes under load
+//! `cargo xtask crash [--kills N] [--threads T]` (`netcfg-load crash`): durable writes under load
 //! against the real server, SIGKILL at random moments (N times, default
 //! 20), restart on the same data directory, and after every restart:
 //! - every acknowledged write is there (GET), and a write whose answer never
@@ -52,17 +52,29 @@ fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
 }
 
 /// Writer threads by default.
-pub(crate) const THREADS: usize = 4;
+pub const THREADS: usize = 4;
 
-/// `cargo xtask crash`'s options.
-#[derive(Debug, clap::Args)]
-pub(crate) struct Options {
+/// `cargo xtask crash`'s options (and `netcfg-load crash`'s).
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
     /// SIGKILLs under load
     #[arg(long, default_value_t = 20)]
-    pub(crate) kills: u32,
+    pub kills: u32,
     /// Writer threads (1 to 15)
     #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
-    pub(crate) threads: usize,
+    pub threads: usize,
+}
+
+impl Options {
+    /// The options spelt out as the command line reads them.
+    pub(crate) fn to_args(&self) -> Vec<String> {
+        vec![
+            "--kills".to_owned(),
+            self.kills.to_string(),
+            "--threads".to_owned(),
+            self.threads.to_string(),
+        ]
+    }
 }
 
 pub(crate) fn crash(options: &Options) -> Result<()> {
@@ -564,4 +576,88 @@ fn check_downloads(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::server::fake;
+
+    #[test]
+    fn each_worker_starts_with_its_own_keys_acknowledged_at_zero() {
+        let tracker = initial_tracker(2);
+        assert_eq!(
+            tracker.settings.len(),
+            NETS.len() * usize::try_from(KEYS_PER_WORKER).unwrap()
+        );
+        let place = ("crash-b".to_owned(), "crash_w2_1".to_owned());
+        assert_eq!(tracker.settings[&place].acked, Some(Value::from(0)));
+        assert!(tracker.devices.is_empty());
+        assert_eq!(
+            with_suffix(Path::new("/d/a.sqlite"), "-wal"),
+            Path::new("/d/a.sqlite-wal")
+        );
+        let body = device("01:C0:0001", &mut Rng::new(1), 7);
+        assert_eq!(body["serial_number"], "01:C0:0001");
+        assert_eq!(body["name"], "write 7");
+        assert!(body["disabled"].is_boolean());
+    }
+
+    /// After a restart: what each worker wrote, against what the server
+    /// answers (the server's `id` of a device is not the worker's).
+    #[test]
+    fn verification_sorts_every_item_and_reports_lost_writes() {
+        let port = fake::serve(|_, path, _| {
+            let body = match path {
+                "/nets/crash-a/devices" => json!({"devices": [
+                    {"id": 17, "serial_number": "00:C0:0001", "name": "write 1"},
+                ]}),
+                "/nets/crash-a/settings" => json!({"settings": [
+                    {"setting_key": "crash_w0_0", "value": 0},
+                    {"setting_key": "crash_w0_1", "value": 8},
+                ]}),
+                "/nets/crash-b/settings" => json!({"settings": [
+                    {"setting_key": "crash_w0_0", "value": 0},
+                    {"setting_key": "crash_w0_1", "value": 0},
+                    {"setting_key": "crash_w0_2", "value": 0},
+                ]}),
+                _ => json!({"devices": []}),
+            };
+            (200, body.to_string())
+        });
+        let mut tracker = initial_tracker(0);
+        tracker.devices.insert(
+            ("crash-a".to_owned(), "00:C0:0001".to_owned()),
+            Expect {
+                acked: Some(json!({"serial_number": "00:C0:0001", "name": "write 1"})),
+                unanswered: Vec::new(),
+            },
+        );
+        let key = |net: &str, k| (net.to_owned(), setting_key(0, k));
+        // An unanswered write that landed, and an acknowledged one lost.
+        tracker
+            .settings
+            .get_mut(&key("crash-a", 1))
+            .unwrap()
+            .unanswered = vec![Value::from(8)];
+        let trackers = [Arc::new(Mutex::new(tracker))];
+        let mut report = Report::default();
+        verify(&mut Client::new(port), &trackers, &mut report).unwrap();
+        assert_eq!(report.items_checked, 7);
+        assert_eq!(
+            (report.acknowledged, report.landed, report.absent),
+            (5, 1, 0)
+        );
+        assert_eq!(
+            report.problems,
+            ["crash-a setting crash_w0_2: acknowledged 0, unanswered [], found nothing"]
+        );
+        // Settled: the write that landed is now the acknowledged value.
+        assert_eq!(
+            lock(&trackers[0]).settings[&key("crash-a", 1)].acked,
+            Some(Value::from(8))
+        );
+    }
 }

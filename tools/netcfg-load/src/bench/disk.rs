@@ -62,7 +62,8 @@ mod tests {
 
     #[test]
     fn times_each_round_and_leaves_nothing_behind() {
-        let dir = std::env::temp_dir().join(format!("xtask-fdatasync-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("netcfg-load-fdatasync-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let samples = fdatasync_ms(&dir, 5).unwrap();
         assert_eq!(samples.len(), 5);

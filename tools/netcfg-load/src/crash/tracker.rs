@@ -71,3 +71,52 @@ impl Expect {
         verdict
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expect(acked: Option<i64>, unanswered: &[i64]) -> Expect {
+        Expect {
+            acked: acked.map(Value::from),
+            unanswered: unanswered.iter().copied().map(Value::from).collect(),
+        }
+    }
+
+    #[test]
+    fn the_acknowledged_value_found_is_acknowledged() {
+        let mut item = expect(Some(3), &[4]);
+        assert_eq!(item.settle(Some(&Value::from(3))), Verdict::Acknowledged);
+        // Settled: the unanswered write did not land, and never will.
+        assert_eq!(item.acked, Some(Value::from(3)));
+        assert!(item.unanswered.is_empty());
+        assert!(matches!(
+            item.settle(Some(&Value::from(4))),
+            Verdict::Lost(_)
+        ));
+    }
+
+    #[test]
+    fn an_unanswered_write_may_land_and_is_then_acknowledged() {
+        let mut item = expect(Some(3), &[4, 5]);
+        assert_eq!(item.settle(Some(&Value::from(5))), Verdict::Landed);
+        assert_eq!(item.acked, Some(Value::from(5)));
+        assert_eq!(item.settle(Some(&Value::from(5))), Verdict::Acknowledged);
+        // A creation whose answer never came, absent: it did not land.
+        let mut created = expect(None, &[1]);
+        assert_eq!(created.settle(None), Verdict::Absent);
+        assert_eq!(created.settle(None), Verdict::Absent);
+    }
+
+    #[test]
+    fn a_missing_or_foreign_value_is_a_lost_write_and_says_why() {
+        let Verdict::Lost(how) = expect(Some(3), &[4]).settle(None) else {
+            panic!("an acknowledged write went missing unnoticed")
+        };
+        assert_eq!(how, "acknowledged 3, unanswered [4], found nothing");
+        let Verdict::Lost(how) = expect(None, &[]).settle(Some(&Value::from(9))) else {
+            panic!("a value nobody wrote went unnoticed")
+        };
+        assert_eq!(how, "acknowledged nothing, unanswered [], found 9");
+    }
+}

@@ -717,4 +717,250 @@ mod tests {
         assert_eq!(percentile(&samples, 100), 200.0);
         assert_eq!(percentile(&[], 99), 0.0);
     }
+
+    fn load(connections: u32, requests: u64, p50_ms: f64, p99_ms: f64) -> Load {
+        Load {
+            connections,
+            requests,
+            seconds: 2.0,
+            errors: 0,
+            p50_ms,
+            p90_ms: p50_ms,
+            p99_ms,
+            max_ms: p99_ms,
+        }
+    }
+
+    /// A run that meets every goal, each on its boundary where it has one.
+    fn site() -> Figures {
+        Figures {
+            devices: 1_050,
+            response_bytes: 250_000,
+            reads: vec![
+                ReadPoint {
+                    devices: load(1, 1_000, 0.5, 1.0),
+                    baseline: load(1, 2_000, 0.4, 0.8),
+                },
+                ReadPoint {
+                    devices: load(64, 18_000, 5.0, 15.0),
+                    baseline: load(64, 20_000, 4.0, 10.0),
+                },
+            ],
+            writes_1: load(1, 1_000, 1.5, 3.0),
+            writes_32: load(32, 5_000, 8.0, 20.0),
+            fdatasync_ms: vec![0.4, 0.5, 0.5, 0.6, 9.0],
+            growth: Growth {
+                early_at: 10,
+                late_at: 10_000,
+                early_ms: vec![1.0, 1.0, 7.0],
+                late_ms: vec![1.5, 1.5, 0.1],
+            },
+            footprint: Footprint {
+                configurations: 100,
+                devices_each: 1_050,
+                startup_empty_ms: vec![10.0, 30.0, 20.0],
+                startup_full_ms: vec![50.0, 40.0, 60.0],
+                rss_idle_full_kb: 20 * 1024 - 1,
+                rss_idle_empty_kb: 8 * 1024,
+                rss_idle_before_kb: 15_000,
+                rss_idle_after_kb: 16_000,
+                rss_load_peak_kb: 30_000,
+            },
+        }
+    }
+
+    fn events(shares: Vec<f64>, ended_early: usize) -> EventFigures {
+        let cpu = CpuSplit {
+            server: 1.0,
+            client: 0.25,
+            rest: 0.5,
+        };
+        EventFigures {
+            subscribers: 4,
+            tags: 330,
+            max_rate: 10,
+            read_connections: 8,
+            positions_per_second: 3_300.0,
+            batches_per_second: 10.0,
+            without: load(8, 10_000, 1.0, 2.0),
+            with: load(8, 8_000, 1.2, 2.5),
+            cpu_without: cpu,
+            cpu_with: cpu,
+            rss_before_kb: 1_000,
+            rss_with_kb: 1_256,
+            rss_after_kb: 1_010,
+            window_seconds: 5.0,
+            shares,
+            received_bytes: 5_000_000,
+            ended_early,
+        }
+    }
+
+    fn report(site: Option<Figures>, events: Option<EventFigures>) -> Report {
+        Report {
+            seconds_per_point: 2,
+            load_average: ["0.10 0.20 0.30".to_owned(), "1.00 0.50 0.40".to_owned()],
+            site,
+            events,
+        }
+    }
+
+    fn verdicts(lines: &[Line]) -> Vec<(&'static str, Option<bool>)> {
+        lines.iter().map(|line| (line.key, line.met)).collect()
+    }
+
+    #[test]
+    fn the_ratios_divide_what_the_goals_say() {
+        let site = site();
+        assert_eq!(site.reads[1].ratio(), 0.9);
+        assert_eq!(site.reads[1].p99_ratio(), 1.5);
+        // Medians, so one slow sample does not move the figure.
+        assert_eq!(site.growth.ratio(), 1.5);
+        let events = events(vec![1.0, 0.99, 1.0, 0.995], 0);
+        assert_eq!(events.read_ratio(), 0.8);
+        assert_eq!(events.rss_per_subscriber_kib(), 64.0);
+        assert_eq!(events.share_min(), 0.99);
+        assert!((events.share_median() - 0.9975).abs() < 1e-12);
+        assert!((events.share_mean() - 0.99625).abs() < 1e-12);
+        let shrunk = EventFigures {
+            rss_with_kb: 500,
+            ..events
+        };
+        assert_eq!(shrunk.rss_per_subscriber_kib(), 0.0);
+    }
+
+    #[test]
+    fn a_goal_on_its_boundary_is_met_and_past_it_is_not() {
+        assert_eq!(
+            verdicts(&site().lines()),
+            [
+                ("reads_ratio_64", Some(true)),
+                ("reads_p99_ratio_64", Some(true)),
+                ("fdatasync", None),
+                ("patch_to_fdatasync", Some(true)),
+                ("writes_ratio", Some(true)),
+                ("growth_ratio", Some(true)),
+                ("startup", None),
+                ("rss_idle", Some(true)),
+                ("rss_load", None),
+            ]
+        );
+        let mut worse = site();
+        worse.reads[1].devices.requests = 17_999;
+        worse.reads[1].devices.p99_ms = 15.1;
+        worse.writes_1.p50_ms = 1.6;
+        worse.writes_32.requests = 4_999;
+        worse.growth.late_ms = vec![1.6, 1.6, 1.6];
+        worse.footprint.rss_idle_full_kb = 20 * 1024;
+        let unmet: Vec<_> = worse
+            .lines()
+            .iter()
+            .filter(|line| line.met == Some(false))
+            .map(|line| line.key)
+            .collect();
+        assert_eq!(
+            unmet,
+            [
+                "reads_ratio_64",
+                "reads_p99_ratio_64",
+                "patch_to_fdatasync",
+                "writes_ratio",
+                "growth_ratio",
+                "rss_idle"
+            ]
+        );
+        // Without a run at 64 connections, no read figure to judge.
+        worse.reads.truncate(1);
+        assert!(
+            !worse
+                .lines()
+                .iter()
+                .any(|line| line.key.starts_with("reads"))
+        );
+    }
+
+    #[test]
+    fn every_subscriber_must_get_its_share_and_none_may_end_early() {
+        let met = |figures: EventFigures| {
+            verdicts(&figures.lines())
+                .into_iter()
+                .find(|(key, _)| *key == "events_batch_share")
+                .and_then(|(_, met)| met)
+        };
+        assert_eq!(met(events(vec![1.0, 0.99], 0)), Some(true));
+        assert_eq!(met(events(vec![1.0, 0.989], 0)), Some(false));
+        assert_eq!(met(events(vec![1.0, 1.0], 1)), Some(false));
+        let lines = events(vec![1.0], 0).lines();
+        assert_eq!(
+            verdicts(&lines),
+            [
+                ("events_positions", None),
+                ("events_reads_ratio", Some(true)),
+                ("events_rss_per_subscriber", Some(true)),
+                ("events_batch_share", Some(true)),
+                ("events_cpu", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_console_summary_says_which_targets_are_met() {
+        let mut site = site();
+        site.writes_32.requests = 1_000;
+        let text = report(Some(site), Some(events(vec![0.5], 0))).text();
+        assert!(text.contains("target >= 0.9: met"), "{text}");
+        assert!(text.contains("target >= 5: NOT met"), "{text}");
+        assert!(text.contains("target >= 99% each: NOT met"), "{text}");
+        assert!(text.contains("50.0% / 50.0% / 50.0%"), "{text}");
+        assert!(
+            text.ends_with("  load average before / after: 0.10 0.20 0.30 / 1.00 0.50 0.40\n"),
+            "{text}"
+        );
+        // One line per figure, and the load average.
+        assert_eq!(text.lines().count(), 9 + 5 + 1);
+    }
+
+    #[test]
+    fn the_markdown_report_has_the_summary_and_each_parts_tables() {
+        let mut unmet = site();
+        unmet.growth.late_ms = vec![2.0];
+        let md = report(Some(unmet), None).markdown();
+        assert!(md.starts_with("# Benchmark report (`cargo xtask bench`)\n"));
+        assert!(md.contains("| figure | measured | target | met |"));
+        assert!(md.contains("| 2.00 | <= 1.5 | **no** |"), "{md}");
+        assert!(md.contains("## Reads by connection count"));
+        assert!(md.contains("| 64 | 9000 | 10000 | 0.900 |"), "{md}");
+        assert!(md.contains("## Durable writes"));
+        assert!(!md.contains("## Live events"));
+        let md = report(None, Some(events(vec![1.0], 0))).markdown();
+        assert!(md.contains("## Live events"));
+        assert!(!md.contains("## Reads by connection count"));
+        assert!(!md.contains("The site:"));
+    }
+
+    #[test]
+    fn the_json_report_holds_the_summary_the_site_at_the_top_and_the_events_below() {
+        let json: Value =
+            serde_json::from_str(&report(Some(site()), Some(events(vec![1.0, 0.99], 0))).json())
+                .unwrap();
+        assert_eq!(json["seconds_per_point"], 2);
+        let summary = json["summary"].as_array().unwrap();
+        assert_eq!(summary.len(), 9 + 5);
+        assert_eq!(summary[0]["key"], "reads_ratio_64");
+        assert_eq!(summary[0]["met"], true);
+        assert_eq!(summary[2]["met"], Value::Null);
+        assert_eq!(json["site_devices"], 1_050);
+        assert_eq!(json["reads"][1]["ratio"], 0.9);
+        assert_eq!(json["writes"]["ratio_32_to_1"], 5.0);
+        assert_eq!(json["footprint"]["startup_full_median_ms"], 50.0);
+        assert_eq!(json["events"]["memory"]["per_subscriber_kib"], 64.0);
+        assert_eq!(
+            json["events"]["batches"]["shares"],
+            serde_json::json!([1.0, 0.99])
+        );
+        let events_only: Value =
+            serde_json::from_str(&report(None, Some(events(vec![1.0], 0))).json()).unwrap();
+        assert!(events_only.get("footprint").is_none());
+        assert_eq!(events_only["summary"].as_array().unwrap().len(), 5);
+    }
 }

@@ -183,3 +183,101 @@ pub(crate) struct Model {
     pub(crate) nets: BTreeMap<String, Net>,
     pub(crate) template: Net,
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn net(devices: &[Value], running: bool) -> Net {
+        let mut net = Net {
+            running,
+            ..Net::default()
+        };
+        for device in devices {
+            net.put(Kind::Devices, device.clone()).unwrap();
+        }
+        net
+    }
+
+    #[test]
+    fn items_are_keyed_as_their_paths_name_them() {
+        let device = json!({"serial_number": "01:00:0001", "name": "Tag"});
+        assert_eq!(Kind::Devices.key_of(&device).as_deref(), Some("01:00:0001"));
+        assert_eq!(Kind::Devices.name_of(&device), Some("01:00:0001"));
+        let role = json!({"id": 12, "name": "soak-role-3"});
+        assert_eq!(Kind::Roles.key_of(&role).as_deref(), Some("12"));
+        assert_eq!(Kind::Roles.name_of(&role), Some("soak-role-3"));
+        let setting = json!({"setting_key": "k", "value": 1});
+        assert_eq!(Kind::Settings.key_of(&setting).as_deref(), Some("k"));
+        assert_eq!(Kind::Limits.key_of(&json!({"name": "no id"})), None);
+        assert_eq!(
+            Kind::ALL.map(Kind::path),
+            [
+                "devices",
+                "roles",
+                "data-streams",
+                "position_limits",
+                "settings"
+            ]
+        );
+    }
+
+    #[test]
+    fn put_replaces_remove_forgets_and_len_counts() {
+        let mut net = net(
+            &[
+                json!({"serial_number": "a", "name": "1"}),
+                json!({"serial_number": "b"}),
+            ],
+            false,
+        );
+        net.put(Kind::Devices, json!({"serial_number": "a", "name": "2"}))
+            .unwrap();
+        net.put(Kind::Settings, json!({"setting_key": "k", "value": 1}))
+            .unwrap();
+        assert_eq!(net.len(), 3);
+        assert_eq!(
+            net.items(Kind::Devices).next(),
+            Some((&"a".to_owned(), &json!({"serial_number": "a", "name": "2"})))
+        );
+        net.remove(Kind::Devices, "b");
+        net.remove(Kind::Roles, "nothing there");
+        assert_eq!(net.len(), 2);
+        assert!(
+            net.put(Kind::Devices, json!({"name": "no serial"}))
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn every_difference_is_one_line_and_equal_nets_have_none() {
+        let expected = net(
+            &[
+                json!({"serial_number": "kept", "name": "x"}),
+                json!({"serial_number": "changed", "name": "before"}),
+                json!({"serial_number": "lost", "name": "y"}),
+            ],
+            false,
+        );
+        assert!(expected.differences("n", &expected.clone()).is_empty());
+        let actual = net(
+            &[
+                json!({"serial_number": "kept", "name": "x"}),
+                json!({"serial_number": "changed", "name": "after"}),
+                json!({"serial_number": "stray", "name": "z"}),
+            ],
+            true,
+        );
+        assert_eq!(
+            expected.differences("n", &actual),
+            [
+                "n: running expected false, found true",
+                r#"n/devices/changed: expected {"name":"before","serial_number":"changed"}, found {"name":"after","serial_number":"changed"}"#,
+                r#"n/devices/lost: missing; expected {"name":"y","serial_number":"lost"}"#,
+                r#"n/devices/stray: unexpected {"name":"z","serial_number":"stray"}"#,
+            ]
+        );
+    }
+}

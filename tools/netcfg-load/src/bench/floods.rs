@@ -204,3 +204,22 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_line_judges_the_p99_against_the_goal_only_when_asked() {
+        let fast: Vec<f64> = (1..=100).map(f64::from).map(|ms| ms / 10.0).collect();
+        let quiet = line("quiet", &fast, false);
+        assert!(
+            quiet.contains("p50   5.05 ms  p99   9.90 ms  (100 reads)"),
+            "{quiet}"
+        );
+        assert!(!quiet.contains("goal"), "{quiet}");
+        assert!(line("flooded", &fast, true).ends_with("(goal p99 < 50 ms: met)"));
+        let slow: Vec<f64> = fast.iter().map(|ms| ms * 10.0).collect();
+        assert!(line("flooded", &slow, true).ends_with("(goal p99 < 50 ms: NOT met)"));
+    }
+}

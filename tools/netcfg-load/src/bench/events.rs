@@ -409,9 +409,11 @@ fn count_in(haystack: &[u8], pattern: &[u8]) -> u64 {
 }
 
 /// The index of the first `byte` in `bytes`. `BufRead::skip_until` on a
-/// slice runs the standard library's memchr, which is built optimised:
-/// xtask is not, and a byte loop would make the subscribers, not the
-/// server, the bottleneck at some 300 MB a second.
+/// slice runs the standard library's memchr, which is built optimised
+/// whatever the profile: `cargo xtask bench` builds this crate in release,
+/// but a debug build (`cargo run -p netcfg-load`) with a byte loop would
+/// make the subscribers, not the server, the bottleneck at some 300 MB a
+/// second.
 fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
     let mut rest = bytes;
     let skipped = rest.skip_until(byte).ok()?;
@@ -711,7 +713,8 @@ fn machine_busy_ticks() -> Result<u64> {
 
 /// The soft limit on open files (this process's; the server inherits it)
 /// is raised to `needed` if it is lower, with prlimit (util-linux): the
-/// standard library cannot call setrlimit, and xtask has no unsafe code.
+/// standard library cannot call setrlimit, and this crate has no unsafe
+/// code.
 fn raise_open_files(needed: u64) -> Result<()> {
     let (soft, hard) = open_file_limits()?;
     if soft >= needed {

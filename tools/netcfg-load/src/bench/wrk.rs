@@ -158,5 +158,37 @@ mod tests {
         assert!((load.rate() - 200.0).abs() < 1e-9);
         assert!((load.p99_ms - 3.0).abs() < 1e-9);
         assert!(parse("no figures", 8).is_none());
+        let partial = "BENCH requests=1000 duration_us=5000000 errors=0 p50_us=1500";
+        assert!(parse(partial, 8).is_none(), "a line without every figure");
+    }
+
+    #[test]
+    fn the_patch_script_cycles_over_the_serials_with_full_bodies() {
+        let dir = std::env::temp_dir().join(format!("netcfg-load-wrk-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let serials = ["01:05:0001".to_owned(), "01:05:0002".to_owned()];
+        let path = patch_script(
+            &dir,
+            "bench",
+            &serials,
+            r#"{"serial_number":"%s","name":"Tag %s rev %d"}"#,
+        )
+        .unwrap();
+        let script = fs::read_to_string(&path).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            script.contains(r#"local serials = { "01:05:0001", "01:05:0002" }"#),
+            "{script}"
+        );
+        assert!(
+            script.contains(r#"wrk.format("PATCH", "/nets/bench/devices/" .. serial"#),
+            "{script}"
+        );
+        assert!(script.contains(r#"string.format('{"serial_number":"%s","name":"Tag %s rev %d"}', serial, serial, counter)"#), "{script}");
+        // Every script reports its figures the same way.
+        assert!(
+            script.contains("io.write(string.format(\n    \"BENCH requests=%d"),
+            "{script}"
+        );
     }
 }

@@ -12,18 +12,16 @@ use std::{
 
 use anyhow::{Context, Result, ensure};
 
-use crate::{tools, workspace_root};
+use crate::workspace;
 
 /// The script, from the workspace's root.
 const SCRIPT: &str = "bins/netcfg-http/tests/browser/bench_front_end.py";
 
 /// Runs the script with `binary`; its figures go to standard output.
 pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
-    tools::chromium()?;
-    tools::browser_tests()?;
     super::step("front end: first render, 10,000 devices, 1,000 tags on the floor plan");
     let status = Command::new("python3")
-        .arg(workspace_root().join(SCRIPT))
+        .arg(workspace::root().join(SCRIPT))
         .arg("--binary")
         .arg(binary)
         .arg("--seconds")

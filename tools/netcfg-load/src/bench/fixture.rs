@@ -9,7 +9,7 @@ use std::{fs, path::PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::workspace_root;
+use crate::workspace;
 
 /// Anchors on a 10 by 5 grid, 12 m apart.
 const ANCHOR_COLUMNS: u32 = 10;
@@ -24,7 +24,7 @@ const CARRIERS: [&str; 4] = ["Forklift", "Worker", "Pallet", "Trolley"];
 
 /// The fixture's path.
 pub(crate) fn path() -> PathBuf {
-    workspace_root().join("fixtures/bench/site.jsonl")
+    workspace::root().join("fixtures/bench/site.jsonl")
 }
 
 /// The fixture's lines, as this code writes them.
@@ -71,7 +71,7 @@ pub(crate) fn load() -> Result<Vec<String>> {
     let lines: Vec<String> = text.lines().map(str::to_owned).collect();
     if lines != generate() {
         bail!(
-            "{} is not what xtask/src/bench/fixture.rs writes: rewrite it with `cargo xtask bench --write-fixture`",
+            "{} is not what tools/netcfg-load/src/bench/fixture.rs writes: rewrite it with `cargo xtask bench --write-fixture`",
             path.display()
         );
     }
@@ -122,5 +122,25 @@ mod tests {
         serials.sort_unstable();
         serials.dedup();
         assert_eq!(serials.len(), 1_050, "serial numbers are unique");
+    }
+
+    #[test]
+    fn the_committed_fixture_is_what_the_code_writes() {
+        let lines = load().unwrap();
+        assert_eq!(lines.len(), 1_050);
+        assert!(path().ends_with("fixtures/bench/site.jsonl"));
+    }
+
+    #[test]
+    fn a_tag_body_is_a_full_device_body() {
+        let body = tag_body("01:05:00FF", "Pallet 255");
+        let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(json["serial_number"], "01:05:00FF");
+        assert_eq!(json["name"], "Pallet 255");
+        assert_eq!(json["disabled"], false);
+        assert_eq!(json["interfaces"][0]["role_id"], 4);
+        assert_eq!(serial_of(&body), Some("01:05:00FF"));
+        assert_eq!(serial_of(r#"{"name":"no serial"}"#), None);
+        assert_eq!(tag_serials(&[body, generate()[0].clone()]), ["01:05:00FF"]);
     }
 }

@@ -1,4 +1,4 @@
-//! The one HTTP client of xtask: [`ureq`] with plain HTTP only, keeping
+//! The one HTTP client of the harnesses and xtask: [`ureq`] with plain HTTP only, keeping
 //! connections alive between requests (`ureq` probes a pooled connection
 //! before reusing it, so one the server closed while it sat idle is
 //! replaced, not failed on).
@@ -18,20 +18,22 @@ const BODY_LIMIT: u64 = 256 * 1024 * 1024;
 
 /// One answer.
 #[derive(Debug)]
-pub(crate) struct Response {
-    pub(crate) status: u16,
-    pub(crate) body: Vec<u8>,
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The body, read whole.
+    pub body: Vec<u8>,
 }
 
 impl Response {
     /// The body as JSON.
-    pub(crate) fn json(&self) -> Result<Value> {
+    pub fn json(&self) -> Result<Value> {
         serde_json::from_slice(&self.body)
             .with_context(|| format!("a {} answer that is not JSON: {}", self.status, self.text()))
     }
 
     /// The body as text, for messages (shortened).
-    pub(crate) fn text(&self) -> String {
+    pub fn text(&self) -> String {
         let text = String::from_utf8_lossy(&self.body);
         match text.char_indices().nth(300) {
             Some((cut, _)) => format!("{}...", &text[..cut]),
@@ -40,7 +42,7 @@ impl Response {
     }
 
     /// The payload under `key` of a JSON envelope.
-    pub(crate) fn payload(&self, key: &str) -> Result<Value> {
+    pub fn payload(&self, key: &str) -> Result<Value> {
         self.json()?
             .get(key)
             .cloned()
@@ -50,7 +52,7 @@ impl Response {
 
 /// A client of one server; clones share its connections.
 #[derive(Debug, Clone)]
-pub(crate) struct Client {
+pub struct Client {
     agent: Agent,
     /// `http://host:port`.
     base: String,
@@ -58,12 +60,12 @@ pub(crate) struct Client {
 
 impl Client {
     /// A client of the server on `port` of the loopback interface.
-    pub(crate) fn new(port: u16) -> Client {
+    pub fn new(port: u16) -> Client {
         Client::at(&format!("127.0.0.1:{port}"))
     }
 
     /// A client of the server at `address` (`host:port`).
-    pub(crate) fn at(address: &str) -> Client {
+    pub fn at(address: &str) -> Client {
         let agent = Agent::config_builder()
             // A 4xx or 5xx is an answer the tasks look at, not an error.
             .http_status_as_error(false)
@@ -78,23 +80,18 @@ impl Client {
 
     /// Points the client at another port of the loopback interface (a
     /// restarted server).
-    pub(crate) fn set_port(&mut self, port: u16) {
+    pub fn set_port(&mut self, port: u16) {
         self.base = format!("http://127.0.0.1:{port}");
     }
 
     /// A request with an optional JSON body.
-    pub(crate) fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Response> {
+    pub fn send(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Response> {
         self.send_text(method, path, body.map(Value::to_string).as_deref())
     }
 
     /// A request with an optional JSON body given as text; fails unless the
     /// answer is 2xx.
-    pub(crate) fn expect_ok(
-        &self,
-        method: &str,
-        path: &str,
-        json: Option<&str>,
-    ) -> Result<Response> {
+    pub fn expect_ok(&self, method: &str, path: &str, json: Option<&str>) -> Result<Response> {
         let response = self.send_text(method, path, json)?;
         if !(200..300).contains(&response.status) {
             bail!(
@@ -119,7 +116,7 @@ impl Client {
     }
 
     /// `POST /nets/upload` of a saved-state file under `name`.
-    pub(crate) fn upload(&self, name: &str, file: &[u8]) -> Result<Response> {
+    pub fn upload(&self, name: &str, file: &[u8]) -> Result<Response> {
         let boundary = "netcfg-xtask-4f1c2a9e";
         let mut body = format!(
             "--{boundary}\r\nContent-Disposition: form-data; name=\"name\"\r\n\r\n{name}\r\n\
@@ -138,7 +135,7 @@ impl Client {
     }
 
     /// One request, its answer read whole.
-    pub(crate) fn request(
+    pub fn request(
         &self,
         method: &str,
         path: &str,
@@ -239,5 +236,30 @@ mod tests {
             );
         }
         assert_eq!(accepted.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn answers_read_as_json_text_and_payloads() {
+        let answer = |status, body: &str| Response {
+            status,
+            body: body.as_bytes().to_vec(),
+        };
+        let ok = answer(200, r#"{"device": {"name": "Tag 1"}}"#);
+        assert_eq!(
+            ok.payload("device").unwrap(),
+            object([("name", Value::from("Tag 1"))])
+        );
+        let missing = ok.payload("role").unwrap_err().to_string();
+        assert!(missing.starts_with("no `role` in the answer"), "{missing}");
+        let html = answer(502, "<html>bad gateway</html>");
+        let error = format!("{:#}", html.json().unwrap_err());
+        assert!(
+            error.starts_with("a 502 answer that is not JSON: <html>"),
+            "{error}"
+        );
+        // Long bodies are cut for messages, on a character boundary.
+        let long = answer(200, &"é".repeat(400));
+        assert_eq!(long.text(), format!("{}...", "é".repeat(300)));
+        assert_eq!(answer(200, "short").text(), "short");
     }
 }

@@ -12,8 +12,9 @@ use std::{
 
 use anyhow::{Context, Result};
 
-/// VmRSS of a process, in kB.
-pub(super) fn rss_kb(pid: u32) -> Result<u64> {
+/// Resident memory of process `pid` in KiB (the kernel's "kB"): `VmRSS`
+/// of `/proc/<pid>/status`.
+pub fn rss_kib(pid: u32) -> Result<u64> {
     let status = fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("could not read /proc/{pid}/status"))?;
     status
@@ -26,21 +27,23 @@ pub(super) fn rss_kb(pid: u32) -> Result<u64> {
 
 /// The highest resident memory seen while it lives.
 #[derive(Debug)]
-pub(crate) struct RssSampler {
+pub struct RssSampler {
     running: Arc<AtomicBool>,
     peak_kb: Arc<AtomicU64>,
     thread: Option<thread::JoinHandle<()>>,
 }
 
 impl RssSampler {
-    pub(super) fn start(pid: u32) -> Self {
+    /// Samples process `pid` every 50 ms from now on.
+    pub fn start(pid: u32) -> Self {
         let running = Arc::new(AtomicBool::new(true));
-        let peak_kb = Arc::new(AtomicU64::new(0));
+        // The first sample now: the peak is never below the start.
+        let peak_kb = Arc::new(AtomicU64::new(rss_kib(pid).unwrap_or(0)));
         let thread = thread::spawn({
             let (running, peak_kb) = (running.clone(), peak_kb.clone());
             move || {
                 while running.load(Ordering::Relaxed) {
-                    if let Ok(kb) = rss_kb(pid) {
+                    if let Ok(kb) = rss_kib(pid) {
                         peak_kb.fetch_max(kb, Ordering::Relaxed);
                     }
                     thread::sleep(Duration::from_millis(50));
@@ -55,7 +58,7 @@ impl RssSampler {
     }
 
     /// Stops sampling; the peak in kB.
-    pub(crate) fn finish(mut self) -> u64 {
+    pub fn finish(mut self) -> u64 {
         self.stop_thread();
         self.peak_kb.load(Ordering::Relaxed)
     }
