@@ -12,6 +12,8 @@ use prometheus::{
     Registry, TextEncoder,
 };
 
+use netcfg_service::Service;
+
 use crate::events::EventHub;
 
 /// Every metric the server publishes.
@@ -181,7 +183,7 @@ impl Metrics {
 
     /// The text format of every metric, after reading the counters kept
     /// elsewhere.
-    pub(crate) fn render(&self, events: &EventHub, running: usize) -> String {
+    pub(crate) fn render(&self, events: &EventHub, service: &Service) -> String {
         {
             let _one_at_a_time = self
                 .scraping
@@ -196,7 +198,7 @@ impl Metrics {
             if behind > 0.0 {
                 self.commit_seconds.inc_by(behind);
             }
-            let engine = netcfg_engine::counters();
+            let engine = service.engine_counters();
             mirror(&self.positions_received, engine.positions_received);
             mirror(&self.positions_sent, engine.positions_sent);
             mirror(&self.datagrams_sent, engine.datagrams_sent);
@@ -207,7 +209,8 @@ impl Metrics {
             }
             self.subscribers
                 .set(i64::try_from(events.subscribers()).unwrap_or(i64::MAX));
-            self.running.set(i64::try_from(running).unwrap_or(i64::MAX));
+            self.running
+                .set(i64::try_from(service.running_count()).unwrap_or(i64::MAX));
         }
         let mut bytes = Vec::new();
         TextEncoder::new()

@@ -93,9 +93,7 @@ async fn ready(state: web::Data<AppState>) -> HttpResponse {
 }
 
 async fn metrics(state: web::Data<AppState>) -> HttpResponse {
-    let body = state
-        .metrics()
-        .render(state.events(), state.service().engine().running().len());
+    let body = state.metrics().render(state.events(), state.service());
     HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .content_type(prometheus::Encoder::format_type(

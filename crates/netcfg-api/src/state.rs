@@ -74,9 +74,8 @@ impl AppState {
     /// engine: the notification pump (which stores each notification, then
     /// publishes it) and the live relay (positions, devices, networks).
     pub fn start_events(&self, runtime: &tokio::runtime::Handle) {
-        let engine = self.service.engine();
-        runtime.spawn(self.service.clone().pump_notifications(engine.subscribe()));
-        runtime.spawn(events::relay_live(self.events.clone(), engine.live()));
+        runtime.spawn(self.service.clone().pump_engine_notifications());
+        runtime.spawn(events::relay_live(self.events.clone(), self.service.live()));
     }
 
     /// The access control in force.

@@ -22,12 +22,14 @@
 mod devices;
 mod error;
 mod history;
+mod live;
 mod logs;
 mod nets;
 mod notifications;
 mod resources;
 mod settings;
 
+pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
 pub use logs::LOG_FILE_LIMIT;
 pub use resources::MaxTagsSource;
 
@@ -164,9 +166,9 @@ impl Service {
             .push(observer);
     }
 
-    /// The engine: its feeds (notifications, live data) are read by the
-    /// front doors that relay them.
-    pub fn engine(&self) -> &Arc<dyn Engine> {
+    /// The engine, for the service's own modules: a front door reaches
+    /// the networks through the service's functions and its live feed.
+    fn engine(&self) -> &Arc<dyn Engine> {
         &self.inner.services.engine
     }
 

@@ -99,7 +99,7 @@ impl Service {
     /// Stores every notification of `events` until the feed closes, and
     /// tells each stored one to the observers. Run it on the engine's
     /// runtime.
-    pub async fn pump_notifications(self, mut events: Receiver<EngineEvent>) {
+    pub(crate) async fn pump_notifications(self, mut events: Receiver<EngineEvent>) {
         loop {
             let first = match events.recv().await {
                 Ok(event) => event,

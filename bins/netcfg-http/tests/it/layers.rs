@@ -121,8 +121,12 @@ const RULES: &[Rule] = &[
     Rule {
         subject: "netcfg-api",
         reach: Reach::Direct,
-        forbidden: &[SQLITE, SERIAL, &["socket2", "netcfg-store", "netcfg-host"]],
-        why: "the API reaches the saved state and the host through netcfg-service, which owns every operation on a configuration",
+        forbidden: &[
+            SQLITE,
+            SERIAL,
+            &["socket2", "netcfg-store", "netcfg-engine", "netcfg-host"],
+        ],
+        why: "the API reaches the saved state, the networks and the host through netcfg-service, which owns every operation on a configuration and the live feed",
     },
     Rule {
         subject: "netcfg-api",

@@ -14,7 +14,7 @@ mod stream;
 
 use std::sync::Arc;
 
-use netcfg_engine::{DeviceChange, LiveEvent, NetworkChange};
+use netcfg_service::{DeviceChange, LiveEvent, NetworkChange};
 use tokio::{
     sync::broadcast::{Receiver, error::RecvError},
     time::MissedTickBehavior,
