@@ -28,8 +28,8 @@ impl Service {
     }
 
     /// Stores every notification the engine raises, until its feed closes,
-    /// telling each stored one to the observers
-    /// ([`Service::pump_notifications`] on the engine's feed). Run it on the
+    /// each configuration's share of a burst in one commit, then tells each
+    /// stored one to the observers with its identifier. Run it on the
     /// engine's runtime.
     pub async fn pump_engine_notifications(self) {
         let feed = self.engine().subscribe();
