@@ -1,58 +1,143 @@
 //! Optimistic concurrency (decisions.md §10). A GET of a configuration's
-//! item or list ([`Conditional::Tagged`]) carries a strong `ETag`: a
-//! 128-bit xxh3 digest of the bytes it sends, so equal tags mean equal
-//! bytes; `If-None-Match` with the current tag answers 304 with no body.
+//! item or list ([`Conditional::Tagged`]) carries a strong `ETag`;
+//! `If-None-Match` with the current tag answers 304 with no body.
 //!
-//! A write to such a path ([`Conditional::IfMatch`]) with `If-Match`
-//! answers 412 and changes nothing unless the tag is that of what the GET
-//! of the same path sends now. The comparison is made after the handler
-//! read the body (a bad body is a 400 whatever the tag), and it and the
-//! write are one step: the configuration's generation is read before the
-//! representation is rendered, and the request's first change checks on
-//! the configuration's writer thread, inside its transaction, that nothing
-//! was committed since (`Net::require_unchanged`). Two clients that send
-//! the same tag cannot both succeed. Changes that are not a configuration's
-//! content changes (renaming, deleting or starting a configuration) are
-//! compared just before they run.
-
-use std::sync::{Arc, Mutex};
+//! The tag of a path that a write can target with `If-Match` names a
+//! stamp ([`Tagging::Stamp`]): the configuration's stamp of the kind of
+//! data the representation shows (its content, or its notifications),
+//! read before the representation, with the API version and, for the
+//! configuration itself, its run state. So a write's [`Precondition`] is
+//! resolved before its handler runs, with no reading and no rendering: a
+//! 412 that changes nothing when the tag is not current (before the body
+//! is read, as RFC 9110 orders it), else the stamp the change must still
+//! find on the configuration's writer thread, inside its transaction
+//! (`Net::require_stamp`), so that two clients that send the same tag
+//! cannot both succeed. A commit of the other kind (the engine's
+//! notifications while the network runs) leaves a content tag current.
+//!
+//! A stamp covers all of its kind: a change to one device makes every
+//! device's tag stale, and a write with one of them is a 412 until the
+//! client reads again. Paths nobody writes conditionally (the engine's
+//! views, the history, the logs) are tagged by the digest of the bytes
+//! sent ([`Tagging::Digest`]).
 
 use actix_web::{
     HttpRequest, HttpResponse,
     body::BoxBody,
     http::{StatusCode, header},
-    web,
 };
-use netcfg_model::ConfigName;
-use netcfg_service::Write;
+use netcfg_model::{ConfigName, RunState};
+use netcfg_service::{Expected, Service, StampKind, Write};
 
 use crate::{
-    context::{Ctx, IfMatch, Pending},
+    context::{Ctx, Precondition},
     error_code::ErrorCode,
     etag::{IF_MATCH, Sent, SentMemo, finish, header, list_names, split, tag_of},
-    render::render_reply,
     reply::ApiError,
-    table::{Conditional, Route, Table},
+    table::{Conditional, Route, Stamp, Tagging},
     version::ApiVersion,
 };
 
-/// A tagged row's answer: a 200 gets its `ETag`, and becomes a 304 with
-/// no body when `If-None-Match` names it. The 200 is kept in `memo`, when
-/// the reply had one, for `version`.
+/// The configuration a request's path names, if it names one.
+fn net_name(request: &HttpRequest) -> Option<ConfigName> {
+    request
+        .match_info()
+        .get("net_name")
+        .and_then(|name| name.parse().ok())
+}
+
+/// A random value of this process: stamps start again after a restart, and
+/// a tag sent before it must not name a state after it.
+fn process_nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *NONCE.get_or_init(|| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |elapsed| elapsed.as_nanos()),
+        );
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    })
+}
+
+/// The tag of a stamped representation: equal tags for one URL mean equal
+/// bytes, because the bytes are a function of the stamped data, the
+/// version and the run state.
+fn stamped_tag(kind: StampKind, value: u64, run: Option<RunState>, version: ApiVersion) -> String {
+    let mut parts = Vec::with_capacity(32);
+    parts.extend_from_slice(&process_nonce().to_le_bytes());
+    parts.push(match kind {
+        StampKind::Content => b'c',
+        StampKind::Notifications => b'n',
+    });
+    parts.extend_from_slice(&value.to_le_bytes());
+    parts.push(match run {
+        None => b'-',
+        Some(RunState::Running) => b'r',
+        Some(RunState::Stopped) => b's',
+    });
+    parts.extend_from_slice(version.short().as_bytes());
+    tag_of(&parts)
+}
+
+/// The current stamp of `stamp`'s kind and the tag it gives: with no I/O
+/// when the configuration is awake.
+async fn current(
+    service: &Service,
+    name: &ConfigName,
+    stamp: Stamp,
+    version: ApiVersion,
+) -> Result<(u64, String), ApiError> {
+    let value = match service.stamp_if_awake(name, stamp.kind) {
+        Some(value) => value,
+        None => service.stamp(name, stamp.kind).await?,
+    };
+    let run = stamp.run_state.then(|| service.run_state(name));
+    Ok((value, stamped_tag(stamp.kind, value, run, version)))
+}
+
+/// A stamped GET's tag, read before its handler reads what it shows: a
+/// representation is then at least as new as its tag says. `None` for a
+/// row tagged otherwise, or when the configuration cannot be read (the
+/// handler answers why).
+pub(crate) async fn tag_before_reading(
+    request: &HttpRequest,
+    route: &Route,
+    service: &Service,
+    version: ApiVersion,
+) -> Option<String> {
+    let Conditional::Tagged(Tagging::Stamp(stamp)) = route.conditional else {
+        return None;
+    };
+    let name = net_name(request)?;
+    current(service, &name, stamp, version)
+        .await
+        .ok()
+        .map(|(_, tag)| tag)
+}
+
+/// A tagged row's answer: a 200 gets its `ETag` (`stamped`, read before
+/// the handler, or the digest of its bytes), and becomes a 304 with no
+/// body when `If-None-Match` names it. The 200 is kept in `memo`, when the
+/// reply had one, for `version`.
 pub(crate) fn tagged(
     request: &HttpRequest,
     route: &Route,
     response: HttpResponse,
+    stamped: Option<String>,
     memo: Option<(&SentMemo, ApiVersion)>,
 ) -> HttpResponse {
-    if route.conditional != Conditional::Tagged || response.status() != StatusCode::OK {
+    if !matches!(route.conditional, Conditional::Tagged(_)) || response.status() != StatusCode::OK {
         return response;
     }
     let (head, bytes) = split(response);
     let Some(bytes) = bytes else {
         return head.set_body(BoxBody::new(()));
     };
-    let tag = tag_of(&bytes);
+    let tag = stamped.unwrap_or_else(|| tag_of(&bytes));
     if let Some((memo, version)) = memo {
         let _ = memo.slot(version).set(Sent {
             content_type: head.headers().get(header::CONTENT_TYPE).cloned(),
@@ -63,133 +148,93 @@ pub(crate) fn tagged(
     finish(request, head, bytes, &tag)
 }
 
-/// The comparison a request must make: for a [`Conditional::IfMatch`] row
-/// with the header, against the tagged GET of the matched path.
-pub(crate) fn pending(
+/// Compares a write's `If-Match` with the current tag of the path's GET,
+/// before its handler runs: a 412 (envelope, nothing changed) when it
+/// names another, the configuration's 404 when it does not exist, else the
+/// stamp the change must still find. `*` holds for any current
+/// representation. No precondition for a row that takes no part, or a
+/// request with no `If-Match`.
+pub(crate) async fn precondition(
     request: &HttpRequest,
     route: &Route,
-    pattern: &str,
-    table: &Table,
-) -> Pending {
-    let found = (route.conditional == Conditional::IfMatch)
-        .then(|| header(request, IF_MATCH))
-        .flatten()
-        .and_then(|list| {
-            table
-                .routes
-                .iter()
-                .find(|other| {
-                    other.conditional == Conditional::Tagged && other.paths.contains(&pattern)
-                })
-                .map(|reader| IfMatch {
-                    list: list.to_owned(),
-                    reader: reader.clone(),
-                })
-        });
-    Arc::new(Mutex::new(found))
-}
-
-fn lock(pending: &Pending) -> std::sync::MutexGuard<'_, Option<IfMatch>> {
-    pending
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// Compares the request's `If-Match`, once, with the current tag of the
-/// path's GET: `Ok(None)` when there is none to compare (or it was
-/// compared already), `Ok(Some(generation))` when it matches (the
-/// configuration's generation read before the representation, for the
-/// writer thread to check again), a 412 when it does not, or the GET's own
-/// error (a 404 for an item that does not exist). Handlers call it after
-/// reading the body: `handlers::change` does, and the configuration's
-/// lifecycle handlers before they act.
-pub(crate) async fn check_if_match(context: &Ctx) -> Result<Option<u64>, ApiError> {
-    let Some(IfMatch { list, reader }) = lock(&context.if_match).take() else {
-        return Ok(None);
+    service: &Service,
+    version: ApiVersion,
+) -> Result<Precondition, ApiError> {
+    let Conditional::IfMatch(stamp) = route.conditional else {
+        return Ok(Precondition::NONE);
     };
-    let state = context.state_handle();
-    let version = context.version();
-    // The generation before the representation: a change committed after
-    // this read is seen by the writer thread's check.
-    let name = context
-        .request()
-        .match_info()
-        .get("net_name")
-        .and_then(|name| name.parse::<ConfigName>().ok());
-    let generation = match name {
-        Some(name) => state.service().generation(&name).await?,
-        None => 0,
+    let (Some(list), Some(name)) = (header(request, IF_MATCH), net_name(request)) else {
+        return Ok(Precondition::NONE);
     };
-    let reading = Ctx {
-        request: context.request().clone(),
-        body: web::Bytes::new(),
-        stream: None,
-        version,
-        state: state.clone(),
-        if_match: Arc::default(),
-        summary: reader.summary,
-    };
-    let reply = reader.handler.call(reading).await?;
-    let current = match reply.sent.as_ref().and_then(|sent| sent.tag(version)) {
-        Some(tag) => tag.to_owned(),
-        None => {
-            let (_, bytes) = split(render_reply(reply, &reader, version));
-            tag_of(&bytes.unwrap_or_default())
-        }
-    };
-    if list_names(&list, &current, false) {
-        Ok(Some(generation))
-    } else {
-        Err(ApiError::new(
+    let (value, tag) = current(service, &name, stamp, version).await?;
+    if !list_names(list, &tag, false) {
+        return Err(ApiError::new(
             ErrorCode::PreconditionFailed,
             format!(
-                "{} changed since it was read (If-Match {list}; it is {current} now): nothing was changed; read it again",
-                context.request().path()
+                "{} changed since it was read (If-Match {list}; it is {tag} now): nothing was changed; read it again",
+                request.path()
             ),
-        ))
+        ));
     }
+    Ok(Precondition {
+        expected: Some(Expected {
+            kind: stamp.kind,
+            stamp: value,
+        }),
+    })
 }
 
 impl Ctx {
     /// A change as this request makes it: recorded under [`Ctx::record`],
-    /// with the configuration's generation to hold when the request sent
-    /// `If-Match` (compared here: a 412 when the tag is stale). Call it
-    /// after reading the body, so that a bad body is a 400 whatever the tag.
-    pub(crate) async fn write(&self) -> Result<Write, ApiError> {
-        let expected = check_if_match(self).await?;
-        Ok(Write {
+    /// refused on the writer thread when the request's `If-Match` (already
+    /// compared) no longer holds there.
+    pub(crate) fn write(&self) -> Write {
+        Write {
             record: self.record(),
-            expected,
-        })
+            expected: self.precondition.expected,
+        }
     }
 
     /// A lifecycle step as this request makes it (rename, delete, copy,
-    /// start, stop): `If-Match` is compared just before it runs, and what
-    /// it journals is recorded under [`Ctx::record`].
-    pub(crate) async fn lifecycle_write(&self) -> Result<Write, ApiError> {
-        check_if_match(self).await?;
-        Ok(Write::new(self.record()))
+    /// start, stop): its `If-Match` was compared before the handler ran,
+    /// and what it journals is recorded under [`Ctx::record`].
+    pub(crate) fn lifecycle_write(&self) -> Write {
+        Write::new(self.record())
     }
 }
 
-/// After a handler succeeded: an error when it never compared the
-/// request's `If-Match` (a handler that writes without `handlers::change`
-/// and without calling [`check_if_match`]). In release builds the write is
-/// answered as it was made; in debug builds and tests it is a 500 naming
-/// the operation, so the route walk catches the handler.
-pub(crate) fn unchecked(pending: &Pending, route: &Route) -> Option<ApiError> {
-    let left = lock(pending).take()?;
-    if cfg!(debug_assertions) {
-        Some(ApiError::internal(format!(
-            "{} succeeded without comparing If-Match {}",
-            route.operation, left.list
-        )))
-    } else {
-        log::error!(
-            "{} succeeded without comparing If-Match {}",
-            route.operation,
-            left.list
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stamped tag changes with each of what it stands for.
+    #[test]
+    fn a_stamped_tag_names_kind_stamp_run_state_and_version() {
+        let base = stamped_tag(StampKind::Content, 7, None, ApiVersion::V5_1);
+        assert_eq!(
+            base,
+            stamped_tag(StampKind::Content, 7, None, ApiVersion::V5_1)
         );
-        None
+        let others = [
+            stamped_tag(StampKind::Notifications, 7, None, ApiVersion::V5_1),
+            stamped_tag(StampKind::Content, 8, None, ApiVersion::V5_1),
+            stamped_tag(
+                StampKind::Content,
+                7,
+                Some(RunState::Running),
+                ApiVersion::V5_1,
+            ),
+            stamped_tag(
+                StampKind::Content,
+                7,
+                Some(RunState::Stopped),
+                ApiVersion::V5_1,
+            ),
+            stamped_tag(StampKind::Content, 7, None, ApiVersion::V5_0),
+        ];
+        for (index, other) in others.iter().enumerate() {
+            assert_ne!(&base, other, "{index}");
+            assert!(other.starts_with('"') && other.len() == 34);
+        }
     }
 }

@@ -1,15 +1,11 @@
 //! What a handler gets: the request, its body, the version that answers and
 //! the application's state, with readers that turn bad input into 400s.
 
-use std::sync::{Arc, Mutex};
-
 use actix_web::{HttpMessage, HttpRequest, web};
 use netcfg_model::{ChangeRecord, FromJson};
-use netcfg_service::Service;
+use netcfg_service::{Expected, Service};
 
-use crate::{
-    error_code::ErrorCode, reply::ApiError, state::AppState, table::Route, version::ApiVersion,
-};
+use crate::{error_code::ErrorCode, reply::ApiError, state::AppState, version::ApiVersion};
 
 /// One request, as a handler sees it.
 pub struct Ctx {
@@ -19,10 +15,9 @@ pub struct Ctx {
     pub(crate) stream: Option<web::Payload>,
     pub(crate) version: ApiVersion,
     pub(crate) state: web::Data<AppState>,
-    /// For a write with `If-Match`: the comparison still to make, once,
-    /// after the body was read (`conditional::check_if_match`, through
-    /// `Ctx::write`).
-    pub(crate) if_match: Pending,
+    /// A write's `If-Match`, resolved before the handler runs; what
+    /// `Ctx::write` hands the service to check again on the writer thread.
+    pub(crate) precondition: Precondition,
     /// The summary of the route's row: what the change history calls the
     /// request.
     pub(crate) summary: &'static str,
@@ -130,16 +125,15 @@ impl Ctx {
     }
 }
 
-/// A write's `If-Match`, still to compare: shared between the dispatcher
-/// and the handler's context, so the dispatcher can tell whether the
-/// handler compared it.
-pub(crate) type Pending = Arc<Mutex<Option<IfMatch>>>;
+/// A write's `If-Match`, resolved before its handler runs
+/// (`conditional::precondition`): what the change must still find on the
+/// configuration's writer thread.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Precondition {
+    pub(crate) expected: Option<Expected>,
+}
 
-/// What a write's `If-Match` is compared with.
-#[derive(Debug)]
-pub(crate) struct IfMatch {
-    /// The header's list of tags.
-    pub(crate) list: String,
-    /// The GET row of the same path, whose current representation it names.
-    pub(crate) reader: Route,
+impl Precondition {
+    /// None: the row takes no part, or the request sent no `If-Match`.
+    pub(crate) const NONE: Self = Self { expected: None };
 }

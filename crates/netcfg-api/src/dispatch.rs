@@ -200,7 +200,12 @@ async fn dispatch(
             return response;
         }
     };
-    let if_match = conditional::pending(&request, route, pattern, table);
+    let service = state.service();
+    let precondition = match conditional::precondition(&request, route, service, version).await {
+        Ok(precondition) => precondition,
+        Err(error) => return render_error(&error, Some(route), version),
+    };
+    let stamped = conditional::tag_before_reading(&request, route, service, version).await;
     let kept = request.clone();
     let context = Ctx {
         request,
@@ -208,23 +213,29 @@ async fn dispatch(
         stream,
         version,
         state: state.clone(),
-        if_match: if_match.clone(),
+        precondition,
         summary: route.summary,
     };
     match route.handler.call(context).await {
         Ok(reply) => {
-            if let Some(unchecked) = conditional::unchecked(&if_match, route) {
-                return render_error(&unchecked, Some(route), version);
-            }
             if route.changes {
                 publish_change(&kept, route, &reply, &state);
             }
             let sent = reply.sent.clone();
-            if let Some(answer) = sent.as_ref().and_then(|sent| sent.answer(&kept, version)) {
+            if let Some(answer) = sent
+                .as_ref()
+                .and_then(|sent| sent.answer(&kept, version, stamped.as_deref()))
+            {
                 return answer;
             }
             let memo = sent.as_deref().map(|sent| (sent, version));
-            conditional::tagged(&kept, route, render_reply(reply, route, version), memo)
+            conditional::tagged(
+                &kept,
+                route,
+                render_reply(reply, route, version),
+                stamped,
+                memo,
+            )
         }
         Err(error) => render_error(&error, Some(route), version),
     }

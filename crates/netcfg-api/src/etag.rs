@@ -1,5 +1,7 @@
-//! Entity tags (decisions.md §10): a strong tag is the 128-bit xxh3
-//! digest of the bytes sent, so equal tags mean equal bytes; how
+//! Entity tags (decisions.md §10): a strong tag is a 128-bit xxh3 digest,
+//! of the bytes sent or of what they are made from
+//! (`conditional::stamped_tag`), so equal tags for one URL mean equal
+//! bytes; how
 //! `If-Match` and `If-None-Match` compare them; and a tagged answer kept to
 //! be sent again. A leaf: it knows responses and versions, not routes.
 
@@ -76,16 +78,14 @@ impl SentMemo {
         }]
     }
 
-    /// The tag of the answer kept for `version`.
-    pub(crate) fn tag(&self, version: ApiVersion) -> Option<&str> {
-        self.slot(version).get().map(|sent| sent.tag.as_str())
-    }
-
-    /// The answer kept for `version`, as [`tagged`] would send it.
+    /// The answer kept for `version`, as `conditional::tagged` would send
+    /// it: tagged `tag` when given (a stamped row's tag, read for this
+    /// request), else with the digest kept.
     pub(crate) fn answer(
         &self,
         request: &HttpRequest,
         version: ApiVersion,
+        tag: Option<&str>,
     ) -> Option<HttpResponse> {
         let sent = self.slot(version).get()?;
         let mut head = HttpResponse::Ok().finish().into_parts().0;
@@ -93,7 +93,12 @@ impl SentMemo {
             head.headers_mut()
                 .insert(header::CONTENT_TYPE, content_type.clone());
         }
-        Some(finish(request, head, sent.body.clone(), &sent.tag))
+        Some(finish(
+            request,
+            head,
+            sent.body.clone(),
+            tag.unwrap_or(&sent.tag),
+        ))
     }
 }
 

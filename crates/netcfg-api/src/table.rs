@@ -6,6 +6,7 @@ use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
 use actix_web::http::{Method, StatusCode};
 use netcfg_model::Level;
+use netcfg_service::StampKind;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
 use crate::{
@@ -104,10 +105,48 @@ pub enum Conditional {
     None,
     /// A GET of a configuration's item or list: a strong `ETag` on 200,
     /// 304 for an `If-None-Match` that holds the current tag.
-    Tagged,
+    Tagged(Tagging),
     /// A write to a path that a [`Conditional::Tagged`] row reads: with
-    /// `If-Match`, 412 unless the tag is that row's current one.
-    IfMatch,
+    /// `If-Match`, 412 unless the tag names the reader's current stamp
+    /// (checked before the handler runs).
+    IfMatch(Stamp),
+}
+
+/// How a tagged GET's `ETag` is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tagging {
+    /// The digest of the bytes sent: for what nobody writes conditionally
+    /// (the engine's views, the history, the logs).
+    Digest,
+    /// The configuration's stamp of a kind of data, read before the
+    /// representation: a write to the same path can then check `If-Match`
+    /// with no reading and no rendering.
+    Stamp(Stamp),
+}
+
+/// What a stamped tag stands for: the configuration's stamp of `kind`,
+/// and, for the configuration itself, its network's run state (which its
+/// representation shows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// The kind of data the representation shows.
+    pub kind: StampKind,
+    /// Whether it shows the network's run state too.
+    pub run_state: bool,
+}
+
+impl Stamp {
+    /// The stamp of the representation a GET of `path` sends.
+    fn of_path(path: &str) -> Self {
+        Self {
+            kind: if path.starts_with("/nets/{net_name}/notifications") {
+                StampKind::Notifications
+            } else {
+                StampKind::Content
+            },
+            run_state: path == "/nets/{net_name}",
+        }
+    }
 }
 
 impl Payload {
@@ -509,8 +548,9 @@ impl Table {
 /// what that adds: a GET with a JSON payload of a path under
 /// `/nets/{net_name}` is [`Conditional::Tagged`] (`If-None-Match`, 304);
 /// a write to a path such a GET reads is [`Conditional::IfMatch`]
-/// (`If-Match`, 412). Writes with no representation to compare (device
-/// commands, calculations) take no part.
+/// (`If-Match`, 412), and the GET of a path written so is tagged by a
+/// [`Stamp`], which the write compares. Writes with no representation to
+/// compare (device commands, calculations) take no part.
 fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
     let is_tagged = |route: &Route| {
         route.method == Method::GET
@@ -524,9 +564,18 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
         .filter(|route| is_tagged(route))
         .flat_map(|route| route.paths.iter().copied())
         .collect();
+    let written = |path: &&str| {
+        routes
+            .iter()
+            .any(|route| route.method != Method::GET && route.paths.contains(path))
+    };
+    let stamped: Vec<&'static str> = tagged_paths.iter().copied().filter(written).collect();
     for route in &mut routes {
         if is_tagged(route) {
-            route.conditional = Conditional::Tagged;
+            let stamp = route.paths.iter().find(|path| stamped.contains(path));
+            route.conditional = Conditional::Tagged(
+                stamp.map_or(Tagging::Digest, |path| Tagging::Stamp(Stamp::of_path(path))),
+            );
             route.responses.push(Declared {
                 status: StatusCode::NOT_MODIFIED,
                 payload: Payload::Empty,
@@ -539,10 +588,11 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
                 description: "The ETag of the representation the client holds: 304, with no body, while it is current.",
                 schema: schema_of::<String>,
             });
-        } else if route.method != Method::GET
-            && route.paths.iter().any(|path| tagged_paths.contains(path))
+        } else if let Some(path) = (route.method != Method::GET)
+            .then(|| route.paths.iter().find(|path| tagged_paths.contains(path)))
+            .flatten()
         {
-            route.conditional = Conditional::IfMatch;
+            route.conditional = Conditional::IfMatch(Stamp::of_path(path));
             if route.declared(StatusCode::PRECONDITION_FAILED).is_none() {
                 route.responses.push(Declared {
                     status: StatusCode::PRECONDITION_FAILED,
@@ -649,5 +699,57 @@ mod tests {
             ["net_name", "device_key", "interface_identifier"]
         );
         assert!(path_parameters("/nets").is_empty());
+    }
+
+    /// Every write that takes `If-Match` compares the stamp its path's GET
+    /// is tagged with, and a GET of a path nobody writes is tagged by its
+    /// bytes: else a tag a client read could never be current.
+    #[test]
+    fn a_write_compares_the_stamp_its_path_is_tagged_with() {
+        let tables = crate::tables::Tables::standard(false);
+        for version in ApiVersion::ALL {
+            let routes = &tables.table(version).routes;
+            let reader_of = |path: &str| {
+                routes
+                    .iter()
+                    .find(|route| {
+                        matches!(route.conditional, Conditional::Tagged(_))
+                            && route.paths.contains(&path)
+                    })
+                    .map(|route| route.conditional)
+            };
+            let mut writes = 0;
+            for route in routes {
+                let Conditional::IfMatch(stamp) = route.conditional else {
+                    continue;
+                };
+                writes += 1;
+                let tagged: Vec<Conditional> = route
+                    .paths
+                    .iter()
+                    .filter_map(|path| reader_of(path))
+                    .collect();
+                assert!(
+                    !tagged.is_empty(),
+                    "{version}: {} has no reader",
+                    route.operation
+                );
+                for reader in tagged {
+                    assert_eq!(
+                        reader,
+                        Conditional::Tagged(Tagging::Stamp(stamp)),
+                        "{version}: {}",
+                        route.operation
+                    );
+                }
+            }
+            assert!(writes >= 20, "{version}: {writes} conditional writes");
+            let history = routes
+                .iter()
+                .find(|route| route.operation == Operation::ListHistory);
+            if let Some(history) = history {
+                assert_eq!(history.conditional, Conditional::Tagged(Tagging::Digest));
+            }
+        }
     }
 }

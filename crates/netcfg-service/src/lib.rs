@@ -45,8 +45,8 @@ use netcfg_store::{Net, Store};
 pub use devices::CommandResult;
 pub use error::{BadUpload, ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
 pub use netcfg_store::{
-    HISTORY_KEPT, PairOutcome, SettingDeletion, SettingWrite, StoreCounters, StreamDeletion,
-    Upload, counters as store_counters,
+    HISTORY_KEPT, PairOutcome, SettingDeletion, SettingWrite, StampKind, StoreCounters,
+    StreamDeletion, Upload, counters as store_counters,
 };
 pub use nets::{EngineCommandOutcome, StartMessage};
 pub use notifications::Resume;
@@ -100,14 +100,24 @@ pub trait Observer: Send + Sync + 'static {
 
 /// What a change is recorded as in the history, and what it requires of
 /// the configuration: with `expected`, the change is refused
-/// ([`StoreError::Changed`]) when anything was committed to the
-/// configuration since that generation (optimistic concurrency).
+/// ([`StoreError::Changed`]) when data of that kind was committed to the
+/// configuration since that stamp (optimistic concurrency).
 #[derive(Debug, Clone)]
 pub struct Write {
     /// The history's record of the change.
     pub record: ChangeRecord,
-    /// The configuration's generation the writer read, if it set a condition.
-    pub expected: Option<u64>,
+    /// The stamp the writer's client read under, if it set a condition.
+    pub expected: Option<Expected>,
+}
+
+/// A precondition: the configuration's data of `kind` is still as it was
+/// at `stamp` ([`Service::stamp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Expected {
+    /// The kind of data the client read.
+    pub kind: StampKind,
+    /// Its stamp when the client read it.
+    pub stamp: u64,
 }
 
 impl Write {
@@ -265,8 +275,8 @@ impl Service {
         let net = self.awake(name).await?;
         let Write { record, expected } = write;
         net.change_as(record, move |net| {
-            if let Some(generation) = expected {
-                net.require_unchanged(generation)?;
+            if let Some(Expected { kind, stamp }) = expected {
+                net.require_stamp(kind, stamp)?;
             }
             change(net)
         })
@@ -279,6 +289,25 @@ impl Service {
     /// last acknowledged change.
     pub async fn generation(&self, name: &ConfigName) -> Result<u64, ServiceError> {
         Ok(self.awake(name).await?.generation())
+    }
+
+    /// The configuration's stamp of `kind`: it changes after every commit
+    /// that touched that kind of its data, and no two openings share one.
+    /// A representation read after it is at least as new as the stamp says.
+    pub async fn stamp(&self, name: &ConfigName, kind: StampKind) -> Result<u64, ServiceError> {
+        Ok(self.awake(name).await?.stamp(kind))
+    }
+
+    /// [`Service::stamp`] when the configuration is awake, with no I/O:
+    /// `None` when reading it would open files.
+    pub fn stamp_if_awake(&self, name: &ConfigName, kind: StampKind) -> Option<u64> {
+        self.store().net_if_awake(name).map(|net| net.stamp(kind))
+    }
+
+    /// The configuration's network's run state (stopped for a
+    /// configuration the engine does not know).
+    pub fn run_state(&self, name: &ConfigName) -> RunState {
+        self.engine().status(name).state
     }
 
     /// The configuration's generation when it is awake, with no I/O: `None`

@@ -9,7 +9,9 @@ use netcfg_model::{
     ChangeRecord, ConfigName, DeviceKey, FromJson, Instance, Notification, RunState,
     body::{DeviceBody, NetworkBody},
 };
-use netcfg_service::{Lifecycle, Observer, Service, ServiceError, Services, StoreError, Write};
+use netcfg_service::{
+    Expected, Lifecycle, Observer, Service, ServiceError, Services, StampKind, StoreError, Write,
+};
 use netcfg_store::Store;
 use serde_json::json;
 
@@ -223,14 +225,20 @@ async fn a_change_is_refused_when_its_precondition_no_longer_holds() {
         .create_net(network("site"), write("Create"))
         .await
         .unwrap();
-    let read_at = service.generation(&site).await.unwrap();
+    let content = |stamp| {
+        Some(Expected {
+            kind: StampKind::Content,
+            stamp,
+        })
+    };
+    let read_at = service.stamp(&site, StampKind::Content).await.unwrap();
     service
         .create_device(&site, device("01:05:0001"), write("Add a device"))
         .await
         .unwrap();
 
     let stale = Write {
-        expected: Some(read_at),
+        expected: content(read_at),
         ..write("Delete a device")
     };
     let refused = service
@@ -254,7 +262,7 @@ async fn a_change_is_refused_when_its_precondition_no_longer_holds() {
     );
 
     let current = Write {
-        expected: Some(service.generation(&site).await.unwrap()),
+        expected: content(service.stamp(&site, StampKind::Content).await.unwrap()),
         ..write("Delete a device")
     };
     service

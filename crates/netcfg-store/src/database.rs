@@ -45,6 +45,7 @@ use crate::{
     StoreOptions,
     error::{Missing, StoreError},
     schema, sql,
+    stamps::{StampKind, Stamps},
 };
 
 /// The most changes grouped into one commit.
@@ -149,9 +150,6 @@ struct Writer {
 thread_local! {
     /// Set on writer threads only.
     static WRITER: RefCell<Option<Writer>> = const { RefCell::new(None) };
-    /// On a writer thread: whether a change of the batch being run has
-    /// succeeded already (its writes are not yet in the generation).
-    static BATCH_CHANGED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Where the calling thread stands.
@@ -226,6 +224,8 @@ pub(crate) struct Database {
     state: RwLock<State>,
     /// Changes after every commit, before its callers are answered.
     generation: Arc<AtomicU64>,
+    /// Change after a commit that touched their kind.
+    stamps: Arc<Stamps>,
     /// When a call last began ([`now_ms`]).
     last_used: AtomicU64,
 }
@@ -253,6 +253,7 @@ impl Database {
             use_wal(&conn)
         })();
         migrated.map_err(|error: StoreError| error.in_configuration(name))?;
+        let first = next_generation();
         Ok(Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.to_owned(),
@@ -260,7 +261,8 @@ impl Database {
             busy_timeout: options.busy_timeout,
             notifications_kept: options.notifications_kept,
             state: RwLock::new(State::Dormant),
-            generation: Arc::new(AtomicU64::new(next_generation())),
+            generation: Arc::new(AtomicU64::new(first)),
+            stamps: Arc::new(Stamps::new(first)),
             last_used: AtomicU64::new(now_ms()),
         })
     }
@@ -272,14 +274,19 @@ impl Database {
         self.generation.load(Ordering::SeqCst)
     }
 
-    /// Inside a change: true when nothing was committed since the
-    /// configuration was at `generation`, and no earlier change of this
-    /// batch succeeded. What a conditional write checks on the writer
-    /// thread, so that the check and the write are one step.
-    pub(crate) fn unchanged_since(&self, generation: u64) -> Result<bool, StoreError> {
+    /// The current stamp of `kind` ([`crate::stamps`]).
+    pub(crate) fn stamp(&self, kind: StampKind) -> u64 {
+        self.stamps.get(kind)
+    }
+
+    /// Inside a change: true when `kind`'s stamp is still `stamp` and no
+    /// earlier change of this batch touched `kind`. What a conditional write
+    /// checks on the writer thread, so that the check and the write are one
+    /// step.
+    pub(crate) fn unchanged_stamp(&self, kind: StampKind, stamp: u64) -> Result<bool, StoreError> {
         match caller(self.id) {
             Caller::ThisWriter => {
-                Ok(self.generation() == generation && !BATCH_CHANGED.with(std::cell::Cell::get))
+                Ok(self.stamp(kind) == stamp && !crate::stamps::batch_touched(kind))
             }
             _ => Err(StoreError::io_message(
                 "checking a precondition",
@@ -343,15 +350,19 @@ impl Database {
 
     /// Starts the writer thread.
     fn wake(&self) -> Result<Open, StoreError> {
-        let conn = self.connect()?;
+        let mut conn = self.connect()?;
         crate::history::install_triggers(&conn)
             .map_err(|error| error.in_configuration(&self.name))?;
+        conn.update_hook(Some(|action, database: &str, table: &str, _row| {
+            crate::stamps::note_row(action, database, table);
+        }))?;
         let (jobs, queue) = mpsc::channel::<Job>();
-        let stamp = self.generation.clone();
+        let generation = self.generation.clone();
+        let stamps = self.stamps.clone();
         let database = self.id;
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
-            .spawn(move || run_writer(Writer { database, conn }, &queue, &stamp))
+            .spawn(move || run_writer(Writer { database, conn }, &queue, &generation, &stamps))
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(Open {
             jobs,
@@ -579,7 +590,12 @@ fn read_transaction<T>(
 
 /// The writer thread: takes every queued change (up to [`MAX_BATCH`]) and
 /// commits them together. Its connection lives in [`WRITER`] meanwhile.
-fn run_writer(writer: Writer, queue: &mpsc::Receiver<Job>, generation: &AtomicU64) {
+fn run_writer(
+    writer: Writer,
+    queue: &mpsc::Receiver<Job>,
+    generation: &AtomicU64,
+    stamps: &Stamps,
+) {
     WRITER.with_borrow_mut(|slot| *slot = Some(writer));
     let mut batch = Vec::with_capacity(MAX_BATCH);
     while let Ok(first) = queue.recv() {
@@ -592,7 +608,7 @@ fn run_writer(writer: Writer, queue: &mpsc::Receiver<Job>, generation: &AtomicU6
         }
         WRITER.with_borrow(|writer| {
             if let Some(writer) = writer {
-                run_batch(&writer.conn, batch.drain(..), generation);
+                run_batch(&writer.conn, batch.drain(..), generation, stamps);
             }
         });
     }
@@ -600,7 +616,12 @@ fn run_writer(writer: Writer, queue: &mpsc::Receiver<Job>, generation: &AtomicU6
     drop(WRITER.with_borrow_mut(Option::take));
 }
 
-fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, generation: &AtomicU64) {
+fn run_batch(
+    conn: &Connection,
+    batch: impl ExactSizeIterator<Item = Job>,
+    generation: &AtomicU64,
+    stamps: &Stamps,
+) {
     let mut transaction = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
@@ -612,12 +633,13 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
         }
     };
     let mut answers = Vec::with_capacity(batch.len());
-    BATCH_CHANGED.with(|changed| changed.set(false));
+    crate::stamps::begin_batch();
     for job in batch {
         let savepoint = match transaction.savepoint() {
             Ok(savepoint) => savepoint,
             Err(error) => {
                 answers.push(job(Err(error.into())).answer);
+                crate::stamps::end_change(false);
                 continue;
             }
         };
@@ -632,14 +654,16 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
                     answers.push(Box::new(move |_| {
                         (ran.answer)(Some(StoreError::from(error)));
                     }));
+                    crate::stamps::end_change(false);
                     continue;
                 }
-                if ran.succeeded {
-                    BATCH_CHANGED.with(|changed| changed.set(true));
-                }
+                crate::stamps::end_change(ran.succeeded);
                 answers.push(ran.answer);
             }
-            Err(_) => log::error!("a change panicked; it was rolled back"),
+            Err(_) => {
+                crate::stamps::end_change(false);
+                log::error!("a change panicked; it was rolled back");
+            }
         }
     }
     let committing = std::time::Instant::now();
@@ -647,7 +671,9 @@ fn run_batch(conn: &Connection, batch: impl ExactSizeIterator<Item = Job>, gener
     crate::counters::count_commit(answers.len(), committing.elapsed(), commit_error.is_none());
     // Before any caller hears of the change, so no one can read the old
     // generation after learning that the change is made.
-    generation.store(next_generation(), Ordering::SeqCst);
+    let next = next_generation();
+    generation.store(next, Ordering::SeqCst);
+    stamps.advance(next);
     for answer in answers {
         answer(commit_error.clone());
     }

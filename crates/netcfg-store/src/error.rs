@@ -35,7 +35,7 @@ pub enum StoreError {
     #[error("invalid input: {0}")]
     Invalid(Problems),
     /// A conditional change found the configuration changed since its
-    /// caller read it ([`crate::Net::require_unchanged`]); nothing was
+    /// caller read it ([`crate::Net::require_stamp`]); nothing was
     /// written.
     #[error("{what} changed since it was read; nothing was changed")]
     Changed {

@@ -44,6 +44,7 @@ mod logs;
 mod net;
 mod schema;
 mod sql;
+mod stamps;
 mod store;
 mod transfer;
 
@@ -55,6 +56,7 @@ pub use net::{
     SettingWrite, StreamDeletion,
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
+pub use stamps::StampKind;
 pub use store::{Store, StoreOptions};
 pub use transfer::Upload;
 

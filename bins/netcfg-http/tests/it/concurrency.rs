@@ -146,3 +146,72 @@ fn of_two_editors_with_one_tag_exactly_one_succeeds() {
         );
     }
 }
+
+/// The precondition is checked before the request's body is read (RFC
+/// 9110's order): a stale tag with a bad body is a 412, a current one a 400.
+#[test]
+fn a_stale_tag_is_refused_before_the_body_is_read() {
+    let server = server_with_a_device();
+    let stale = tag(&server.send(&Request::get(DEVICE)));
+    patch(&server, "second", &stale).expect(200);
+    let bad = json!({"serial_number": "01:04:0001", "disabled": "no"});
+    let refused = server.send(&Request::json("PATCH", DEVICE, &bad).header("If-Match", &stale));
+    assert_eq!(refused.status, 412);
+    let current = tag(&server.send(&Request::get(DEVICE)));
+    let invalid = server.send(&Request::json("PATCH", DEVICE, &bad).header("If-Match", &current));
+    assert_eq!(invalid.status, 400);
+    assert_eq!(name_of(&server), "second");
+}
+
+/// A tag names the kind of data its representation shows: the
+/// notifications a running network stores do not make an editor's tag
+/// stale, while a write to the notifications compares their own tag.
+#[test]
+fn the_notifications_of_a_running_network_leave_an_editors_tag_current() {
+    let server = server_with_a_device();
+    let device = tag(&server.send(&Request::get(DEVICE)));
+    let notifications = tag(&server.send(&Request::get("/nets/site/notifications")));
+    let start = json!({"action": "start"});
+    server
+        .send(&Request::json("POST", "/nets/site", &start))
+        .expect(200);
+    while server
+        .send(&Request::get("/nets/site/notifications"))
+        .expect(200)["notifications"]
+        .as_array()
+        .is_none_or(Vec::is_empty)
+    {
+        thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let listed = server.send(&Request::get("/nets/site/notifications"));
+    assert_ne!(tag(&listed), notifications, "a notification was stored");
+    assert_eq!(tag(&server.send(&Request::get(DEVICE))), device);
+
+    let read = json!({"read": true});
+    let stale = server.send(
+        &Request::json("PATCH", "/nets/site/notifications", &read)
+            .header("If-Match", &notifications),
+    );
+    assert_eq!(stale.status, 412);
+    // The network may store another between a read and the write: each
+    // try is a 200 or a 412, and one with a current tag succeeds.
+    let mut current = tag(&listed);
+    let mut marked = false;
+    for _ in 0..50 {
+        let status = server
+            .send(
+                &Request::json("PATCH", "/nets/site/notifications", &read)
+                    .header("If-Match", &current),
+            )
+            .status;
+        assert!(status == 200 || status == 412, "{status}");
+        if status == 200 {
+            marked = true;
+            break;
+        }
+        current = tag(&server.send(&Request::get("/nets/site/notifications")));
+    }
+    assert!(marked, "no try with a current tag succeeded");
+    patch(&server, "while it runs", &device).expect(200);
+    assert_eq!(name_of(&server), "while it runs");
+}

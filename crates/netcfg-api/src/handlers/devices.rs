@@ -21,7 +21,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DeviceBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let device = context
         .service()
         .create_device(&path.net_name, body, write)
@@ -103,7 +103,7 @@ pub(crate) async fn unconfigured(context: Ctx, _: NoPath) -> Result<Reply, ApiEr
 
 pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let body: DeviceBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let device = context
         .service()
         .replace_device(&path.net_name, path.device_key, body, write)
@@ -113,7 +113,7 @@ pub(crate) async fn update(context: Ctx, path: DevicePath) -> Result<Reply, ApiE
 
 pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicesPatchBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let service = context.service();
     let version = context.version();
     let outcomes = match body {
@@ -189,7 +189,7 @@ pub(crate) async fn update_many(context: Ctx, path: NetPath) -> Result<Reply, Ap
 
 pub(crate) async fn delete(context: Ctx, path: DevicePath) -> Result<Reply, ApiError> {
     let key = path.device_key;
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .delete_device(&path.net_name, key, write)
@@ -199,7 +199,7 @@ pub(crate) async fn delete(context: Ctx, path: DevicePath) -> Result<Reply, ApiE
 
 pub(crate) async fn delete_many(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let MultipleDeviceDeleteBody { delete } = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let deleted = context
         .service()
         .delete_devices(&path.net_name, delete, write)

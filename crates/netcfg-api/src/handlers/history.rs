@@ -95,7 +95,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 
 pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, ApiError> {
     let HistoryPath { net_name, id } = path;
-    let write = context.write().await?;
+    let write = context.write();
     let configuration = context.service().restore(&net_name, id, write).await?;
     Reply::ok(format!(
         "Configuration {net_name} restored to what it was right after change {id} (one new change; the newest {HISTORY_KEPT} changes are kept)"

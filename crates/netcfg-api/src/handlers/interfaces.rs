@@ -27,7 +27,7 @@ pub(crate) async fn list(context: Ctx, path: DevicePath) -> Result<Reply, ApiErr
 
 pub(crate) async fn delete(context: Ctx, path: InterfacePath) -> Result<Reply, ApiError> {
     let (key, identifier) = (path.device_key, path.interface_identifier);
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .delete_interface(&path.net_name, key, identifier, write)
@@ -64,7 +64,7 @@ pub(crate) async fn role(context: Ctx, path: InterfaceRolePath) -> Result<Reply,
 
 pub(crate) async fn delete_role(context: Ctx, path: InterfaceRolePath) -> Result<Reply, ApiError> {
     let (key, identifier, role) = (path.device_key, path.interface_identifier, path.role());
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .clear_interface_role(&path.net_name, key, identifier, role, write)

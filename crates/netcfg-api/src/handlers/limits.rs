@@ -13,7 +13,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: PositionLimitsPostBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let limit = context
         .service()
         .create_position_limit(&path.net_name, body, write)
@@ -38,7 +38,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let body: PositionLimitsPatchBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let limit = context
         .service()
         .patch_position_limit(path.net_name(), key, body, write)
@@ -49,7 +49,7 @@ pub(crate) async fn update<P: LimitPath>(context: Ctx, path: P) -> Result<Reply,
 pub(crate) async fn delete<P: LimitPath>(context: Ctx, path: P) -> Result<Reply, ApiError> {
     let key = path.limit();
     let message = format!("Position limit {key} deleted");
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .delete_position_limit(path.net_name(), key, write)

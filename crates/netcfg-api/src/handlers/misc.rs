@@ -22,7 +22,7 @@ pub(crate) async fn get_group_image(context: Ctx, path: NetPath) -> Result<Reply
 
 pub(crate) async fn update_group_image(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: GroupImagePatchBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let image = context
         .service()
         .patch_group_image(&path.net_name, body, write)
@@ -39,7 +39,7 @@ pub(crate) async fn set_magnetometer_calibration(
         device_key: key,
     } = path;
     let body: MagnetometerCalibrationBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let (calibration, sent) = context
         .service()
         .set_magnetometer_calibration(&name, key, body, write)
@@ -68,7 +68,7 @@ pub(crate) async fn update_network_mode(context: Ctx, path: NetPath) -> Result<R
     let mode = network_mode.ok_or_else(|| {
         ApiError::problem(ErrorCode::InvalidBody, "network_mode", "give network_mode")
     })?;
-    let write = context.write().await?;
+    let write = context.write();
     let mode = context
         .service()
         .set_network_mode(&name, mode, write)

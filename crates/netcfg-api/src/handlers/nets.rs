@@ -20,7 +20,7 @@ use crate::{
 pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let body: NetworkBody = context.body()?;
     let name = body.name.clone();
-    let write = context.lifecycle_write().await?;
+    let write = context.lifecycle_write();
     let configuration = context.service().create_net(body, write).await?;
     Reply::created(format!("Configuration {name} created"))
         .made(&name)
@@ -66,7 +66,7 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
                 error.to_string(),
             )
         })?;
-    let write = context.lifecycle_write().await?;
+    let write = context.lifecycle_write();
     let configuration = context
         .service()
         .finish_upload(&name, received.upload, write)
@@ -91,7 +91,7 @@ pub(crate) async fn get(context: Ctx, path: NetPath) -> Result<Reply, ApiError> 
 pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
     let body: NetworkBody = context.body()?;
-    let write = context.lifecycle_write().await?;
+    let write = context.lifecycle_write();
     let configuration = context
         .service()
         .update_net(&name, body.name, body.instance, write)
@@ -109,7 +109,6 @@ pub(crate) async fn download(context: Ctx, path: NetPath) -> Result<Reply, ApiEr
 
 pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
-    context.lifecycle_write().await?;
     context.service().delete_net(&name).await?;
     Ok(Reply::new(
         actix_web::http::StatusCode::NO_CONTENT,
@@ -120,7 +119,7 @@ pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
     let ActionBody(action) = context.body()?;
-    let write = context.lifecycle_write().await?;
+    let write = context.lifecycle_write();
     let word = match &action {
         ConfigurationAction::Copy { .. } => "copy",
         ConfigurationAction::Delete => "delete",

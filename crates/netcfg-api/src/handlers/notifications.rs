@@ -43,7 +43,7 @@ pub(crate) async fn unread(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply, ApiError> {
     let identifier = path.identifier;
     let NotificationPatchBody { read } = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let notification = context
         .service()
         .set_notification_read(&path.net_name, identifier, read, write)
@@ -55,7 +55,7 @@ pub(crate) async fn update(context: Ctx, path: NotificationPath) -> Result<Reply
 
 pub(crate) async fn update_all(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let NotificationPatchBody { read } = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let notifications = context
         .service()
         .set_all_notifications_read(&path.net_name, read, write)

@@ -94,7 +94,7 @@ fn pairs_of_body(body: &DevicePairsBody) -> Vec<DevicePair> {
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let write = context.write().await?;
+    let write = context.write();
     let outcomes = context
         .service()
         .create_pairs(&path.net_name, pairs, write)
@@ -105,7 +105,7 @@ pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DevicePairsBody = context.body()?;
     let pairs = pairs_of_body(&body);
-    let write = context.write().await?;
+    let write = context.write();
     let outcomes = context
         .service()
         .delete_pairs(&path.net_name, pairs, write)
@@ -130,7 +130,7 @@ pub(crate) async fn add_paired_interface(
 ) -> Result<Reply, ApiError> {
     let (key, identifier, pair_type) = (path.device_key, path.interface_identifier, path._type);
     let PairedInterfaceBody { interface: other } = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let serial = context
         .service()
         .pair_interface(&path.net_name, key, identifier, pair_type, other, write)
@@ -159,7 +159,7 @@ pub(crate) async fn delete_paired_interface(
         path._type,
         path.interface,
     );
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .unpair_interface(&path.net_name, key, identifier, pair_type, other, write)

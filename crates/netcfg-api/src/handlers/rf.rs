@@ -13,7 +13,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: RfSettingsPostBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let setting = context
         .service()
         .create_rf_setting(&path.net_name, body, write)
@@ -37,7 +37,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {
     let name = path.name;
     let body: RfSettingsPatchBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let setting = context
         .service()
         .patch_rf_setting(&path.net_name, name, body, write)
@@ -47,7 +47,7 @@ pub(crate) async fn update(context: Ctx, path: NamePath) -> Result<Reply, ApiErr
 
 pub(crate) async fn delete(context: Ctx, path: NamePath) -> Result<Reply, ApiError> {
     let name = path.name;
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .delete_rf_setting(&path.net_name, name.clone(), write)

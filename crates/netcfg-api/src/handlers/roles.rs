@@ -13,7 +13,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: RolePostBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let role = context
         .service()
         .create_role(&path.net_name, body, write)
@@ -34,7 +34,7 @@ pub(crate) async fn list(context: Ctx, path: NetPath) -> Result<Reply, ApiError>
 pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
     let body: RolePatchBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let role = context
         .service()
         .patch_role(&path.net_name, id, body, write)
@@ -44,7 +44,7 @@ pub(crate) async fn update(context: Ctx, path: RolePath) -> Result<Reply, ApiErr
 
 pub(crate) async fn delete(context: Ctx, path: RolePath) -> Result<Reply, ApiError> {
     let id = path.role();
-    let write = context.write().await?;
+    let write = context.write();
     context
         .service()
         .delete_role(&path.net_name, id, write)

@@ -21,7 +21,7 @@ async fn write(
 ) -> Result<(Vec<netcfg_model::SystemSetting>, usize), ApiError> {
     let body: SettingsBody = context.body()?;
     let given = body.settings.len();
-    let write = context.write().await?;
+    let write = context.write();
     let settings = context
         .service()
         .write_settings(path.net_name(), path.scope(), body, mode, write)
@@ -46,7 +46,7 @@ pub(crate) async fn patch(context: Ctx, path: SettingsScopePath) -> Result<Reply
 
 pub(crate) async fn put(context: Ctx, path: SettingsScopePath) -> Result<Reply, ApiError> {
     let body: SettingsBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let settings = context
         .service()
         .replace_settings(path.net_name(), path.scope(), body, write)
@@ -75,7 +75,7 @@ pub(crate) async fn list(context: Ctx, path: SettingsScopePath) -> Result<Reply,
 
 pub(crate) async fn delete(context: Ctx, path: SettingKeyPath) -> Result<Reply, ApiError> {
     let (scope, key) = path.setting();
-    let write = context.write().await?;
+    let write = context.write();
     let deletion = context
         .service()
         .delete_setting(path.net_name(), scope, key, write)

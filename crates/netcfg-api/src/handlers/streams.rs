@@ -14,7 +14,7 @@ use crate::{
 
 pub(crate) async fn create(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let body: DataStreamBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let stream = context
         .service()
         .create_stream(&path.net_name, body, write)
@@ -40,7 +40,7 @@ pub(crate) async fn defaults(_context: Ctx, _: NoPath) -> Result<Reply, ApiError
 pub(crate) async fn update(context: Ctx, path: IdPath) -> Result<Reply, ApiError> {
     let id = path.id;
     let body: DataStreamBody = context.body()?;
-    let write = context.write().await?;
+    let write = context.write();
     let stream = context
         .service()
         .replace_stream(&path.net_name, id, body, write)
@@ -52,7 +52,7 @@ pub(crate) async fn delete(context: Ctx, path: IdPath) -> Result<Reply, ApiError
     let IdPath { net_name, id } = path;
     // 5.0 deletes a default stream outright; 5.1 resets it (the seed's
     // Versioning, item 4). Config, Anchor and User stay in both.
-    let write = context.write().await?;
+    let write = context.write();
     let service = context.service();
     if context.version() == ApiVersion::V5_0 {
         service.delete_stream_outright(&net_name, id, write).await?;

@@ -395,7 +395,8 @@ fn response(
             },
         )]),
     };
-    let tagged = route.conditional == Conditional::Tagged && declared.status == StatusCode::OK;
+    let tagged =
+        matches!(route.conditional, Conditional::Tagged(_)) && declared.status == StatusCode::OK;
     Response {
         description,
         headers: tagged.then(etag),

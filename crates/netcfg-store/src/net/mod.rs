@@ -29,7 +29,7 @@ pub use pairs::PairOutcome;
 pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingWrite};
 pub use streams::StreamDeletion;
 
-use crate::{database::Database, error::StoreError};
+use crate::{database::Database, error::StoreError, stamps::StampKind};
 
 /// One configuration, open for reading and changing its resources.
 ///
@@ -61,19 +61,29 @@ impl Net {
         self.db.generation()
     }
 
+    /// The current stamp of `kind`: it changes after every commit that
+    /// touched that kind of the configuration's data (and differs between
+    /// configurations, kinds' changes and openings). Read it before reading
+    /// the configuration, like [`Net::generation`]. No I/O.
+    pub fn stamp(&self, kind: StampKind) -> u64 {
+        self.db.stamp(kind)
+    }
+
     /// Inside a change ([`Net::change`]): fails with
-    /// [`StoreError::Changed`] unless nothing was committed to this
-    /// configuration since it was at `generation` (read with
-    /// [`Net::generation`] before its caller read what it shows). The check
-    /// runs on the writer thread, in the change's transaction, so no other
-    /// change can come between it and the change's writes: what an HTTP
-    /// `If-Match` needs.
+    /// [`StoreError::Changed`] unless `kind`'s stamp is still `stamp` (read
+    /// with [`Net::stamp`] when the caller's client read what it shows), so
+    /// that nothing of that kind changed since. It runs on the writer thread,
+    /// in the change's transaction: no other change can come between the
+    /// check and the change's writes. What an HTTP `If-Match` needs; unlike
+    /// a check of the generation, a commit of another kind (the engine's
+    /// notifications while the network runs) does not fail it.
     ///
     /// # Errors
-    /// [`StoreError::Changed`] when something changed (or another change of
-    /// the same commit ran first); [`StoreError::Io`] outside a change.
-    pub fn require_unchanged(&self, generation: u64) -> Result<(), StoreError> {
-        if self.db.unchanged_since(generation)? {
+    /// [`StoreError::Changed`] when it changed (or another change of the
+    /// same commit touched that kind first); [`StoreError::Io`] outside a
+    /// change.
+    pub fn require_stamp(&self, kind: StampKind, stamp: u64) -> Result<(), StoreError> {
+        if self.db.unchanged_stamp(kind, stamp)? {
             Ok(())
         } else {
             Err(StoreError::Changed {

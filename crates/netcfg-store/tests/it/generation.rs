@@ -2,8 +2,9 @@
 //! and no two configurations (or two openings of one name) share a value:
 //! what a cache keyed by it relies on.
 
+use netcfg_model::Level;
 use netcfg_model::{ConfigName, Instance, body::DeviceBody};
-use netcfg_store::{Store, StoreError};
+use netcfg_store::{NewNotification, StampKind, Store, StoreError};
 use serde_json::json;
 
 fn device(serial: &str) -> DeviceBody {
@@ -48,12 +49,13 @@ fn the_generation_follows_commits_only() {
     assert_ne!(store.net(&name).unwrap().generation(), old);
 }
 
-/// `Net::require_unchanged`: inside a change, it passes while nothing was
-/// committed since the generation its caller read, and fails with
-/// `Changed` (writing nothing) once something was; outside a change it
-/// cannot judge and says so.
+/// `Net::require_stamp`: inside a change, it passes while nothing of its
+/// kind was committed since the stamp its caller read, and fails with
+/// `Changed` (writing nothing) once something was; a commit of the other
+/// kind (a notification stored while the network runs) leaves it passing;
+/// outside a change it cannot judge and says so.
 #[test]
-fn a_conditional_change_sees_commits_since_its_generation() {
+fn a_conditional_change_sees_commits_of_its_kind_since_its_stamp() {
     let directory = tempfile::tempdir().unwrap();
     let store = Store::open(directory.path()).unwrap();
     let name: ConfigName = "site".parse().unwrap();
@@ -63,16 +65,32 @@ fn a_conditional_change_sees_commits_since_its_generation() {
         .build()
         .unwrap();
 
-    let read = net.generation();
+    let content = net.stamp(StampKind::Content);
+    let notifications = net.stamp(StampKind::Notifications);
+    net.add_notifications(vec![NewNotification {
+        level: Level::Warning,
+        message: "anchor 01:05:0009 is offline".to_owned(),
+        serial_number: None,
+        timestamp_ms: 1_700_000_000_000,
+    }])
+    .unwrap();
+    assert_eq!(
+        net.stamp(StampKind::Content),
+        content,
+        "a notification moved the content"
+    );
+    assert_ne!(net.stamp(StampKind::Notifications), notifications);
+
     let passed = runtime.block_on(net.change(move |net| {
-        net.require_unchanged(read)?;
+        net.require_stamp(StampKind::Content, content)?;
         net.create_device(device("01:05:0001"))
     }));
     assert!(passed.is_ok(), "{passed:?}");
+    assert_ne!(net.stamp(StampKind::Content), content);
 
-    // `read` is stale now: the conditional change writes nothing.
+    // `content` is stale now: the conditional change writes nothing.
     let refused = runtime.block_on(net.change(move |net| {
-        net.require_unchanged(read)?;
+        net.require_stamp(StampKind::Content, content)?;
         net.create_device(device("01:05:0002"))
     }));
     assert!(
@@ -81,8 +99,13 @@ fn a_conditional_change_sees_commits_since_its_generation() {
     );
     assert_eq!(net.devices().unwrap().len(), 1);
 
+    // A refused change (a duplicate serial) leaves the stamp where it was.
+    let current = net.stamp(StampKind::Content);
+    assert!(net.create_device(device("01:05:0001")).is_err());
+    assert_eq!(net.stamp(StampKind::Content), current);
+
     assert!(matches!(
-        net.require_unchanged(net.generation()),
+        net.require_stamp(StampKind::Content, current),
         Err(StoreError::Io { .. })
     ));
 }
