@@ -24,6 +24,7 @@
 //! assert_eq!(problems.as_slice().len(), 3);
 //! ```
 
+mod alert_rule;
 pub mod body;
 mod cache;
 mod configuration;
@@ -49,6 +50,10 @@ mod stream;
 mod time;
 mod validation;
 
+pub use alert_rule::{
+    AlertCondition, AlertRule, Hold, HoldChange, HoldSeconds, MAX_FOR_S, MAX_POSITIONS_PER_SECOND,
+    Threshold,
+};
 pub use cache::{
     CachedDevice, Connectivity, DeviceAttributes, DeviceStatus, FirmwareImage, FirmwareImageType,
     Position, Synchronisation,

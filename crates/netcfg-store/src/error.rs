@@ -104,6 +104,8 @@ pub enum Missing {
     MagnetometerCalibration,
     /// An entry of the change history.
     HistoryEntry,
+    /// An alert rule.
+    AlertRule,
 }
 
 /// Why a change conflicts with a configuration's state.

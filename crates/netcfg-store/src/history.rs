@@ -30,7 +30,7 @@ use rusqlite::{Connection, types::Value};
 use crate::error::{ConflictKind, Missing, StoreError};
 
 /// The tables whose rows a restore puts back: a configuration's content.
-pub(crate) const TRACKED: [&str; 10] = [
+pub(crate) const TRACKED: [&str; 11] = [
     "configuration",
     "roles",
     "devices",
@@ -41,6 +41,7 @@ pub(crate) const TRACKED: [&str; 10] = [
     "data_streams",
     "position_limits",
     "settings",
+    "alert_rules",
 ];
 
 /// How many entries a configuration keeps; older ones (and what restoring

@@ -8,6 +8,7 @@
 //! at least one field say so when they hold none, and `apply` their fields to
 //! the resource they change.
 
+mod alert_rule;
 mod calculate;
 mod device;
 mod misc;
@@ -20,6 +21,7 @@ mod setting;
 mod stream;
 mod v5_0;
 
+pub use alert_rule::{AlertRulePatchBody, AlertRulePostBody};
 pub use calculate::{
     CalculateMaximumTagsBody, CalculateMaximumTagsParameterizedBody, MAX_FRAME_BYTES,
 };

@@ -5,6 +5,7 @@
 //! check) and the [`Net`] methods that run them: reads on a reader
 //! connection, changes on the writer thread (durable when they return).
 
+mod alert_rules;
 mod cache;
 mod devices;
 mod limits;

@@ -29,6 +29,7 @@ fn content(net: &Net) -> Content {
         text(serde_json::to_value(net.streams().unwrap()).unwrap()),
         text(serde_json::to_value(net.position_limits().unwrap()).unwrap()),
         text(serde_json::to_value(net.settings(None).unwrap()).unwrap()),
+        text(serde_json::to_value(net.alert_rules().unwrap()).unwrap()),
         format!(
             "{:?}",
             net.devices()
@@ -296,6 +297,9 @@ enum Step {
     Setting(u8),
     Pair(u8, u8),
     Calibrate(u8, i16),
+    AddRule(u8),
+    RetimeRule(u8, u16),
+    DeleteRule(u8),
 }
 
 fn serial(index: u8) -> SerialNumber {
@@ -319,6 +323,9 @@ fn step() -> impl Strategy<Value = Step> {
         any::<u8>().prop_map(Step::Setting),
         (index(), index()).prop_map(|(one, other)| Step::Pair(one, other)),
         (index(), any::<i16>()).prop_map(|(index, offset)| Step::Calibrate(index, offset)),
+        index().prop_map(Step::AddRule),
+        (index(), any::<u16>()).prop_map(|(index, for_s)| Step::RetimeRule(index, for_s)),
+        index().prop_map(Step::DeleteRule),
     ]
 }
 
@@ -368,6 +375,25 @@ fn apply(net: &Net, step: &Step) {
                 .unwrap(),
             )
             .map(drop),
+        Step::AddRule(index) => net
+            .create_alert_rule(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("battery {index}"),
+                    "condition": "battery_below",
+                    "threshold": 10 + u32::from(*index),
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::RetimeRule(index, for_s) => net
+            .patch_alert_rule(
+                format!("battery {index}").parse().unwrap(),
+                serde_json::from_value(json(serde_json::json!({"for_s": for_s}))).unwrap(),
+            )
+            .map(drop),
+        Step::DeleteRule(index) => {
+            net.delete_alert_rule(format!("battery {index}").parse().unwrap())
+        }
         Step::DeleteLimit(index) => {
             net.delete_position_limit(netcfg_model::PositionLimitKey::Id(1 + u32::from(*index)))
         }

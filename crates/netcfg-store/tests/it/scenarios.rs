@@ -200,6 +200,12 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         }
         "delete_position_limit" => to_json(net.delete_position_limit(limit_key(step))?),
 
+        "create_alert_rule" => to_json(net.create_alert_rule(arg(step, "body"))?),
+        "alert_rule" => to_json(net.alert_rule(arg(step, "name"))?),
+        "alert_rules" => to_json(net.alert_rules()?),
+        "patch_alert_rule" => to_json(net.patch_alert_rule(arg(step, "name"), arg(step, "body"))?),
+        "delete_alert_rule" => to_json(net.delete_alert_rule(arg(step, "name"))?),
+
         "setting" => to_json(net.setting(scope(step), arg::<SettingKey>(step, "key"))?),
         "settings" => match step.get("all") {
             Some(_) => to_json(net.settings(None)?),
