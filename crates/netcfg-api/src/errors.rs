@@ -24,6 +24,7 @@ impl From<StoreError> for ApiError {
                 Missing::DevicePair => ErrorCode::DevicePairNotFound,
                 Missing::MagnetometerCalibration => ErrorCode::CalibrationNotFound,
                 Missing::HistoryEntry => ErrorCode::HistoryEntryNotFound,
+                Missing::AlertRule => ErrorCode::AlertRuleNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,

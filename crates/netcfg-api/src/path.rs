@@ -137,6 +137,8 @@ path_types! {
     IdPath { net_name: ConfigName, id: u32 }
     /// An item by name: an RF setting, a position limit (5.0).
     NamePath { net_name: ConfigName, name: ItemName }
+    /// One alert rule: `.../alert_rules/{rule_name}`.
+    AlertRulePath { net_name: ConfigName, rule_name: ItemName }
     /// A role.
     RolePath { net_name: ConfigName, role_id: u32 }
     /// A notification.

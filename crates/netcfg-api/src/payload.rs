@@ -48,6 +48,10 @@ pub mod keys {
     use crate::wire as w;
 
     payload_keys! {
+        /// One alert rule.
+        AlertRule = "alert_rule": m::AlertRule;
+        /// Every alert rule.
+        AlertRules = "alert_rules": Vec<m::AlertRule>;
         /// What the network last reported about each device.
         CachedDevices = "cached_devices": Vec<m::CachedDevice>;
         /// One configuration.

@@ -19,6 +19,7 @@
 //!   [`Write`] it was given, and honours its precondition on the writer
 //!   thread, inside the change's transaction.
 
+mod alerts;
 mod devices;
 mod error;
 mod history;

@@ -4,6 +4,7 @@
 //! lifecycle of a configuration, the store and the engine are the
 //! service's.
 
+pub(crate) mod alert_rules;
 pub(crate) mod cache;
 pub(crate) mod commands;
 pub(crate) mod devices;

@@ -87,6 +87,12 @@ pub(crate) fn changes() -> Vec<Change> {
         // So are the history and restore (decisions §10).
         Operation::ListHistory,
         Operation::RestoreHistory,
+        // And alert rules (decisions §16).
+        Operation::CreateAlertRule,
+        Operation::GetAlertRule,
+        Operation::ListAlertRules,
+        Operation::UpdateAlertRule,
+        Operation::DeleteAlertRule,
     ] {
         changes.push(Change::Remove(operation));
     }

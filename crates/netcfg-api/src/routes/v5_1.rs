@@ -43,6 +43,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(history());
     routes.extend(operating_modes());
     routes.extend(position_limits());
+    routes.extend(alert_rules());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -817,6 +818,68 @@ fn position_limits() -> Vec<Route> {
         )
         .responds(StatusCode::OK, message(), Information)
         .errors(&[StatusCode::NOT_FOUND]),
+    ]
+}
+
+/// Alert rules (decisions §16): 5.1 only.
+fn alert_rules() -> Vec<Route> {
+    let one = || Payload::of::<keys::AlertRule>();
+    vec![
+        Route::new(
+            POST,
+            &["/nets/{net_name}/alert_rules"],
+            Operation::CreateAlertRule,
+            "Add an alert rule: a condition that raises a notification when it has held for a while",
+            alert_rules::create,
+        )
+        .json_body::<AlertRulePostBody>()
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/alert_rules/{rule_name}"],
+            Operation::GetAlertRule,
+            "One alert rule",
+            alert_rules::get,
+        )
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/alert_rules"],
+            Operation::ListAlertRules,
+            "The alert rules of a configuration",
+            alert_rules::list,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::AlertRules>(), Debug),
+        Route::new(
+            PATCH,
+            &["/nets/{net_name}/alert_rules/{rule_name}"],
+            Operation::UpdateAlertRule,
+            "Change an alert rule (a new condition takes its threshold from the body)",
+            alert_rules::update,
+        )
+        .json_body::<AlertRulePatchBody>()
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            DELETE,
+            &["/nets/{net_name}/alert_rules/{rule_name}"],
+            Operation::DeleteAlertRule,
+            "Delete an alert rule",
+            alert_rules::delete,
+        )
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
     ]
 }
 

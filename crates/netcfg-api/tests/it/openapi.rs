@@ -137,6 +137,8 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "update_notification" | "update_notifications" => "notification_patch_body",
         "update_network_mode" => "operating_mode_patch_body",
         "create_position_limit" => "position_limits_post_body",
+        "create_alert_rule" => "alert_rule_post_body",
+        "update_alert_rule" => "alert_rule_patch_body",
         "update_position_limit" => "position_limits_patch_body",
         "create_rf_setting" => "rf_settings_post_body",
         "update_rf_setting" => "rf_settings_patch_body",

@@ -41,6 +41,21 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
         &[200, 400, 404, 409],
         "decisions §10",
     ),
+    (
+        "5.1",
+        "create_alert_rule",
+        &[201, 400, 404, 409],
+        "decisions §16",
+    ),
+    ("5.1", "get_alert_rule", &[200, 404], "decisions §16"),
+    ("5.1", "list_alert_rules", &[200, 404], "decisions §16"),
+    (
+        "5.1",
+        "update_alert_rule",
+        &[200, 400, 404, 409],
+        "decisions §16",
+    ),
+    ("5.1", "delete_alert_rule", &[204, 404], "decisions §16"),
 ];
 
 /// Statuses the seed lists that no request can provoke on a healthy host:
