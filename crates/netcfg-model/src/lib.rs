@@ -25,6 +25,7 @@
 //! ```
 
 mod alert_rule;
+mod alerts;
 pub mod body;
 mod cache;
 mod configuration;
@@ -54,6 +55,7 @@ pub use alert_rule::{
     AlertCondition, AlertRule, Hold, HoldChange, HoldSeconds, MAX_FOR_S, MAX_POSITIONS_PER_SECOND,
     Threshold,
 };
+pub use alerts::{AlertBook, AlertEvent, DeviceFacts, Facts, Firing};
 pub use cache::{
     CachedDevice, Connectivity, DeviceAttributes, DeviceStatus, FirmwareImage, FirmwareImageType,
     Position, Synchronisation,

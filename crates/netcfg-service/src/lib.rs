@@ -43,6 +43,7 @@ use netcfg_engine::{Engine, NetworkPlan};
 use netcfg_model::{ChangeRecord, ConfigName, Configuration, RunState};
 use netcfg_store::{Net, Store};
 
+pub use alerts::ALERT_PERIOD;
 pub use devices::CommandResult;
 pub use error::{BadUpload, ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
 pub use netcfg_store::{

@@ -135,7 +135,7 @@ impl Service {
 
     /// Stores `batch`, each configuration's notifications in one commit, in the
     /// order they were raised.
-    async fn store_batch(&self, batch: Vec<EngineNotification>) {
+    pub(crate) async fn store_batch(&self, batch: Vec<EngineNotification>) {
         let mut by_configuration: Vec<(ConfigName, Vec<NewNotification>)> = Vec::new();
         for notification in batch {
             let new = NewNotification {

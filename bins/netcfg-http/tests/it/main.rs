@@ -5,6 +5,7 @@
 
 mod support;
 
+mod alerts;
 mod architecture_doc;
 mod concurrency;
 mod disks;

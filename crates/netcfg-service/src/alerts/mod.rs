@@ -6,6 +6,10 @@ use netcfg_model::{
     body::{AlertRulePatchBody, AlertRulePostBody},
 };
 
+mod watch;
+
+pub use watch::ALERT_PERIOD;
+
 use crate::{Service, ServiceError, Write};
 
 impl Service {

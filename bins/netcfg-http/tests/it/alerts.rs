@@ -1,0 +1,96 @@
+//! Alert rules through the real server (decisions §16): a rule that holds
+//! for its time raises a notification naming it, and one that says
+//! `cleared` when it stops holding; a change to the rule while the network
+//! runs is taken at the next look.
+
+use std::{
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+use crate::support::{Request, Server};
+
+fn tag(index: u32) -> Value {
+    json!({"serial_number": format!("01:05:{index:04X}"), "disabled": false,
+           "interfaces": [{"identifier": 0, "role_id": 4}]})
+}
+
+/// The messages of `net`'s notifications that name alert rule `rule`.
+fn alerts(server: &Server, net: &str, rule: &str) -> Vec<String> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/notifications")))
+        .expect(200)["notifications"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|notification| notification["message"].as_str())
+        .filter(|message| message.starts_with(&format!("alert rule {rule}")))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Waits (a bounded number of looks, not a time limit on the server) for
+/// `rule`'s notifications to number `count`.
+fn wait_for_alerts(server: &Server, net: &str, rule: &str, count: usize) -> Vec<String> {
+    let started = Instant::now();
+    loop {
+        let seen = alerts(server, net, rule);
+        if seen.len() >= count || started.elapsed() > Duration::from_secs(60) {
+            return seen;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn a_rule_fires_after_its_time_and_clears_when_changed() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[tag(1), tag(2)]);
+    let rule = json!({"name": "busy", "condition": "positions_below", "threshold": 1_000_000,
+                      "for_s": 2, "level": 2});
+    server
+        .send(&Request::json("POST", "/nets/site/alert_rules", &rule))
+        .expect(201);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site",
+            &json!({"action": "start"}),
+        ))
+        .expect(200);
+
+    let fired = wait_for_alerts(&server, "site", "busy", 1);
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    assert!(
+        fired[0].contains("positions a second, below 1000000") && fired[0].contains("for 2 s"),
+        "{fired:?}"
+    );
+    let stored = server
+        .send(&Request::get("/nets/site/notifications"))
+        .expect(200);
+    let notification = stored["notifications"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|notification| notification["message"] == fired[0].as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(notification["level"], 2);
+
+    // No position count is below 0: the rule clears at the next look.
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/alert_rules/busy",
+            &json!({"threshold": 0}),
+        ))
+        .expect(200);
+    let both = wait_for_alerts(&server, "site", "busy", 2);
+    assert_eq!(both.len(), 2, "{both:?}");
+    assert!(both[1].contains("cleared"), "{both:?}");
+    // It fired once and cleared once: nothing more while it holds still.
+    thread::sleep(Duration::from_millis(1_500));
+    assert_eq!(alerts(&server, "site", "busy").len(), 2);
+}

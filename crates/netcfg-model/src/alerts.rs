@@ -1,0 +1,297 @@
+//! The evaluation of a configuration's alert rules (decisions §16), pure:
+//! fed once a second with what is known of the running network ([`Facts`]),
+//! it says which rules fire and which clear ([`AlertEvent`]). The caller
+//! gathers the facts and raises the notifications.
+
+use std::collections::HashMap;
+
+use crate::{
+    AlertCondition, AlertRule, HoldChange, ItemName, Level, SerialNumber, alert_rule::Hold,
+};
+
+/// What is known of one device of the configuration, now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFacts {
+    /// The device.
+    pub serial_number: SerialNumber,
+    /// An anchor or a seeder.
+    pub anchor: bool,
+    /// A tag.
+    pub tag: bool,
+    /// The network hears it.
+    pub heard: bool,
+    /// It takes part in network time.
+    pub synchronised: bool,
+    /// Its battery charge, when it has a battery and reported it.
+    pub battery_percent: Option<u8>,
+    /// The share of its packets lost, when known.
+    pub packet_loss_percent: Option<u32>,
+    /// A tag that sent no position in the last second.
+    pub silent: bool,
+}
+
+/// What is known of a running configuration, now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Now, in milliseconds since the Unix epoch.
+    pub now_ms: u64,
+    /// Positions solved in the last second, the whole configuration.
+    pub positions_per_second: u32,
+    /// Its devices.
+    pub devices: Vec<DeviceFacts>,
+}
+
+/// A rule that fired or cleared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlertEvent {
+    /// The rule.
+    pub rule: ItemName,
+    /// The level of its notification.
+    pub level: Level,
+    /// The device it concerns, for a rule about devices.
+    pub serial_number: Option<SerialNumber>,
+    /// Whether it fired or cleared.
+    pub change: HoldChange,
+    /// The notification's message.
+    pub message: String,
+}
+
+/// A rule that fires now, with its subject and since when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Firing {
+    /// The rule.
+    pub rule: ItemName,
+    /// The device, for a rule about devices.
+    pub serial_number: Option<SerialNumber>,
+    /// Since when (ms since the Unix epoch).
+    pub since_ms: u64,
+}
+
+/// The state of every rule of one configuration, for each subject.
+#[derive(Debug, Clone, Default)]
+pub struct AlertBook {
+    holds: HashMap<(ItemName, Option<SerialNumber>), Hold>,
+}
+
+impl AlertBook {
+    /// Takes one look at `facts`: what fired and what cleared. A subject
+    /// gone (a rule deleted, a device removed) is forgotten without an
+    /// event.
+    pub fn evaluate(&mut self, rules: &[AlertRule], facts: &Facts) -> Vec<AlertEvent> {
+        let mut events = Vec::new();
+        let mut seen = Vec::new();
+        for rule in rules {
+            let mut observe = |serial: Option<SerialNumber>, holds: bool, what: String| {
+                let key = (rule.name.clone(), serial);
+                let hold = self.holds.entry(key.clone()).or_default();
+                if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
+                    events.push(AlertEvent {
+                        rule: rule.name.clone(),
+                        level: rule.level,
+                        serial_number: serial,
+                        change,
+                        message: message(rule, change, &what),
+                    });
+                }
+                seen.push(key);
+            };
+            if rule.condition.per_device() {
+                for device in &facts.devices {
+                    if let Some((holds, what)) = device_condition(rule, device) {
+                        observe(Some(device.serial_number), holds, what);
+                    }
+                }
+            } else {
+                let threshold = rule.threshold.unwrap_or(0);
+                observe(
+                    None,
+                    facts.positions_per_second < threshold,
+                    format!(
+                        "{} positions a second, below {threshold}",
+                        facts.positions_per_second
+                    ),
+                );
+            }
+        }
+        self.holds.retain(|key, _| seen.contains(key));
+        events
+    }
+
+    /// The rules that fire now, by rule and subject.
+    pub fn firing(&self, rules: &[AlertRule]) -> Vec<Firing> {
+        let mut firing: Vec<Firing> = self
+            .holds
+            .iter()
+            .filter_map(|((name, serial), hold)| {
+                let rule = rules.iter().find(|rule| &rule.name == name)?;
+                Some(Firing {
+                    rule: name.clone(),
+                    serial_number: *serial,
+                    since_ms: hold.firing_since_ms(rule.for_s)?,
+                })
+            })
+            .collect();
+        firing.sort_by(|one, other| {
+            (one.rule.as_str(), one.serial_number).cmp(&(other.rule.as_str(), other.serial_number))
+        });
+        firing
+    }
+}
+
+/// Whether `rule`'s condition holds for `device`, and the words for it;
+/// `None` when the rule is not about such a device.
+fn device_condition(rule: &AlertRule, device: &DeviceFacts) -> Option<(bool, String)> {
+    let serial = device.serial_number;
+    let threshold = rule.threshold.unwrap_or(0);
+    match rule.condition {
+        AlertCondition::AnchorOffline => device
+            .anchor
+            .then(|| (!device.heard, format!("anchor {serial} is not heard"))),
+        AlertCondition::AnchorUnsynced => device.anchor.then(|| {
+            (
+                device.heard && !device.synchronised,
+                format!("anchor {serial} is not synchronised"),
+            )
+        }),
+        AlertCondition::TagSilent => device
+            .tag
+            .then(|| (device.silent, format!("tag {serial} sends no position"))),
+        AlertCondition::BatteryBelow => device.battery_percent.map(|percent| {
+            (
+                u32::from(percent) < threshold,
+                format!("the battery of {serial} is at {percent}%, below {threshold}%"),
+            )
+        }),
+        AlertCondition::PacketLossAbove => device.packet_loss_percent.map(|percent| {
+            (
+                percent > threshold,
+                format!("{serial} loses {percent}% of its packets, above {threshold}%"),
+            )
+        }),
+        AlertCondition::PositionsBelow => None,
+    }
+}
+
+fn message(rule: &AlertRule, change: HoldChange, what: &str) -> String {
+    match change {
+        HoldChange::Fired => format!(
+            "alert rule {}: {what} (for {} s)",
+            rule.name,
+            rule.for_s.get()
+        ),
+        HoldChange::Cleared => format!("alert rule {} cleared: {what} no more", rule.name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{FromJson, body::AlertRulePostBody};
+
+    fn rule(body: serde_json::Value) -> AlertRule {
+        AlertRulePostBody::from_json(&body).unwrap().into_rule()
+    }
+
+    fn anchor(serial: u32, heard: bool) -> DeviceFacts {
+        DeviceFacts {
+            serial_number: SerialNumber::from_u32(serial),
+            anchor: true,
+            tag: false,
+            heard,
+            synchronised: heard,
+            battery_percent: None,
+            packet_loss_percent: None,
+            silent: false,
+        }
+    }
+
+    fn facts(now_ms: u64, devices: Vec<DeviceFacts>) -> Facts {
+        Facts {
+            now_ms,
+            positions_per_second: 0,
+            devices,
+        }
+    }
+
+    #[test]
+    fn an_anchor_offline_for_the_rules_time_fires_once_and_clears_when_heard() {
+        let rules = AlertRule::defaults();
+        let mut book = AlertBook::default();
+        let lost = || vec![anchor(0x0104_0001, false), anchor(0x0104_0002, true)];
+        assert!(book.evaluate(&rules, &facts(0, lost())).is_empty());
+        assert!(book.evaluate(&rules, &facts(29_000, lost())).is_empty());
+        let fired = book.evaluate(&rules, &facts(30_000, lost()));
+        assert_eq!(fired.len(), 1, "{fired:?}");
+        assert_eq!(fired[0].rule.as_str(), "anchor-offline");
+        assert_eq!(
+            fired[0].serial_number,
+            Some(SerialNumber::from_u32(0x0104_0001))
+        );
+        assert_eq!(fired[0].level, Level::Error);
+        assert!(
+            fired[0].message.contains("01:04:0001"),
+            "{}",
+            fired[0].message
+        );
+        assert_eq!(book.firing(&rules).len(), 1);
+        assert!(book.evaluate(&rules, &facts(31_000, lost())).is_empty());
+        let back = vec![anchor(0x0104_0001, true), anchor(0x0104_0002, true)];
+        let cleared = book.evaluate(&rules, &facts(32_000, back));
+        assert_eq!(cleared.len(), 1);
+        assert_eq!(cleared[0].change, HoldChange::Cleared);
+        assert!(
+            cleared[0].message.contains("cleared"),
+            "{}",
+            cleared[0].message
+        );
+        assert!(book.firing(&rules).is_empty());
+    }
+
+    #[test]
+    fn thresholds_and_the_whole_configuration() {
+        let rules = vec![
+            rule(
+                serde_json::json!({"name": "battery", "condition": "battery_below", "threshold": 20}),
+            ),
+            rule(
+                serde_json::json!({"name": "rate", "condition": "positions_below", "threshold": 100}),
+            ),
+        ];
+        let mut tag = anchor(0x0105_0001, true);
+        tag.anchor = false;
+        tag.tag = true;
+        tag.battery_percent = Some(15);
+        let mut book = AlertBook::default();
+        let mut now = facts(0, vec![tag.clone()]);
+        now.positions_per_second = 99;
+        let events = book.evaluate(&rules, &now);
+        let names: Vec<&str> = events.iter().map(|event| event.rule.as_str()).collect();
+        assert_eq!(names, ["battery", "rate"]);
+        assert_eq!(events[1].serial_number, None);
+        now.positions_per_second = 100;
+        tag.battery_percent = Some(20);
+        now.devices = vec![tag];
+        let cleared = book.evaluate(&rules, &now);
+        assert_eq!(cleared.len(), 2);
+        assert!(
+            cleared
+                .iter()
+                .all(|event| event.change == HoldChange::Cleared)
+        );
+    }
+
+    #[test]
+    fn a_subject_that_is_gone_is_forgotten() {
+        let rules = AlertRule::defaults();
+        let mut book = AlertBook::default();
+        book.evaluate(&rules, &facts(0, vec![anchor(1, false)]));
+        book.evaluate(&rules, &facts(30_000, vec![anchor(1, false)]));
+        assert_eq!(book.firing(&rules).len(), 1);
+        assert!(book.evaluate(&rules, &facts(31_000, vec![])).is_empty());
+        assert!(book.firing(&rules).is_empty());
+        assert!(
+            book.evaluate(&[], &facts(32_000, vec![anchor(1, false)]))
+                .is_empty()
+        );
+    }
+}
