@@ -8,8 +8,9 @@
 //! read before the representation, with the API version and, for the
 //! configuration itself, its run state. So a write's [`Precondition`] is
 //! resolved before its handler runs, with no reading and no rendering: a
-//! 412 that changes nothing when the tag is not current (before the body
-//! is read, as RFC 9110 orders it), else the stamp the change must still
+//! 412 that changes nothing when the tag is not current (after the body
+//! was read as the row's body type: a bad body is a 400 whatever the
+//! tag), else the stamp the change must still
 //! find on the configuration's writer thread, inside its transaction
 //! (`Net::require_stamp`), so that two clients that send the same tag
 //! cannot both succeed. A commit of the other kind (the engine's
@@ -146,6 +147,11 @@ pub(crate) fn tagged(
         });
     }
     finish(request, head, bytes, &tag)
+}
+
+/// True when the request is a write with `If-Match` to compare.
+pub(crate) fn compares(request: &HttpRequest, route: &Route) -> bool {
+    matches!(route.conditional, Conditional::IfMatch(_)) && header(request, IF_MATCH).is_some()
 }
 
 /// Compares a write's `If-Match` with the current tag of the path's GET,

@@ -72,21 +72,7 @@ impl Ctx {
 
     /// The JSON body, read with the model's reader: a 400 names every problem.
     pub fn body<T: FromJson>(&self) -> Result<T, ApiError> {
-        if self.body.is_empty() {
-            return Err(ApiError::problem(
-                ErrorCode::InvalidBody,
-                "",
-                "a JSON body is required",
-            ));
-        }
-        let value: serde_json::Value = serde_json::from_slice(&self.body).map_err(|error| {
-            ApiError::problem(
-                ErrorCode::MalformedJson,
-                "",
-                format!("the body is not valid JSON: {error}"),
-            )
-        })?;
-        Ok(T::from_json(&value)?)
+        read_json(&self.body)
     }
 
     /// What the change history records of this request: the token's name
@@ -136,4 +122,24 @@ pub(crate) struct Precondition {
 impl Precondition {
     /// None: the row takes no part, or the request sent no `If-Match`.
     pub(crate) const NONE: Self = Self { expected: None };
+}
+
+/// `bytes` read as `T`: a 400 naming every problem, or that the body is
+/// missing or not JSON.
+pub(crate) fn read_json<T: FromJson>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.is_empty() {
+        return Err(ApiError::problem(
+            ErrorCode::InvalidBody,
+            "",
+            "a JSON body is required",
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| {
+        ApiError::problem(
+            ErrorCode::MalformedJson,
+            "",
+            format!("the body is not valid JSON: {error}"),
+        )
+    })?;
+    Ok(T::from_json(&value)?)
 }

@@ -201,6 +201,15 @@ async fn dispatch(
         }
     };
     let service = state.service();
+    // A bad path or body is a 400 whatever the tag: read them before
+    // comparing.
+    if conditional::compares(&request, route) {
+        let checked = (route.check_path)(&request)
+            .and_then(|()| route.check_body.map_or(Ok(()), |check| check(&body)));
+        if let Err(error) = checked {
+            return render_error(&error, Some(route), version);
+        }
+    }
     let precondition = match conditional::precondition(&request, route, service, version).await {
         Ok(precondition) => precondition,
         Err(error) => return render_error(&error, Some(route), version),

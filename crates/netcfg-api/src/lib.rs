@@ -73,8 +73,8 @@ pub use payload::{PayloadKey, keys};
 pub use reply::{ApiError, FieldProblem, Reply};
 pub use state::AppState;
 pub use table::{
-    Body, Change, Conditional, Declared, Handler, HandlerFuture, Parameter, ParameterLocation,
-    Payload, Route, SchemaFn, Table, apply_changes, schema_of,
+    Body, Change, CheckBody, CheckPath, Conditional, Declared, Handler, HandlerFuture, Parameter,
+    ParameterLocation, Payload, Route, SchemaFn, Stamp, Table, Tagging, apply_changes, schema_of,
 };
 pub use tables::Tables;
 pub use version::{ApiVersion, UnknownVersion, VERSION_HEADER};

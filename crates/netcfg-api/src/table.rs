@@ -5,7 +5,7 @@
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
 use actix_web::http::{Method, StatusCode};
-use netcfg_model::Level;
+use netcfg_model::{FromJson, Level};
 use netcfg_service::StampKind;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -175,6 +175,14 @@ pub struct Declared {
     pub partial_level: Option<Level>,
 }
 
+/// Reads a request body as a row's body type: `Ok` when the handler will
+/// read it, else the 400 it would answer.
+pub type CheckBody = fn(&[u8]) -> Result<(), ApiError>;
+
+/// Reads a request's path parameters as a row's path type: `Ok` when the
+/// handler will read them, else the error it would answer.
+pub type CheckPath = fn(&actix_web::HttpRequest) -> Result<(), ApiError>;
+
 /// The kind of request body a route takes.
 #[derive(Debug, Clone, Copy)]
 pub enum Body {
@@ -199,6 +207,12 @@ pub struct Route {
     pub tag: &'static str,
     /// The request body, if any.
     pub body: Option<Body>,
+    /// For a JSON body: reads one as the row's body type, for the
+    /// dispatcher to refuse a bad body (400) before it compares `If-Match`.
+    pub check_body: Option<CheckBody>,
+    /// Reads the path's parameters as the handler's path type, for the
+    /// dispatcher to refuse a bad path (400) before it compares `If-Match`.
+    pub check_path: CheckPath,
     /// Every response it may give.
     pub responses: Vec<Declared>,
     /// Status replacements this row makes to what the handler answers
@@ -270,6 +284,8 @@ impl Route {
             summary,
             tag: tag_of(paths[0]),
             body: None,
+            check_body: None,
+            check_path: |request| P::extract(request).map(drop),
             responses: Vec::new(),
             remaps: Vec::new(),
             conflicts_as_bad_request: false,
@@ -314,8 +330,9 @@ impl Route {
     }
 
     /// Declares a JSON request body of type `T`.
-    pub fn json_body<T: JsonSchema>(mut self) -> Self {
+    pub fn json_body<T: JsonSchema + FromJson>(mut self) -> Self {
         self.body = Some(Body::Json(schema_of::<T>));
+        self.check_body = Some(|bytes| crate::context::read_json::<T>(bytes).map(drop));
         self
     }
 
