@@ -96,6 +96,7 @@ operations! {
     ListAlertRules = "list_alert_rules",
     UpdateAlertRule = "update_alert_rule",
     DeleteAlertRule = "delete_alert_rule",
+    ListAlerts = "list_alerts",
     CreateRfSetting = "create_rf_setting",
     UpdateRfSetting = "update_rf_setting",
     GetRfSetting = "get_rf_setting",

@@ -52,6 +52,8 @@ pub mod keys {
         AlertRule = "alert_rule": m::AlertRule;
         /// Every alert rule.
         AlertRules = "alert_rules": Vec<m::AlertRule>;
+        /// The alert rules that fire now.
+        Alerts = "alerts": Vec<m::Firing>;
         /// What the network last reported about each device.
         CachedDevices = "cached_devices": Vec<m::CachedDevice>;
         /// One configuration.

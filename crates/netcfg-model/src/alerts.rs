@@ -57,7 +57,9 @@ pub struct AlertEvent {
 }
 
 /// A rule that fires now, with its subject and since when.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Firing {
     /// The rule.
     pub rule: ItemName,

@@ -148,6 +148,9 @@ pub struct Service {
 struct Inner {
     services: Services,
     observers: RwLock<Vec<Arc<dyn Observer>>>,
+    /// The alert rules that fire now, by running configuration (the
+    /// watch's last look).
+    firing: std::sync::Mutex<std::collections::HashMap<ConfigName, Vec<netcfg_model::Firing>>>,
 }
 
 impl std::fmt::Debug for Service {
@@ -165,6 +168,7 @@ impl Service {
             inner: Arc::new(Inner {
                 services,
                 observers: RwLock::new(Vec::new()),
+                firing: std::sync::Mutex::default(),
             }),
         }
     }

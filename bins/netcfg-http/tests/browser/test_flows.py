@@ -404,6 +404,41 @@ def test_custom_role(browser: Browser, api: Api):
     browser.wait(lambda _: "Fast tag" not in browser.text(view), message="the role gone")
 
 
+def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
+    api.create_net("lab")
+    api.add_site("lab", anchors=4, tags=3)
+    api.start("lab")
+    browser.open("/nets/lab/alerts")
+    view = browser.view("alerts")
+    # a new configuration has the two defaults, and a running site with
+    # every anchor heard fires neither
+    assert "ok" in browser.row("anchor-offline", view).text
+    browser.row("anchor-unsynced", view)
+
+    browser.click(browser.button("Add alert rule", view))
+    dialog = browser.dialog()
+    browser.type(browser.field("Name", dialog), "busy")
+    browser.choose(browser.field("Condition", dialog), "Positions a second below")
+    browser.type(browser.field("Threshold", dialog), "1000000")
+    browser.type(browser.field("For (s)", dialog), "1")
+    browser.click(browser.button("Add alert rule", dialog))
+    browser.wait(lambda _: "firing since" in browser.row("busy", view).text, timeout=15,
+                 message="the new rule shown firing")
+    rule = api.get("/nets/lab/alert_rules/busy")["alert_rule"]
+    assert rule["condition"] == "positions_below" and rule["threshold"] == 1000000 and rule["for_s"] == 1
+    messages = [n["message"] for n in api.get("/nets/lab/notifications")["notifications"]]
+    assert any(message.startswith("alert rule busy:") for message in messages), messages
+
+    # no count of positions is below 0: the rule clears
+    browser.click(browser.button("Edit busy", view))
+    dialog = browser.dialog()
+    browser.type(browser.field("Threshold", dialog), "0")
+    browser.click(browser.button("Save changes", dialog))
+    browser.wait(lambda _: "firing" not in browser.row("busy", view).text and "ok" in browser.row("busy", view).text,
+                 timeout=15, message="the rule shown ok again")
+    assert api.get("/nets/lab/alert_rules/busy")["alert_rule"]["threshold"] == 0
+
+
 # --------------------------------------------------------------------------
 # The keyboard alone
 

@@ -78,18 +78,29 @@ fn a_rule_fires_after_its_time_and_clears_when_changed() {
         .cloned()
         .unwrap();
     assert_eq!(notification["level"], 2);
+    let firing = server.send(&Request::get("/nets/site/alerts")).expect(200)["alerts"].clone();
+    assert_eq!(firing.as_array().map(Vec::len), Some(1), "{firing}");
+    assert_eq!(firing[0]["rule"], "busy");
+    assert_eq!(firing[0]["serial_number"], Value::Null);
+    assert!(
+        firing[0]["since_ms"]
+            .as_u64()
+            .is_some_and(|since| since > 0)
+    );
 
     // No position count is below 0: the rule clears at the next look.
     server
         .send(&Request::json(
             "PATCH",
             "/nets/site/alert_rules/busy",
-            &json!({"threshold": 0}),
+            &json!({"condition": "positions_below", "threshold": 0}),
         ))
         .expect(200);
     let both = wait_for_alerts(&server, "site", "busy", 2);
     assert_eq!(both.len(), 2, "{both:?}");
     assert!(both[1].contains("cleared"), "{both:?}");
+    let firing = server.send(&Request::get("/nets/site/alerts")).expect(200)["alerts"].clone();
+    assert_eq!(firing, json!([]));
     // It fired once and cleared once: nothing more while it holds still.
     thread::sleep(Duration::from_millis(1_500));
     assert_eq!(alerts(&server, "site", "busy").len(), 2);

@@ -52,3 +52,8 @@ pub(crate) async fn delete(context: Ctx, path: AlertRulePath) -> Result<Reply, A
         .await?;
     Ok(Reply::new(actix_web::http::StatusCode::NO_CONTENT, message))
 }
+
+pub(crate) async fn firing(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let firing = context.service().firing_alerts(&path.net_name).await?;
+    Reply::ok(count(firing.len(), "alert")).with::<keys::Alerts>(&firing)
+}

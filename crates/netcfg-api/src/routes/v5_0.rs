@@ -93,6 +93,7 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::ListAlertRules,
         Operation::UpdateAlertRule,
         Operation::DeleteAlertRule,
+        Operation::ListAlerts,
     ] {
         changes.push(Change::Remove(operation));
     }

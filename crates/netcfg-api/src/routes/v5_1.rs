@@ -857,6 +857,14 @@ fn alert_rules() -> Vec<Route> {
         )
         .responds(StatusCode::OK, Payload::of::<keys::AlertRules>(), Debug),
         Route::new(
+            GET,
+            &["/nets/{net_name}/alerts"],
+            Operation::ListAlerts,
+            "The alert rules that fire now (none while the configuration does not run), each with its device and since when",
+            alert_rules::firing,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Alerts>(), Debug),
+        Route::new(
             PATCH,
             &["/nets/{net_name}/alert_rules/{rule_name}"],
             Operation::UpdateAlertRule,

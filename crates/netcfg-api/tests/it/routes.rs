@@ -56,6 +56,7 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
         "decisions §16",
     ),
     ("5.1", "delete_alert_rule", &[204, 404], "decisions §16"),
+    ("5.1", "list_alerts", &[200, 404], "decisions §16"),
 ];
 
 /// Statuses the seed lists that no request can provoke on a healthy host:

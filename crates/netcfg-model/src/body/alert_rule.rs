@@ -9,6 +9,26 @@ use crate::{
 /// `alert_rule_post_body`: adds an alert rule (decisions §16).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(extend("oneOf" = [
+    {
+        "properties": {"condition": {"enum": ["anchor_offline", "anchor_unsynced", "tag_silent"]}},
+        "not": {"required": ["threshold"]}
+    },
+    {
+        "properties": {
+            "condition": {"enum": ["battery_below", "packet_loss_above"]},
+            "threshold": {"maximum": 100}
+        },
+        "required": ["threshold"]
+    },
+    {
+        "properties": {
+            "condition": {"const": "positions_below"},
+            "threshold": {"maximum": 1_000_000}
+        },
+        "required": ["threshold"]
+    }
+]))]
 pub struct AlertRulePostBody {
     /// Unique name within the configuration.
     pub name: ItemName,
@@ -45,10 +65,32 @@ impl AlertRulePostBody {
 }
 
 /// `alert_rule_patch_body`: changes an alert rule; at least one field. A
-/// new `condition` takes its threshold from the body alone.
+/// threshold comes with its condition (the same or a new one), so the body
+/// alone says whether it fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
+#[schemars(extend("minProperties" = 1, "oneOf" = [
+    {"not": {"anyOf": [{"required": ["condition"]}, {"required": ["threshold"]}]}},
+    {
+        "properties": {"condition": {"enum": ["anchor_offline", "anchor_unsynced", "tag_silent"]}},
+        "required": ["condition"],
+        "not": {"required": ["threshold"]}
+    },
+    {
+        "properties": {
+            "condition": {"enum": ["battery_below", "packet_loss_above"]},
+            "threshold": {"maximum": 100}
+        },
+        "required": ["condition", "threshold"]
+    },
+    {
+        "properties": {
+            "condition": {"const": "positions_below"},
+            "threshold": {"maximum": 1_000_000}
+        },
+        "required": ["condition", "threshold"]
+    }
+]))]
 pub struct AlertRulePatchBody {
     /// A new name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -58,7 +100,7 @@ pub struct AlertRulePatchBody {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "AlertCondition")]
     pub condition: Option<AlertCondition>,
-    /// A new threshold.
+    /// A new threshold, with `condition`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "u32")]
     pub threshold: Option<u32>,
@@ -104,8 +146,13 @@ fn check_post(body: &AlertRulePostBody, path: &str, problems: &mut Problems) {
 }
 
 fn check_patch(body: &AlertRulePatchBody, path: &str, problems: &mut Problems) {
-    if let Some(condition) = body.condition {
-        check_threshold(condition, body.threshold, path, problems);
+    match body.condition {
+        Some(condition) => check_threshold(condition, body.threshold, path, problems),
+        None if body.threshold.is_some() => problems.push(
+            crate::validation::join(path, "threshold"),
+            "give the condition with its threshold",
+        ),
+        None => {}
     }
 }
 
@@ -175,6 +222,8 @@ mod tests {
             fields(&only_threshold.apply(&rule).unwrap_err()),
             ["threshold"]
         );
+        let read = AlertRulePatchBody::from_json(&json!({"threshold": 3})).unwrap_err();
+        assert_eq!(fields(&read), ["threshold"]);
         assert!(AlertRulePatchBody::from_json(&json!({})).is_err());
     }
 }

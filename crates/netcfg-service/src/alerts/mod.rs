@@ -2,7 +2,7 @@
 //! content (history, ETags, the saved-state file).
 
 use netcfg_model::{
-    AlertRule, ConfigName, ItemName,
+    AlertRule, ConfigName, Firing, ItemName,
     body::{AlertRulePatchBody, AlertRulePostBody},
 };
 
@@ -48,6 +48,21 @@ impl Service {
     ) -> Result<AlertRule, ServiceError> {
         self.change(name, write, move |net| net.patch_alert_rule(rule, body))
             .await
+    }
+
+    /// The alert rules of configuration `name` that fire now, each with its
+    /// device (for a rule about devices) and since when; none while it does
+    /// not run.
+    pub async fn firing_alerts(&self, name: &ConfigName) -> Result<Vec<Firing>, ServiceError> {
+        self.require_net(name).await?;
+        Ok(self
+            .inner
+            .firing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(name)
+            .cloned()
+            .unwrap_or_default())
     }
 
     /// Deletes an alert rule.

@@ -82,6 +82,7 @@ impl Service {
     async fn evaluate_alerts(&self, watched: &mut HashMap<ConfigName, Watched>) {
         let running = self.engine().running();
         watched.retain(|name, _| running.contains(name));
+        let mut firing = HashMap::new();
         let mut raised = Vec::new();
         for name in running {
             let watch = watched.entry(name.clone()).or_default();
@@ -114,7 +115,13 @@ impl Service {
                         timestamp_ms,
                     }),
             );
+            firing.insert(name, watch.book.firing(&watch.rules));
         }
+        *self
+            .inner
+            .firing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = firing;
         if !raised.is_empty() {
             self.store_batch(raised).await;
         }

@@ -55,6 +55,7 @@ import { itemBody, toFormValues } from "./item_body.js";
  * @property {(item: any, extra: any, reload: () => void) => any} [rowActions]
  * @property {(item: any, extra: any) => any} [badges]
  * @property {(extra: any) => Record<string, any>} [blankFrom]      a new item's values, from extra data
+ * @property {import("./events.js").EventType[]} [reloadOn]  live event types that reload it too (beside change and state)
  */
 
 // The bodies it sends and the periods it describes are worked out in
@@ -74,7 +75,7 @@ export function CollectionEditor({ spec, net, before }) {
     ]);
     return { items: /** @type {any[]} */ (list.body[spec.listKey] || []), extra };
   }, [spec.listUrl]);
-  useReloadOn(load.reload, ["change", "state"], net);
+  useReloadOn(load.reload, ["change", "state", ...(spec.reloadOn || [])], net);
   const [editing, setEditing] = useState(/** @type {{item: any} | null} */ (null));
   const [deleting, setDeleting] = useState(/** @type {any} */ (null));
   const canAdd = spec.canAdd !== false;

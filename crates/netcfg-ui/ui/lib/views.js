@@ -16,6 +16,7 @@ export const VIEWS = [
   { pattern: "/nets/:net/floor", module: "floor", label: "Floor plan" },
   { pattern: "/nets/:net/commands", module: "commands", label: "Device commands" },
   { pattern: "/nets/:net/notifications", module: "notifications", label: "Notifications" },
+  { pattern: "/nets/:net/alerts", module: "alerts", label: "Alert rules" },
   { pattern: "/nets/:net/roles", module: "roles", label: "Roles" },
   { pattern: "/nets/:net/rf", module: "rf", label: "RF settings" },
   { pattern: "/nets/:net/streams", module: "streams", label: "Data streams" },
