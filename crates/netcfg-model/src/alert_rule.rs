@@ -91,6 +91,49 @@ impl fmt::Display for AlertCondition {
     }
 }
 
+impl std::str::FromStr for AlertCondition {
+    type Err = UnknownAlertCondition;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|condition| condition.as_str() == text)
+            .ok_or_else(|| UnknownAlertCondition(text.chars().take(40).collect()))
+    }
+}
+
+/// A name that is no alert condition.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{0}` is not an alert condition")]
+pub struct UnknownAlertCondition(String);
+
+/// Adds to a rule body's schema which conditions take which threshold, from
+/// [`AlertCondition::threshold`]: a threshold comes with its condition,
+/// and fits it.
+pub(crate) fn add_threshold_rules(schema: &mut schemars::Schema) {
+    let mut rules = vec![serde_json::json!({
+        "if": {"required": ["threshold"]},
+        "then": {"required": ["condition"]}
+    })];
+    for condition in AlertCondition::ALL {
+        let then = match condition.threshold() {
+            Threshold::None => serde_json::json!({"not": {"required": ["threshold"]}}),
+            Threshold::Percent => serde_json::json!({
+                "required": ["threshold"],
+                "properties": {"threshold": {"maximum": 100}}
+            }),
+            Threshold::PerSecond => serde_json::json!({
+                "required": ["threshold"],
+                "properties": {"threshold": {"maximum": MAX_POSITIONS_PER_SECOND}}
+            }),
+        };
+        rules.push(serde_json::json!({
+            "if": {"required": ["condition"], "properties": {"condition": {"const": condition.as_str()}}},
+            "then": then
+        }));
+    }
+    schema.insert("allOf".to_owned(), serde_json::Value::Array(rules));
+}
+
 /// An alert rule of a configuration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AlertRule {
@@ -163,6 +206,11 @@ pub(crate) fn check_threshold(
     }
 }
 
+/// A number of seconds longer than a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{0} s is longer than a day ({MAX_FOR_S} s)")]
+pub struct TooLong(u32);
+
 /// How long (s) a condition must hold before its rule fires: 0 to a day.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -178,11 +226,11 @@ impl HoldSeconds {
 }
 
 impl TryFrom<u32> for HoldSeconds {
-    type Error = String;
+    type Error = TooLong;
 
     fn try_from(seconds: u32) -> Result<Self, Self::Error> {
         if seconds > MAX_FOR_S {
-            Err(format!("{seconds} s is longer than a day ({MAX_FOR_S} s)"))
+            Err(TooLong(seconds))
         } else {
             Ok(Self(seconds))
         }

@@ -53,7 +53,7 @@ mod validation;
 
 pub use alert_rule::{
     AlertCondition, AlertRule, Hold, HoldChange, HoldSeconds, MAX_FOR_S, MAX_POSITIONS_PER_SECOND,
-    Threshold,
+    Threshold, TooLong, UnknownAlertCondition,
 };
 pub use alerts::{AlertBook, AlertEvent, DeviceFacts, Facts, Firing};
 pub use cache::{

@@ -1,7 +1,7 @@
 use super::plain_body;
 use crate::{
     Level,
-    alert_rule::{AlertCondition, AlertRule, HoldSeconds, check_threshold},
+    alert_rule::{AlertCondition, AlertRule, HoldSeconds, add_threshold_rules, check_threshold},
     names::ItemName,
     validation::Problems,
 };
@@ -9,26 +9,7 @@ use crate::{
 /// `alert_rule_post_body`: adds an alert rule (decisions §16).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("oneOf" = [
-    {
-        "properties": {"condition": {"enum": ["anchor_offline", "anchor_unsynced", "tag_silent"]}},
-        "not": {"required": ["threshold"]}
-    },
-    {
-        "properties": {
-            "condition": {"enum": ["battery_below", "packet_loss_above"]},
-            "threshold": {"maximum": 100}
-        },
-        "required": ["threshold"]
-    },
-    {
-        "properties": {
-            "condition": {"const": "positions_below"},
-            "threshold": {"maximum": 1_000_000}
-        },
-        "required": ["threshold"]
-    }
-]))]
+#[schemars(transform = add_threshold_rules)]
 pub struct AlertRulePostBody {
     /// Unique name within the configuration.
     pub name: ItemName,
@@ -69,28 +50,7 @@ impl AlertRulePostBody {
 /// alone says whether it fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1, "oneOf" = [
-    {"not": {"anyOf": [{"required": ["condition"]}, {"required": ["threshold"]}]}},
-    {
-        "properties": {"condition": {"enum": ["anchor_offline", "anchor_unsynced", "tag_silent"]}},
-        "required": ["condition"],
-        "not": {"required": ["threshold"]}
-    },
-    {
-        "properties": {
-            "condition": {"enum": ["battery_below", "packet_loss_above"]},
-            "threshold": {"maximum": 100}
-        },
-        "required": ["condition", "threshold"]
-    },
-    {
-        "properties": {
-            "condition": {"const": "positions_below"},
-            "threshold": {"maximum": 1_000_000}
-        },
-        "required": ["condition", "threshold"]
-    }
-]))]
+#[schemars(extend("minProperties" = 1), transform = add_threshold_rules)]
 pub struct AlertRulePatchBody {
     /// A new name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

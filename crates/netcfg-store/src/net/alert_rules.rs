@@ -15,15 +15,15 @@ use crate::{
 const COLUMNS: &str = "name, condition, threshold, for_s, level";
 
 fn read_rule(row: &rusqlite::Row<'_>) -> rusqlite::Result<AlertRule> {
-    let condition: String = row.get(1)?;
-    let condition = serde_json::from_value::<AlertCondition>(condition.into())
+    let condition = row
+        .get::<_, String>(1)?
+        .parse::<AlertCondition>()
         .map_err(|error| bad_value(1, error))?;
     Ok(AlertRule {
         name: get::<ItemName, String>(row, 0)?,
         condition,
         threshold: row.get(2)?,
-        for_s: HoldSeconds::try_from(row.get::<_, u32>(3)?)
-            .map_err(|why| bad_value(3, std::io::Error::other(why)))?,
+        for_s: get::<HoldSeconds, u32>(row, 3)?,
         level: get::<Level, u32>(row, 4)?,
     })
 }
