@@ -73,6 +73,7 @@ fn stamped_tag(kind: StampKind, value: u64, run: Option<RunState>, version: ApiV
     parts.push(match kind {
         StampKind::Content => b'c',
         StampKind::Notifications => b'n',
+        StampKind::Schedules => b's',
     });
     parts.extend_from_slice(&value.to_le_bytes());
     parts.push(match run {

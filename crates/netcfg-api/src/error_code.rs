@@ -83,6 +83,8 @@ error_codes! {
     PositionLimitNotFound = (NOT_FOUND, "position_limit_not_found", "The position limit does not exist."),
     /// The alert rule does not exist.
     AlertRuleNotFound = (NOT_FOUND, "alert_rule_not_found", "The configuration has no alert rule with this name."),
+    /// The schedule does not exist.
+    ScheduleNotFound = (NOT_FOUND, "schedule_not_found", "The configuration has no schedule with this name."),
     /// The setting does not exist.
     SettingNotFound = (NOT_FOUND, "setting_not_found", "The setting does not exist (in the configuration, or in the catalogue of default settings)."),
     /// The notification does not exist.

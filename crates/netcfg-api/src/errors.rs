@@ -25,6 +25,7 @@ impl From<StoreError> for ApiError {
                 Missing::MagnetometerCalibration => ErrorCode::CalibrationNotFound,
                 Missing::HistoryEntry => ErrorCode::HistoryEntryNotFound,
                 Missing::AlertRule => ErrorCode::AlertRuleNotFound,
+                Missing::Schedule => ErrorCode::ScheduleNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,

@@ -139,6 +139,8 @@ path_types! {
     NamePath { net_name: ConfigName, name: ItemName }
     /// One alert rule: `.../alert_rules/{rule_name}`.
     AlertRulePath { net_name: ConfigName, rule_name: ItemName }
+    /// One schedule: `.../schedules/{schedule_name}`.
+    SchedulePath { net_name: ConfigName, schedule_name: ItemName }
     /// A role.
     RolePath { net_name: ConfigName, role_id: u32 }
     /// A notification.

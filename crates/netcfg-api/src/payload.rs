@@ -54,6 +54,10 @@ pub mod keys {
         AlertRules = "alert_rules": Vec<m::AlertRule>;
         /// The alert rules that fire now.
         Alerts = "alerts": Vec<m::Firing>;
+        /// One schedule, with its next run and its last.
+        Schedule = "schedule": m::ScheduleStatus;
+        /// Every schedule.
+        Schedules = "schedules": Vec<m::ScheduleStatus>;
         /// What the network last reported about each device.
         CachedDevices = "cached_devices": Vec<m::CachedDevice>;
         /// One configuration.

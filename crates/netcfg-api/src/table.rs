@@ -141,6 +141,8 @@ impl Stamp {
         Self {
             kind: if path.starts_with("/nets/{net_name}/notifications") {
                 StampKind::Notifications
+            } else if path.starts_with("/nets/{net_name}/schedules") {
+                StampKind::Schedules
             } else {
                 StampKind::Content
             },

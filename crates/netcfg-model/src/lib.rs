@@ -45,6 +45,7 @@ mod pair;
 mod position_limit;
 mod rf;
 mod role;
+mod schedule;
 mod serial;
 mod setting;
 mod stream;
@@ -89,6 +90,11 @@ pub use rf::{
 pub use role::{
     DEFAULT_SEEDER_PERIOD, DEFAULT_TAG_PERIOD, LedBrightness, MIN_SEEDER_PERIOD, Role, RoleId,
     builtin_roles,
+};
+pub use schedule::{
+    BadCron, CronExpr, Due, LATE_RUN_GRACE_MS, MAX_CRON_LENGTH, Missed, RunOutcome, Schedule,
+    ScheduleAction, ScheduleLedger, ScheduleRun, ScheduleStatus, TimeZoneName, UnknownScheduleWord,
+    utc_text,
 };
 pub use serial::{SerialNumber, SerialNumberError};
 pub use setting::{

@@ -31,6 +31,7 @@ impl Service {
                 net.configuration()
             })
             .await?;
+        self.inner.reread.net(name);
         Ok(self.with_state(configuration))
     }
 }

@@ -28,6 +28,7 @@ mod logs;
 mod nets;
 mod notifications;
 mod resources;
+mod schedules;
 mod settings;
 
 pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
@@ -52,6 +53,7 @@ pub use netcfg_store::{
 };
 pub use nets::{EngineCommandOutcome, StartMessage};
 pub use notifications::Resume;
+pub use schedules::SCHEDULER_MAX_SLEEP;
 
 /// How long a device command waits for its reply, unless configured.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
@@ -151,6 +153,8 @@ struct Inner {
     /// The alert rules that fire now, by running configuration (the
     /// watch's last look).
     firing: std::sync::Mutex<std::collections::HashMap<ConfigName, Vec<netcfg_model::Firing>>>,
+    /// The configurations whose schedules the scheduler must read again.
+    reread: schedules::Reread,
 }
 
 impl std::fmt::Debug for Service {
@@ -169,6 +173,7 @@ impl Service {
                 services,
                 observers: RwLock::new(Vec::new()),
                 firing: std::sync::Mutex::default(),
+                reread: schedules::Reread::default(),
             }),
         }
     }
@@ -211,6 +216,10 @@ impl Service {
     }
 
     fn tell(&self, name: &ConfigName, step: Lifecycle<'_>) {
+        self.inner.reread.net(name);
+        if let Lifecycle::Renamed(to) = step {
+            self.inner.reread.net(to);
+        }
         for observer in self.observers() {
             observer.lifecycle(name, step);
         }

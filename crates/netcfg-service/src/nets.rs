@@ -185,42 +185,68 @@ impl Service {
         Ok(self.engine().status(from).state)
     }
 
-    /// Starts the configuration's network from what its file holds now.
-    pub async fn start(&self, name: &ConfigName) -> Result<StartMessage, ServiceError> {
+    /// Starts the configuration's network from what its file holds now,
+    /// journalled as `write` says (decisions §16: starts, stops, restarts
+    /// and reloads are journalled whoever asks; a restore skips them, as
+    /// they change no item).
+    pub async fn start(
+        &self,
+        name: &ConfigName,
+        write: Write,
+    ) -> Result<StartMessage, ServiceError> {
         let plan = self.plan(name).await?;
         Ok(match self.engine().start(plan).await? {
-            StartOutcome::Started { log_file } => StartMessage::Started { log_file },
+            StartOutcome::Started { log_file } => {
+                self.journal_step(name, write, "Started").await;
+                StartMessage::Started { log_file }
+            }
             StartOutcome::AlreadyRunning => StartMessage::AlreadyRunning,
         })
     }
 
     /// Stops the configuration's network; `false` when it was not running.
     /// A configuration that does not exist is not found, running or not.
-    pub async fn stop(&self, name: &ConfigName) -> Result<bool, ServiceError> {
+    /// A stop is journalled as `write` says.
+    pub async fn stop(&self, name: &ConfigName, write: Write) -> Result<bool, ServiceError> {
         self.require_net(name).await?;
         Ok(match self.engine().stop(name).await? {
-            StopOutcome::Stopped => true,
+            StopOutcome::Stopped => {
+                self.journal_step(name, write, "Stopped").await;
+                true
+            }
             StopOutcome::WasNotRunning => false,
         })
     }
 
     /// Reloads, restarts or resynchronises a running network (5.0's engine
-    /// command).
+    /// command); a reload or restart is journalled as `write` says.
     pub async fn engine_command(
         &self,
         name: &ConfigName,
         command: EngineCommand,
+        write: Write,
     ) -> Result<EngineCommandOutcome, ServiceError> {
         let plan = self.plan(name).await?;
-        let request = match command {
-            EngineCommand::Reload => EngineRequest::Reload(Box::new(plan)),
-            EngineCommand::Restart => EngineRequest::Restart(Box::new(plan)),
-            EngineCommand::Resync => EngineRequest::Resync(name.clone()),
+        let (request, summary) = match command {
+            EngineCommand::Reload => (EngineRequest::Reload(Box::new(plan)), Some("Reloaded")),
+            EngineCommand::Restart => (EngineRequest::Restart(Box::new(plan)), Some("Restarted")),
+            EngineCommand::Resync => (EngineRequest::Resync(name.clone()), None),
         };
         let status = self.engine().engine_command(request).await?;
+        if let Some(summary) = summary {
+            self.journal_step(name, write, summary).await;
+        }
         Ok(EngineCommandOutcome {
             state: status.state,
         })
+    }
+
+    /// Journals a start, stop, restart or reload that happened: a failure
+    /// to journal it (a full disk) is logged, and the step stands.
+    async fn journal_step(&self, name: &ConfigName, write: Write, summary: &str) {
+        if let Err(error) = self.journal(name, write.summarised(summary)).await {
+            log::warn!("{name}: the history could not record \"{summary}\": {error}");
+        }
     }
 
     /// Records a step of a configuration's life that changed no item (it

@@ -106,6 +106,8 @@ pub enum Missing {
     HistoryEntry,
     /// An alert rule.
     AlertRule,
+    /// A schedule.
+    Schedule,
 }
 
 /// Why a change conflicts with a configuration's state.

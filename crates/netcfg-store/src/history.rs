@@ -30,7 +30,7 @@ use rusqlite::{Connection, types::Value};
 use crate::error::{ConflictKind, Missing, StoreError};
 
 /// The tables whose rows a restore puts back: a configuration's content.
-pub(crate) const TRACKED: [&str; 11] = [
+pub(crate) const TRACKED: [&str; 12] = [
     "configuration",
     "roles",
     "devices",
@@ -42,6 +42,7 @@ pub(crate) const TRACKED: [&str; 11] = [
     "position_limits",
     "settings",
     "alert_rules",
+    "schedules",
 ];
 
 /// How many entries a configuration keeps; older ones (and what restoring
@@ -142,7 +143,7 @@ fn next_id(conn: &Connection) -> Result<i64, StoreError> {
         .query_row([], |row| row.get(0))?)
 }
 
-fn now_ms() -> i64 {
+pub(crate) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| {
@@ -228,6 +229,8 @@ fn nouns(table: &str) -> (&'static str, &'static str) {
         "rf_settings" => ("RF setting", "RF settings"),
         "data_streams" => ("data stream", "data streams"),
         "position_limits" => ("position limit", "position limits"),
+        "alert_rules" => ("alert rule", "alert rules"),
+        "schedules" => ("schedule", "schedules"),
         _ => ("setting", "settings"),
     }
 }

@@ -1,11 +1,12 @@
 //! Stamps: values that change whenever a kind of a configuration's data
 //! changes, so that an entity tag can name a state without reading it.
 //!
-//! Two kinds: the content (every table the change history tracks) and the
-//! notifications. A pump that stores the engine's notifications, or
-//! marks them read, moves the notifications' stamp and leaves the
-//! content's alone, so an editor's tag stays current while the network
-//! runs.
+//! Three kinds: the content (every table the change history tracks), the
+//! notifications, and the schedules with where each stands. A pump that
+//! stores the engine's notifications, or marks them read, moves the
+//! notifications' stamp and leaves the content's alone, so an editor's tag
+//! stays current while the network runs; a scheduled run moves the
+//! schedules' stamp alone (a change of a schedule moves both).
 //!
 //! The writer connection's update hook sees every row a change writes:
 //! the history's undo rows stand for the content (every tracked table has
@@ -30,6 +31,8 @@ pub enum StampKind {
     Content,
     /// Its notifications and whether each is read.
     Notifications,
+    /// Its schedules and their runs.
+    Schedules,
 }
 
 impl StampKind {
@@ -37,6 +40,7 @@ impl StampKind {
         match self {
             Self::Content => 1,
             Self::Notifications => 2,
+            Self::Schedules => 4,
         }
     }
 }
@@ -56,6 +60,7 @@ pub(crate) fn note_row(action: Action, database: &str, table: &str) {
         // Pruning the history deletes undo rows; only a change adds them.
         ("main", "history_undo", Action::SQLITE_INSERT) => StampKind::Content,
         ("main", "notifications", _) => StampKind::Notifications,
+        ("main", "schedules" | "schedule_runs", _) => StampKind::Schedules,
         _ => return,
     };
     CHANGE_TOUCHED.with(|touched| touched.set(touched.get() | kind.bit()));
@@ -86,14 +91,16 @@ pub(crate) fn batch_touched(kind: StampKind) -> bool {
 pub(crate) struct Stamps {
     content: AtomicU64,
     notifications: AtomicU64,
+    schedules: AtomicU64,
 }
 
 impl Stamps {
-    /// Both at `first`, a value no other stamp of the process had.
+    /// Each at `first`, a value no other stamp of the process had.
     pub(crate) fn new(first: u64) -> Self {
         Self {
             content: AtomicU64::new(first),
             notifications: AtomicU64::new(first),
+            schedules: AtomicU64::new(first),
         }
     }
 
@@ -101,6 +108,7 @@ impl Stamps {
         match kind {
             StampKind::Content => &self.content,
             StampKind::Notifications => &self.notifications,
+            StampKind::Schedules => &self.schedules,
         }
     }
 
@@ -111,7 +119,11 @@ impl Stamps {
 
     /// After a batch committed: each kind it touched takes `next`.
     pub(crate) fn advance(&self, next: u64) {
-        for kind in [StampKind::Content, StampKind::Notifications] {
+        for kind in [
+            StampKind::Content,
+            StampKind::Notifications,
+            StampKind::Schedules,
+        ] {
             if batch_touched(kind) {
                 self.slot(kind).store(next, Ordering::SeqCst);
             }

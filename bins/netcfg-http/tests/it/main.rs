@@ -15,5 +15,6 @@ mod floods;
 mod history;
 mod layers;
 mod operations;
+mod schedules;
 mod security;
 mod tls;

@@ -20,6 +20,7 @@ pub(crate) mod notifications;
 pub(crate) mod pairs;
 pub(crate) mod rf;
 pub(crate) mod roles;
+pub(crate) mod schedules;
 pub(crate) mod settings;
 pub(crate) mod streams;
 

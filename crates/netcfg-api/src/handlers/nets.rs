@@ -150,7 +150,7 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
             )
         }
         ConfigurationAction::Start => {
-            let message = match service.start(&name).await? {
+            let message = match service.start(&name, write).await? {
                 StartMessage::Started { log_file } => format!(
                     "Configuration {name} started; its log file is {}",
                     log_file
@@ -165,7 +165,7 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
             (message, RunState::Running, None)
         }
         ConfigurationAction::Stop => {
-            let message = if service.stop(&name).await? {
+            let message = if service.stop(&name, write).await? {
                 format!("Configuration {name} stopped")
             } else {
                 format!("Configuration {name} was not running")
@@ -185,7 +185,11 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 pub(crate) async fn engine_command(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let name = path.net_name;
     let EngineCommandBody { action } = context.body()?;
-    let status = context.service().engine_command(&name, action).await?;
+    let write = context.lifecycle_write();
+    let status = context
+        .service()
+        .engine_command(&name, action, write)
+        .await?;
     let verb = match action {
         EngineCommand::Reload => "reloaded",
         EngineCommand::Restart => "restarted",

@@ -94,6 +94,12 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::UpdateAlertRule,
         Operation::DeleteAlertRule,
         Operation::ListAlerts,
+        // And schedules (decisions §16).
+        Operation::CreateSchedule,
+        Operation::GetSchedule,
+        Operation::ListSchedules,
+        Operation::UpdateSchedule,
+        Operation::DeleteSchedule,
     ] {
         changes.push(Change::Remove(operation));
     }

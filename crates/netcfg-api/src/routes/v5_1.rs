@@ -44,6 +44,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(operating_modes());
     routes.extend(position_limits());
     routes.extend(alert_rules());
+    routes.extend(schedules());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -885,6 +886,68 @@ fn alert_rules() -> Vec<Route> {
             Operation::DeleteAlertRule,
             "Delete an alert rule",
             alert_rules::delete,
+        )
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+    ]
+}
+
+/// Schedules (decisions §16): 5.1 only.
+fn schedules() -> Vec<Route> {
+    let one = || Payload::of::<keys::Schedule>();
+    vec![
+        Route::new(
+            POST,
+            &["/nets/{net_name}/schedules"],
+            Operation::CreateSchedule,
+            "Add a schedule: a cron expression, in an IANA time zone, that starts, stops, restarts or reloads the network",
+            schedules::create,
+        )
+        .json_body::<SchedulePostBody>()
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/schedules/{schedule_name}"],
+            Operation::GetSchedule,
+            "One schedule, with its next run and its last",
+            schedules::get,
+        )
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/schedules"],
+            Operation::ListSchedules,
+            "The schedules of a configuration, each with its next run and its last",
+            schedules::list,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Schedules>(), Debug),
+        Route::new(
+            PATCH,
+            &["/nets/{net_name}/schedules/{schedule_name}"],
+            Operation::UpdateSchedule,
+            "Change a schedule (a new cron expression, time zone or enabling counts its runs from now)",
+            schedules::update,
+        )
+        .json_body::<SchedulePatchBody>()
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            DELETE,
+            &["/nets/{net_name}/schedules/{schedule_name}"],
+            Operation::DeleteSchedule,
+            "Delete a schedule",
+            schedules::delete,
         )
         .responds(StatusCode::NO_CONTENT, message(), Information)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),

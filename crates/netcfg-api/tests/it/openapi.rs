@@ -139,6 +139,8 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "create_position_limit" => "position_limits_post_body",
         "create_alert_rule" => "alert_rule_post_body",
         "update_alert_rule" => "alert_rule_patch_body",
+        "create_schedule" => "schedule_post_body",
+        "update_schedule" => "schedule_patch_body",
         "update_position_limit" => "position_limits_patch_body",
         "create_rf_setting" => "rf_settings_post_body",
         "update_rf_setting" => "rf_settings_patch_body",

@@ -57,6 +57,21 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
     ),
     ("5.1", "delete_alert_rule", &[204, 404], "decisions §16"),
     ("5.1", "list_alerts", &[200, 404], "decisions §16"),
+    (
+        "5.1",
+        "create_schedule",
+        &[201, 400, 404, 409],
+        "decisions §16",
+    ),
+    ("5.1", "get_schedule", &[200, 404], "decisions §16"),
+    ("5.1", "list_schedules", &[200, 404], "decisions §16"),
+    (
+        "5.1",
+        "update_schedule",
+        &[200, 400, 404, 409],
+        "decisions §16",
+    ),
+    ("5.1", "delete_schedule", &[204, 404], "decisions §16"),
 ];
 
 /// Statuses the seed lists that no request can provoke on a healthy host:

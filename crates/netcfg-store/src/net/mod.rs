@@ -13,6 +13,7 @@ mod notifications;
 mod pairs;
 mod rf;
 mod roles;
+mod schedules;
 mod settings;
 mod streams;
 

@@ -109,3 +109,55 @@ fn a_conditional_change_sees_commits_of_its_kind_since_its_stamp() {
         Err(StoreError::Io { .. })
     ));
 }
+
+/// A schedule's run moves the schedules' stamp and leaves the content's
+/// alone (an editor's tag stays current); a change of a schedule moves
+/// both.
+#[test]
+fn a_scheduled_run_moves_the_schedules_stamp_alone() {
+    let directory = tempfile::tempdir().unwrap();
+    let store = Store::open(directory.path()).unwrap();
+    let name: ConfigName = "site".parse().unwrap();
+    store.create(&name, Instance::ServerDefault).unwrap();
+    let net = store.net(&name).unwrap();
+    let (content, schedules) = (
+        net.stamp(StampKind::Content),
+        net.stamp(StampKind::Schedules),
+    );
+    net.create_schedule(
+        serde_json::from_value(serde_json::json!({
+            "name": "nightly", "cron": "0 3 * * *", "action": "restart"
+        }))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_ne!(net.stamp(StampKind::Content), content);
+    assert_ne!(net.stamp(StampKind::Schedules), schedules);
+
+    let (content, schedules) = (
+        net.stamp(StampKind::Content),
+        net.stamp(StampKind::Schedules),
+    );
+    net.record_schedule_run(
+        "nightly".parse().unwrap(),
+        10_800_000,
+        netcfg_model::ScheduleRun {
+            due_ms: 10_800_000,
+            at_ms: 10_800_050,
+            outcome: netcfg_model::RunOutcome::Ok,
+            message: "restarted".to_owned(),
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        net.stamp(StampKind::Content),
+        content,
+        "a run moved the content"
+    );
+    assert_ne!(net.stamp(StampKind::Schedules), schedules);
+    assert_eq!(
+        net.history(None, 10).unwrap().len(),
+        1,
+        "a run is not a change: only the creation is journalled"
+    );
+}

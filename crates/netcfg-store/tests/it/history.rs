@@ -30,6 +30,17 @@ fn content(net: &Net) -> Content {
         text(serde_json::to_value(net.position_limits().unwrap()).unwrap()),
         text(serde_json::to_value(net.settings(None).unwrap()).unwrap()),
         text(serde_json::to_value(net.alert_rules().unwrap()).unwrap()),
+        // The schedules, not their ledgers: those are not content.
+        text(
+            serde_json::to_value(
+                net.schedules()
+                    .unwrap()
+                    .into_iter()
+                    .map(|(schedule, _)| schedule)
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap(),
+        ),
         format!(
             "{:?}",
             net.devices()
@@ -300,6 +311,9 @@ enum Step {
     AddRule(u8),
     RetimeRule(u8, u16),
     DeleteRule(u8),
+    AddSchedule(u8),
+    RetimeSchedule(u8, u8),
+    DeleteSchedule(u8),
 }
 
 fn serial(index: u8) -> SerialNumber {
@@ -326,6 +340,9 @@ fn step() -> impl Strategy<Value = Step> {
         index().prop_map(Step::AddRule),
         (index(), any::<u16>()).prop_map(|(index, for_s)| Step::RetimeRule(index, for_s)),
         index().prop_map(Step::DeleteRule),
+        index().prop_map(Step::AddSchedule),
+        (index(), 0..24_u8).prop_map(|(index, hour)| Step::RetimeSchedule(index, hour)),
+        index().prop_map(Step::DeleteSchedule),
     ]
 }
 
@@ -393,6 +410,28 @@ fn apply(net: &Net, step: &Step) {
             .map(drop),
         Step::DeleteRule(index) => {
             net.delete_alert_rule(format!("battery {index}").parse().unwrap())
+        }
+        Step::AddSchedule(index) => net
+            .create_schedule(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("nightly {index}"),
+                    "cron": format!("0 {index} * * *"),
+                    "action": "restart",
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::RetimeSchedule(index, hour) => net
+            .patch_schedule(
+                format!("nightly {index}").parse().unwrap(),
+                serde_json::from_value(json(serde_json::json!({
+                    "cron": format!("0 0 {hour} * * *"), "timezone": "Europe/Berlin"
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::DeleteSchedule(index) => {
+            net.delete_schedule(format!("nightly {index}").parse().unwrap())
         }
         Step::DeleteLimit(index) => {
             net.delete_position_limit(netcfg_model::PositionLimitKey::Id(1 + u32::from(*index)))

@@ -24,6 +24,14 @@ fn to_json<T: serde::Serialize>(value: T) -> Value {
     serde_json::to_value(value).expect("results serialise")
 }
 
+fn schedule_json(
+    (schedule, ledger): (netcfg_model::Schedule, netcfg_model::ScheduleLedger),
+) -> Value {
+    let mut value = to_json(schedule);
+    value["last_run"] = to_json(ledger.last);
+    value
+}
+
 fn pair_outcomes(outcomes: Vec<(netcfg_model::DevicePair, PairOutcome)>) -> Value {
     Value::Array(
         outcomes
@@ -205,6 +213,20 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "alert_rules" => to_json(net.alert_rules()?),
         "patch_alert_rule" => to_json(net.patch_alert_rule(arg(step, "name"), arg(step, "body"))?),
         "delete_alert_rule" => to_json(net.delete_alert_rule(arg(step, "name"))?),
+        // A schedule with its ledger: the time it counts from is left out
+        // (it is the clock's), its last run kept.
+        "create_schedule" => schedule_json(net.create_schedule(arg(step, "body"))?),
+        "schedule" => schedule_json(net.schedule(arg(step, "name"))?),
+        "schedules" => Value::Array(net.schedules()?.into_iter().map(schedule_json).collect()),
+        "patch_schedule" => {
+            schedule_json(net.patch_schedule(arg(step, "name"), arg(step, "body"))?)
+        }
+        "delete_schedule" => to_json(net.delete_schedule(arg(step, "name"))?),
+        "record_schedule_run" => to_json(net.record_schedule_run(
+            arg(step, "name"),
+            arg(step, "since_ms"),
+            arg(step, "run"),
+        )?),
 
         "setting" => to_json(net.setting(scope(step), arg::<SettingKey>(step, "key"))?),
         "settings" => match step.get("all") {

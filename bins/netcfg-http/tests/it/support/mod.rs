@@ -98,9 +98,22 @@ impl Server {
     /// directory's path (for example, mounted a small filesystem on it);
     /// `prepare` returns environment variables to start the server with.
     pub(crate) fn start_prepared(prepare: impl FnOnce(&Path) -> Vec<(String, String)>) -> Self {
-        let mut root = tempfile::tempdir().expect("a temporary directory");
+        let root = tempfile::tempdir().expect("a temporary directory");
+        let environment = prepare(&root.path().join("data"));
+        Self::launch(root, &environment)
+    }
+
+    /// Stops the server (SIGTERM), lets `between` work on its data
+    /// directory, and starts it again on the same directory.
+    pub(crate) fn restart(mut self, between: impl FnOnce(&Path)) -> Self {
+        self.terminate();
+        let root = self.into_root();
+        between(&root.path().join("data"));
+        Self::launch(root, &[])
+    }
+
+    fn launch(mut root: tempfile::TempDir, environment: &[(String, String)]) -> Self {
         let data_dir = root.path().join("data");
-        let environment = prepare(&data_dir);
         // Another process may take the port between our probe and the
         // server's bind: try a few ports.
         for _ in 0..5 {

@@ -1,0 +1,206 @@
+//! Schedules through the real server (decisions §16): a schedule starts
+//! and stops the network at its time, each run journalled in the history
+//! as `schedule:<name>` and told in a notification; starts and stops asked
+//! over HTTP are journalled too; runs whose time passed while the server
+//! was down are reported as missed after it starts again.
+
+use std::{
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+use crate::support::{Request, Server};
+
+fn notifications(server: &Server, net: &str, prefix: &str) -> Vec<Value> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/notifications")))
+        .expect(200)["notifications"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|notification| {
+            notification["message"]
+                .as_str()
+                .is_some_and(|message| message.starts_with(prefix))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Waits (a bounded number of looks, not a limit on the server's time)
+/// until `done` holds of what `look` returns, and returns it.
+fn wait_until<T>(mut look: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> T {
+    let started = Instant::now();
+    loop {
+        let seen = look();
+        if done(&seen) || started.elapsed() > Duration::from_secs(60) {
+            return seen;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn history(server: &Server, net: &str) -> Vec<Value> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/history")))
+        .expect(200)["history"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+fn running(server: &Server, net: &str) -> bool {
+    server
+        .send(&Request::get(&format!("/nets/{net}")))
+        .expect(200)["configuration"]["state"]
+        == "running"
+}
+
+#[test]
+fn a_schedule_starts_and_stops_the_network_and_journals_each_run() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[]);
+    let created = server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/schedules",
+            &json!({"name": "pulse", "cron": "*/2 * * * * *", "action": "start"}),
+        ))
+        .expect(201)["schedule"]
+        .clone();
+    let next = created["next_run_ms"].as_i64().expect("a next run");
+    assert_eq!(next % 2_000, 0, "on an even second: {created}");
+
+    let started = wait_until(|| running(&server, "site"), |running| *running);
+    assert!(started, "the schedule did not start the network");
+    let told = wait_until(
+        || notifications(&server, "site", "Schedule pulse (start): started"),
+        |found| !found.is_empty(),
+    );
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["level"], 3);
+    let journal = history(&server, "site");
+    let run = journal
+        .iter()
+        .find(|entry| entry["origin"] == "schedule:pulse")
+        .unwrap_or_else(|| panic!("no run in the history: {journal:?}"));
+    assert_eq!(run["summary"], "Started");
+    assert_eq!(run["path"], "/nets/site/schedules/pulse");
+
+    // Later runs find it running: skipped, and said so.
+    let last = wait_until(
+        || {
+            server
+                .send(&Request::get("/nets/site/schedules/pulse"))
+                .expect(200)["schedule"]
+                .clone()
+        },
+        |schedule| schedule["last_run"]["outcome"] == "skipped",
+    );
+    assert_eq!(
+        last["last_run"]["message"], "it was running already",
+        "{last}"
+    );
+    assert!(last["next_run_ms"].as_i64() > last["last_run"]["due_ms"].as_i64());
+
+    // The same schedule, now a stop.
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/schedules/pulse",
+            &json!({"action": "stop"}),
+        ))
+        .expect(200);
+    let stopped = wait_until(|| running(&server, "site"), |running| !*running);
+    assert!(!stopped, "the schedule did not stop the network");
+    let journal = wait_until(
+        || history(&server, "site"),
+        |journal| journal.iter().any(|entry| entry["summary"] == "Stopped"),
+    );
+    let stop = journal
+        .iter()
+        .find(|entry| entry["summary"] == "Stopped")
+        .unwrap();
+    assert_eq!(stop["origin"], "schedule:pulse");
+
+    // Disabled, it runs no more; a start asked over HTTP is journalled as
+    // its asker's.
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/schedules/pulse",
+            &json!({"enabled": false}),
+        ))
+        .expect(200);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site",
+            &json!({"action": "start"}),
+        ))
+        .expect(200);
+    let newest = &history(&server, "site")[0];
+    assert_eq!(
+        (newest["summary"].as_str(), newest["origin"].as_str()),
+        (Some("Started"), Some("anonymous")),
+        "{newest}"
+    );
+    thread::sleep(Duration::from_millis(2_500));
+    assert!(running(&server, "site"), "a disabled schedule stopped it");
+}
+
+#[test]
+fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[]);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/schedules",
+            &json!({"name": "hourly", "cron": "0 * * * *", "action": "restart"}),
+        ))
+        .expect(201);
+    // The server is down for three and a half hours: its ledger is wound
+    // back by as much while it is stopped.
+    let server = server.restart(|data_dir| {
+        let file = rusqlite::Connection::open(data_dir.join("site.sqlite")).unwrap();
+        let changed = file
+            .execute(
+                "UPDATE schedule_runs SET since_ms = since_ms - 12600000 WHERE schedule = 'hourly'",
+                [],
+            )
+            .unwrap();
+        assert_eq!(changed, 1);
+    });
+    let missed = wait_until(
+        || notifications(&server, "site", "Schedule hourly (restart): missed"),
+        |found| !found.is_empty(),
+    );
+    assert_eq!(missed.len(), 1, "{missed:?}");
+    let message = missed[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("runs from") && message.ends_with("the server was not running"),
+        "{message}"
+    );
+    assert_eq!(missed[0]["level"], 2);
+    let schedule = server
+        .send(&Request::get("/nets/site/schedules/hourly"))
+        .expect(200)["schedule"]
+        .clone();
+    // A run of the last minute still runs (a restart of a stopped network
+    // is skipped); older ones are missed.
+    let outcome = schedule["last_run"]["outcome"].as_str();
+    assert!(matches!(outcome, Some("missed" | "skipped")), "{schedule}");
+    assert!(
+        schedule["next_run_ms"].as_i64() > schedule["last_run"]["due_ms"].as_i64(),
+        "{schedule}"
+    );
+    // Reported once: not again at the next look.
+    thread::sleep(Duration::from_millis(1_000));
+    assert_eq!(
+        notifications(&server, "site", "Schedule hourly (restart): missed").len(),
+        1
+    );
+}
