@@ -439,6 +439,37 @@ def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
     assert api.get("/nets/lab/alert_rules/busy")["alert_rule"]["threshold"] == 0
 
 
+def test_schedule_starts_the_network_and_shows_its_runs(browser: Browser, api: Api):
+    api.create_net("lab")
+    api.add_site("lab", anchors=4, tags=3)
+    browser.open("/nets/lab/schedules")
+    view = browser.view("schedules")
+    browser.click(browser.button("Add schedule", view))
+    dialog = browser.dialog()
+    browser.type(browser.field("Name", dialog), "pulse")
+    browser.type(browser.field("Cron", dialog), "*/2 * * * * *")
+    browser.type(browser.field("Time zone", dialog), "Europe/Berlin")
+    browser.choose(browser.field("Action", dialog), "Start")
+    browser.click(browser.button("Add schedule", dialog))
+    # the first run starts the stopped network; the table shows it
+    browser.wait(lambda _: "ok at" in browser.row("pulse", view).text and "started" in browser.row("pulse", view).text,
+                 timeout=15, message="the schedule's run shown")
+    assert api.get("/nets/lab")["configuration"]["state"] == "running"
+    schedule = api.get("/nets/lab/schedules/pulse")["schedule"]
+    assert schedule["timezone"] == "Europe/Berlin" and schedule["enabled"] is True
+    entries = api.get("/nets/lab/history")["history"]
+    assert any(e["origin"] == "schedule:pulse" and e["summary"] == "Started" for e in entries), entries
+
+    # disabled, it has no next run
+    browser.click(browser.button("Edit pulse", view))
+    dialog = browser.dialog()
+    browser.choose(browser.field("Enabled", dialog), "no")
+    browser.click(browser.button("Save changes", dialog))
+    browser.wait(lambda _: "disabled" in browser.row("pulse", view).text, timeout=15, message="the schedule shown disabled")
+    schedule = api.get("/nets/lab/schedules/pulse")["schedule"]
+    assert schedule["enabled"] is False and schedule["next_run_ms"] is None
+
+
 # --------------------------------------------------------------------------
 # The keyboard alone
 

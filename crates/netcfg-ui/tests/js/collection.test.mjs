@@ -69,3 +69,13 @@ test("editing in full mode sends every field, an empty one as an empty string", 
   const item = { id: 1, name: "r", period: 975, note: "old" };
   assert.deepEqual(itemBody(spec(FIELDS, "full"), item, { name: "r", period: "", note: "x" }, null), { name: "r", period: "", note: "x" });
 });
+
+test("boolean fields are sent as booleans, and only a change of one in diff mode", () => {
+  const flag = /** @type {FieldSpec} */ ({ name: "enabled", label: "Enabled", type: "boolean" });
+  assert.equal(toBodyValue(flag, "true"), true);
+  assert.equal(toBodyValue(flag, "false"), false);
+  assert.equal(toBodyValue(flag, ""), undefined);
+  assert.deepEqual(toFormValues({ enabled: false }, [flag]), { enabled: "false" });
+  assert.deepEqual(itemBody(spec([flag], "diff"), { enabled: true }, { enabled: "false" }, null), { enabled: false });
+  assert.deepEqual(itemBody(spec([flag], "diff"), { enabled: true }, { enabled: "true" }, null), {});
+});

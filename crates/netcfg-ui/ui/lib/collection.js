@@ -16,7 +16,7 @@ import { itemBody, toFormValues } from "./item_body.js";
  * @property {string} name         the body's field
  * @property {string} label
  * @property {string} [kind]       Field's kind: text (default), number, select
- * @property {"integer"|"string"} [type]   integer: sent as a JSON number
+ * @property {"integer"|"string"|"boolean"} [type]   integer: sent as a JSON number; boolean: "true"/"false" sent as JSON booleans
  * @property {[string, string][] | ((values: Record<string, any>, extra: any) => [string, string][])} [options]
  * @property {string | ((values: Record<string, any>, extra: any) => string)} [hint]
  * @property {number} [min]

@@ -9,12 +9,14 @@ import { numberOrUndefined } from "./forms.js";
 
 /**
  * The value of a field as the body takes it: integers as numbers (text
- * that is not a number is sent as typed, so the API names the problem).
+ * that is not a number is sent as typed, so the API names the problem),
+ * booleans ("true", "false" from a select) as booleans.
  * @param {FieldSpec} field
  * @param {any} text
  */
 export function toBodyValue(field, text) {
   if (field.type === "integer") return numberOrUndefined(typeof text === "string" ? text.trim() : text);
+  if (field.type === "boolean") return text === "true" || text === true ? true : text === "false" || text === false ? false : undefined;
   if (text === undefined || text === null) return undefined;
   return String(text);
 }
