@@ -35,8 +35,10 @@ pub struct DeviceFacts {
 pub struct Facts {
     /// Now, in milliseconds since the Unix epoch.
     pub now_ms: u64,
-    /// Positions solved in the last second, the whole configuration.
-    pub positions_per_second: u32,
+    /// Positions solved in the last second, the whole configuration; `None`
+    /// when they were not counted for a whole look (a rule that reads them
+    /// was just added, or the network just started): such a rule waits.
+    pub positions_per_second: Option<u32>,
     /// Its devices.
     pub devices: Vec<DeviceFacts>,
 }
@@ -105,14 +107,15 @@ impl AlertBook {
                 }
             } else {
                 let threshold = rule.threshold.unwrap_or(0);
-                observe(
-                    None,
-                    facts.positions_per_second < threshold,
-                    format!(
-                        "{} positions a second, below {threshold}",
-                        facts.positions_per_second
+                match facts.positions_per_second {
+                    Some(positions) => observe(
+                        None,
+                        positions < threshold,
+                        format!("{positions} positions a second, below {threshold}"),
                     ),
-                );
+                    // Not counted yet: the rule keeps its state.
+                    None => seen.push((rule.name.clone(), None)),
+                }
             }
         }
         self.holds.retain(|key, _| seen.contains(key));
@@ -210,7 +213,7 @@ mod tests {
     fn facts(now_ms: u64, devices: Vec<DeviceFacts>) -> Facts {
         Facts {
             now_ms,
-            positions_per_second: 0,
+            positions_per_second: Some(0),
             devices,
         }
     }
@@ -265,12 +268,12 @@ mod tests {
         tag.battery_percent = Some(15);
         let mut book = AlertBook::default();
         let mut now = facts(0, vec![tag.clone()]);
-        now.positions_per_second = 99;
+        now.positions_per_second = Some(99);
         let events = book.evaluate(&rules, &now);
         let names: Vec<&str> = events.iter().map(|event| event.rule.as_str()).collect();
         assert_eq!(names, ["battery", "rate"]);
         assert_eq!(events[1].serial_number, None);
-        now.positions_per_second = 100;
+        now.positions_per_second = Some(100);
         tag.battery_percent = Some(20);
         now.devices = vec![tag];
         let cleared = book.evaluate(&rules, &now);
@@ -280,6 +283,26 @@ mod tests {
                 .iter()
                 .all(|event| event.change == HoldChange::Cleared)
         );
+    }
+
+    #[test]
+    fn positions_not_counted_yet_leave_a_rate_rule_as_it_was() {
+        let rules = vec![rule(
+            serde_json::json!({"name": "rate", "condition": "positions_below", "threshold": 100}),
+        )];
+        let mut book = AlertBook::default();
+        let mut now = facts(0, Vec::new());
+        now.positions_per_second = None;
+        assert!(
+            book.evaluate(&rules, &now).is_empty(),
+            "no count, no verdict"
+        );
+        now.positions_per_second = Some(5);
+        assert_eq!(book.evaluate(&rules, &now).len(), 1, "fires");
+        now.positions_per_second = None;
+        now.now_ms = 500;
+        assert!(book.evaluate(&rules, &now).is_empty());
+        assert_eq!(book.firing(&rules).len(), 1, "still firing, not forgotten");
     }
 
     #[test]

@@ -1,27 +1,33 @@
-//! The watch (decisions §16): once a second, every running configuration's
+//! The watch (decisions §16): twice a second, every running configuration's
 //! alert rules are evaluated against what the engine knows of its devices
 //! and the positions the live feed carried; a rule that fires or clears
 //! raises a notification, stored and told like the engine's own.
 //!
 //! The rules and the devices are read again only when the configuration's
-//! content stamp moved. Counting positions costs a map update per position
-//! (the feed is read anyway by other features). Packet loss is not
+//! content stamp moved. Counting positions costs a map update per position,
+//! and only for a configuration with a rule that reads them (`tag_silent`,
+//! `positions_below`). Packet loss is not
 //! reported by the engine yet: `packet_loss_above` never fires.
 
 use std::{collections::HashMap, time::Duration};
 
 use netcfg_engine::{EngineNotification, LiveEvent};
 use netcfg_model::{
-    AlertBook, AlertRule, ConfigName, Connectivity, Device, DeviceFacts, DeviceStatus, Facts,
-    RoleId, SerialNumber, Synchronisation,
+    AlertBook, AlertCondition, AlertRule, ConfigName, Connectivity, Device, DeviceFacts,
+    DeviceStatus, Facts, RoleId, SerialNumber, Synchronisation,
 };
 use netcfg_store::StampKind;
 use tokio::sync::broadcast::error::RecvError;
 
 use crate::Service;
 
-/// How often the rules are evaluated.
-pub const ALERT_PERIOD: Duration = Duration::from_secs(1);
+/// How often the rules are evaluated: twice a second, so that a rule
+/// fires within half a second of its condition having held for its time
+/// (the decisions ask for at least once a second).
+pub const ALERT_PERIOD: Duration = Duration::from_millis(500);
+
+/// The span the positions a second are counted over.
+const RATE_SPAN_MS: u64 = 1_000;
 
 /// A tag that sent no position for this long is silent.
 const SILENT_AFTER_MS: u64 = 1_000;
@@ -32,12 +38,60 @@ struct Watched {
     /// The content stamp `rules` and `devices` were read under.
     stamp: Option<u64>,
     rules: Vec<AlertRule>,
+    /// Whether a rule reads the positions (`tag_silent`,
+    /// `positions_below`): without one, positions cost the watch nothing.
+    counts_positions: bool,
     devices: Vec<Device>,
     book: AlertBook,
     /// Positions since the last evaluation.
     positions: u32,
+    /// The positions of each look's window in the last second: (window
+    /// start, count).
+    windows: std::collections::VecDeque<(u64, u32)>,
     /// When each tag last sent a position (ms since the Unix epoch).
     last_position_ms: HashMap<SerialNumber, u64>,
+    /// Since when positions are counted (the look that began it).
+    counting_since_ms: Option<u64>,
+    /// The last look's time.
+    last_look_ms: Option<u64>,
+}
+
+impl Watched {
+    /// Ends the window of positions counted since the last look, and keeps
+    /// the windows of the last second.
+    fn close_window(&mut self, now: u64) {
+        let counted = std::mem::take(&mut self.positions);
+        let (Some(since), Some(last_look)) = (self.counting_since_ms, self.last_look_ms) else {
+            return;
+        };
+        self.windows.push_back((since.max(last_look), counted));
+        // A window is kept while it starts within the span (a quarter of a
+        // look's slack for the timer's jitter).
+        let slack = u64::try_from(ALERT_PERIOD.as_millis() / 4).unwrap_or(0);
+        while self
+            .windows
+            .front()
+            .is_some_and(|(start, _)| start + RATE_SPAN_MS + slack < now)
+        {
+            self.windows.pop_front();
+        }
+    }
+
+    /// Positions a second over the last second's windows; `None` until
+    /// nearly a second was counted.
+    fn positions_per_second(&self, now: u64) -> Option<u32> {
+        let (start, _) = *self.windows.front()?;
+        let span = now.saturating_sub(start);
+        if span < RATE_SPAN_MS * 9 / 10 {
+            return None;
+        }
+        let counted: u64 = self
+            .windows
+            .iter()
+            .map(|(_, count)| u64::from(*count))
+            .sum();
+        u32::try_from(counted * 1_000 / span).ok()
+    }
 }
 
 fn now_ms() -> u64 {
@@ -61,7 +115,10 @@ impl Service {
             tokio::select! {
                 event = live.recv() => match event {
                     Ok(LiveEvent::Positions { configuration, positions, .. }) => {
-                        if let Some(watch) = watched.get_mut(&configuration) {
+                        if let Some(watch) = watched
+                            .get_mut(&configuration)
+                            .filter(|watch| watch.counts_positions)
+                        {
                             let now = now_ms();
                             watch.positions = watch
                                 .positions
@@ -94,13 +151,27 @@ impl Service {
                     .read(&name, |net| Ok((net.alert_rules()?, net.devices()?)))
                     .await;
                 let Ok((rules, devices)) = read else { continue };
+                watch.counts_positions = rules.iter().any(|rule| {
+                    matches!(
+                        rule.condition,
+                        AlertCondition::TagSilent | AlertCondition::PositionsBelow
+                    )
+                });
+                if !watch.counts_positions {
+                    watch.last_position_ms.clear();
+                    watch.windows.clear();
+                    watch.counting_since_ms = None;
+                } else if watch.counting_since_ms.is_none() {
+                    watch.counting_since_ms = Some(now_ms());
+                }
                 watch.rules = rules;
                 watch.devices = devices;
                 watch.stamp = Some(stamp);
             }
             let now = now_ms();
+            watch.close_window(now);
             let facts = self.facts(&name, watch, now);
-            watch.positions = 0;
+            watch.last_look_ms = Some(now);
             let timestamp_ms = now;
             raised.extend(
                 watch
@@ -155,18 +226,54 @@ impl Service {
                         .map(|status| status.battery_percent)
                         .filter(|percent| *percent != DeviceStatus::NO_BATTERY),
                     packet_loss_percent: None,
+                    // A tag is silent when its last position, or the start
+                    // of counting if it sent none since, is too old.
                     silent: tag
                         && watch
                             .last_position_ms
                             .get(&device.serial_number)
-                            .is_none_or(|last| now.saturating_sub(*last) > SILENT_AFTER_MS),
+                            .copied()
+                            .or(watch.counting_since_ms)
+                            .is_some_and(|last| now.saturating_sub(last) > SILENT_AFTER_MS),
                 }
             })
             .collect();
         Facts {
             now_ms: now,
-            positions_per_second: watch.positions,
+            positions_per_second: watch.positions_per_second(now),
             devices,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_a_second_are_counted_over_the_last_second_once_one_was_counted() {
+        let mut watch = Watched {
+            counting_since_ms: Some(10_000),
+            ..Watched::default()
+        };
+        // The look that starts counting has nothing to count.
+        watch.close_window(10_000);
+        watch.last_look_ms = Some(10_000);
+        assert_eq!(watch.positions_per_second(10_000), None);
+        watch.positions = 1_650;
+        watch.close_window(10_500);
+        watch.last_look_ms = Some(10_500);
+        assert_eq!(watch.positions_per_second(10_500), None, "half a second");
+        watch.positions = 1_650;
+        watch.close_window(11_000);
+        watch.last_look_ms = Some(11_000);
+        assert_eq!(watch.positions_per_second(11_000), Some(3_300));
+        // Older windows leave the count: a network that went quiet reads
+        // low after a second.
+        for now in [11_500, 12_000] {
+            watch.close_window(now);
+            watch.last_look_ms = Some(now);
+        }
+        assert_eq!(watch.positions_per_second(12_000), Some(0));
     }
 }
