@@ -37,6 +37,20 @@ pub enum StopOutcome {
     WasNotRunning,
 }
 
+/// What one anchor counted of the tag beacons it heard since it joined, as
+/// it last reported (its `AnchorCounters`; the counts wrap at 2^32 as the
+/// device's do): the difference of two readings is the packet loss between
+/// them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BeaconCounts {
+    /// The anchor.
+    pub serial_number: SerialNumber,
+    /// Beacons it reported.
+    pub reported: u32,
+    /// Beacons it lost: discarded, or too late to be used.
+    pub lost: u32,
+}
+
 /// A running configuration's state, or a stopped one's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NetworkStatus {
@@ -234,6 +248,10 @@ pub trait Engine: Send + Sync {
     /// What the network last reported about each device of a configuration
     /// (kept after a stop, until cleared).
     fn cached_devices(&self, configuration: &ConfigName) -> Vec<CachedDevice>;
+
+    /// Each anchor's beacon counts as it last reported them, while the
+    /// configuration runs (empty otherwise).
+    fn beacon_counts(&self, configuration: &ConfigName) -> Vec<BeaconCounts>;
 
     /// Forgets one device's cached data; false when there was none.
     fn clear_cached_device(&self, configuration: &ConfigName, serial_number: SerialNumber) -> bool;

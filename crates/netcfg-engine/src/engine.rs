@@ -17,8 +17,8 @@ use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
 
 use crate::{
     api::{
-        DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture, LiveEvent,
-        NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
+        BeaconCounts, DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture,
+        LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
     },
     driver::Driver,
     error::EngineError,
@@ -481,6 +481,13 @@ impl Engine for NetcfgEngine {
         lock(&self.shared.caches)
             .get(configuration)
             .map(|cache| cache.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn beacon_counts(&self, configuration: &ConfigName) -> Vec<BeaconCounts> {
+        self.shared
+            .session(configuration)
+            .map(|session| session.beacon_counts())
             .unwrap_or_default()
     }
 

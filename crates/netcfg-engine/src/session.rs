@@ -221,6 +221,21 @@ pub(crate) struct SessionParts {
 }
 
 impl Session {
+    /// Each anchor's beacon counts as it last reported them.
+    pub(crate) fn beacon_counts(&self) -> Vec<crate::api::BeaconCounts> {
+        lock(&self.counters)
+            .iter()
+            .map(|(serial_number, report)| crate::api::BeaconCounts {
+                serial_number: *serial_number,
+                reported: report.counters.beacons_reported,
+                lost: report
+                    .counters
+                    .beacons_discarded
+                    .wrapping_add(report.counters.beacons_late),
+            })
+            .collect()
+    }
+
     /// Builds the session and starts its tasks on the current runtime.
     pub(crate) fn launch(parts: SessionParts, events: mpsc::Receiver<DriverEvent>) -> Arc<Self> {
         let session = Arc::new(Self {

@@ -24,8 +24,9 @@ pub struct DeviceFacts {
     pub synchronised: bool,
     /// Its battery charge, when it has a battery and reported it.
     pub battery_percent: Option<u8>,
-    /// The share of its packets lost, when known.
-    pub packet_loss_percent: Option<u32>,
+    /// The share of its packets lost lately, in hundredths of a percent
+    /// (an anchor's beacons discarded or late), when known.
+    pub packet_loss_basis_points: Option<u32>,
     /// A tag that sent no position in the last second.
     pub silent: bool,
 }
@@ -167,10 +168,14 @@ fn device_condition(rule: &AlertRule, device: &DeviceFacts) -> Option<(bool, Str
                 format!("the battery of {serial} is at {percent}%, below {threshold}%"),
             )
         }),
-        AlertCondition::PacketLossAbove => device.packet_loss_percent.map(|percent| {
+        AlertCondition::PacketLossAbove => device.packet_loss_basis_points.map(|lost| {
             (
-                percent > threshold,
-                format!("{serial} loses {percent}% of its packets, above {threshold}%"),
+                lost > threshold.saturating_mul(100),
+                format!(
+                    "{serial} loses {}.{:02}% of its packets, above {threshold}%",
+                    lost / 100,
+                    lost % 100
+                ),
             )
         }),
         AlertCondition::PositionsBelow => None,
@@ -205,7 +210,7 @@ mod tests {
             heard,
             synchronised: heard,
             battery_percent: None,
-            packet_loss_percent: None,
+            packet_loss_basis_points: None,
             silent: false,
         }
     }
@@ -282,6 +287,31 @@ mod tests {
             cleared
                 .iter()
                 .all(|event| event.change == HoldChange::Cleared)
+        );
+    }
+
+    #[test]
+    fn packet_loss_is_read_in_hundredths_of_a_percent() {
+        let rules = vec![rule(
+            serde_json::json!({"name": "loss", "condition": "packet_loss_above", "threshold": 1}),
+        )];
+        let mut lossy = anchor(0x0104_0001, true);
+        lossy.packet_loss_basis_points = Some(100);
+        let mut book = AlertBook::default();
+        assert!(
+            book.evaluate(&rules, &facts(0, vec![lossy.clone()]))
+                .is_empty(),
+            "1.00% is not above 1%"
+        );
+        lossy.packet_loss_basis_points = Some(150);
+        let events = book.evaluate(&rules, &facts(500, vec![lossy]));
+        assert_eq!(events.len(), 1);
+        assert!(
+            events[0]
+                .message
+                .contains("loses 1.50% of its packets, above 1%"),
+            "{}",
+            events[0].message
         );
     }
 

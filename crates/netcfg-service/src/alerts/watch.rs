@@ -6,8 +6,10 @@
 //! The rules and the devices are read again only when the configuration's
 //! content stamp moved. Counting positions costs a map update per position,
 //! and only for a configuration with a rule that reads them (`tag_silent`,
-//! `positions_below`). Packet loss is not
-//! reported by the engine yet: `packet_loss_above` never fires.
+//! `positions_below`). An anchor's packet loss is the share of the tag
+//! beacons it heard in the last 10 s that it discarded or got too late
+//! (from its counters, which the engine keeps), read only for a
+//! configuration with a `packet_loss_above` rule.
 
 use std::{collections::HashMap, time::Duration};
 
@@ -28,6 +30,13 @@ pub const ALERT_PERIOD: Duration = Duration::from_millis(500);
 
 /// The span the positions a second are counted over.
 const RATE_SPAN_MS: u64 = 1_000;
+
+/// The span an anchor's packet loss is read over: anchors report their
+/// counters every few seconds.
+const LOSS_SPAN_MS: u64 = 10_000;
+
+/// Each anchor's beacons reported and lost, as read at one look.
+type BeaconReading = (u64, HashMap<SerialNumber, (u32, u32)>);
 
 /// A tag that sent no position for this long is silent.
 const SILENT_AFTER_MS: u64 = 1_000;
@@ -50,6 +59,11 @@ struct Watched {
     windows: std::collections::VecDeque<(u64, u32)>,
     /// When each tag last sent a position (ms since the Unix epoch).
     last_position_ms: HashMap<SerialNumber, u64>,
+    /// Whether a rule reads packet loss (`packet_loss_above`).
+    reads_loss: bool,
+    /// The anchors' beacon counts of the looks of the last
+    /// [`LOSS_SPAN_MS`], oldest first.
+    beacons: std::collections::VecDeque<BeaconReading>,
     /// Since when positions are counted (the look that began it).
     counting_since_ms: Option<u64>,
     /// The last look's time.
@@ -75,6 +89,37 @@ impl Watched {
         {
             self.windows.pop_front();
         }
+    }
+
+    /// Keeps this look's beacon counts and those of the last
+    /// [`LOSS_SPAN_MS`].
+    fn read_beacons(&mut self, now: u64, counts: Vec<netcfg_engine::BeaconCounts>) {
+        let reading = counts
+            .into_iter()
+            .map(|counts| (counts.serial_number, (counts.reported, counts.lost)))
+            .collect();
+        self.beacons.push_back((now, reading));
+        while self
+            .beacons
+            .front()
+            .is_some_and(|(at, _)| at + LOSS_SPAN_MS < now)
+        {
+            self.beacons.pop_front();
+        }
+    }
+
+    /// The share of `anchor`'s beacons lost between the oldest reading of
+    /// the span and the newest, in hundredths of a percent; `None` when it
+    /// heard none between them.
+    fn packet_loss(&self, anchor: SerialNumber) -> Option<u32> {
+        let (_, oldest) = self.beacons.front()?;
+        let (_, newest) = self.beacons.back()?;
+        let (reported_then, lost_then) = oldest.get(&anchor)?;
+        let (reported_now, lost_now) = newest.get(&anchor)?;
+        // The counts wrap as the device's do.
+        let lost = u64::from(lost_now.wrapping_sub(*lost_then));
+        let heard = u64::from(reported_now.wrapping_sub(*reported_then)) + lost;
+        (heard > 0).then(|| u32::try_from(lost * 10_000 / heard).unwrap_or(u32::MAX))
     }
 
     /// Positions a second over the last second's windows; `None` until
@@ -164,12 +209,21 @@ impl Service {
                 } else if watch.counting_since_ms.is_none() {
                     watch.counting_since_ms = Some(now_ms());
                 }
+                watch.reads_loss = rules
+                    .iter()
+                    .any(|rule| rule.condition == AlertCondition::PacketLossAbove);
+                if !watch.reads_loss {
+                    watch.beacons.clear();
+                }
                 watch.rules = rules;
                 watch.devices = devices;
                 watch.stamp = Some(stamp);
             }
             let now = now_ms();
             watch.close_window(now);
+            if watch.reads_loss {
+                watch.read_beacons(now, self.engine().beacon_counts(&name));
+            }
             let facts = self.facts(&name, watch, now);
             watch.last_look_ms = Some(now);
             let timestamp_ms = now;
@@ -225,7 +279,7 @@ impl Service {
                         .and_then(|cached| cached.status.as_ref())
                         .map(|status| status.battery_percent)
                         .filter(|percent| *percent != DeviceStatus::NO_BATTERY),
-                    packet_loss_percent: None,
+                    packet_loss_basis_points: watch.packet_loss(device.serial_number),
                     // A tag is silent when its last position, or the start
                     // of counting if it sent none since, is too old.
                     silent: tag
@@ -275,5 +329,31 @@ mod tests {
             watch.last_look_ms = Some(now);
         }
         assert_eq!(watch.positions_per_second(12_000), Some(0));
+    }
+}
+
+#[cfg(test)]
+mod loss_tests {
+    use super::*;
+
+    #[test]
+    fn packet_loss_is_the_share_of_beacons_lost_over_the_span_across_a_wrap() {
+        let anchor = SerialNumber::from_u32(0x0104_0001);
+        let counts = |reported: u32, lost: u32| {
+            vec![netcfg_engine::BeaconCounts {
+                serial_number: anchor,
+                reported,
+                lost,
+            }]
+        };
+        let mut watch = Watched::default();
+        watch.read_beacons(0, counts(u32::MAX - 99, 10));
+        assert_eq!(watch.packet_loss(anchor), None, "one reading");
+        // 1,000 heard since (across the counter's wrap), 20 of them lost.
+        watch.read_beacons(5_000, counts(879, 30));
+        assert_eq!(watch.packet_loss(anchor), Some(200));
+        // The first reading leaves the span: nothing heard since the second.
+        watch.read_beacons(12_000, counts(879, 30));
+        assert_eq!(watch.packet_loss(anchor), None);
     }
 }
