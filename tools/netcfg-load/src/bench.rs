@@ -23,7 +23,10 @@
 //! 7. print the figures beside their goals; write report.md and report.json;
 //! 8. the web front end in headless Chromium: first render, 10,000 devices,
 //!    1,000 tags on the floor plan (bench/front_end.rs; alone with
-//!    `--only front-end`), printed by its script.
+//!    `--only front-end`), printed by its script;
+//! 9. floods (bench/floods.rs, `--only floods`), then alert rules and
+//!    schedules (bench/rules.rs, `--only rules`): their CPU at 33,000
+//!    positions a second, how soon a rule fires and a schedule runs.
 
 mod disk;
 mod events;
@@ -32,6 +35,7 @@ mod floods;
 mod front_end;
 mod growth;
 mod report;
+mod rules;
 mod wrk;
 
 use std::{
@@ -122,6 +126,9 @@ pub enum Only {
     /// A client's reads beside 5,000 idle and 500 trickling connections,
     /// and beside 64 writers
     Floods,
+    /// Alert rules and schedules: their CPU at 33,000 positions a second,
+    /// how soon a rule fires and a schedule runs
+    Rules,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -172,6 +179,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::Floods) {
         floods::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Rules) {
+        rules::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }

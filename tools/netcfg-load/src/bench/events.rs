@@ -199,10 +199,18 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
     Ok(figures)
 }
 
-/// The configuration's devices: a seeder and three anchors around a 30 m
-/// square (the simulator locates tags inside the anchors' area), and the
-/// tags.
+/// The configuration's devices, as POSTs.
 fn site() -> Vec<(&'static str, String, String)> {
+    site_bodies()
+        .into_iter()
+        .map(|body| ("POST", format!("/nets/{NET}/devices"), body))
+        .collect()
+}
+
+/// The devices of a configuration of the live events: a seeder and three
+/// anchors around a 30 m square (the simulator locates tags inside the
+/// anchors' area), and the tags.
+pub(crate) fn site_bodies() -> Vec<String> {
     let anchors = [
         (3, 0, 0),
         (2, 30_000, 0),
@@ -224,9 +232,6 @@ fn site() -> Vec<(&'static str, String, String)> {
         super::fixture::tag_body(&format!("01:0D:{number:04X}"), &format!("Tag {number}"))
     }));
     bodies
-        .into_iter()
-        .map(|body| ("POST", format!("/nets/{NET}/devices"), body))
-        .collect()
 }
 
 /// What one stream carried.
@@ -679,7 +684,7 @@ impl CpuSample {
 }
 
 /// utime + stime of `/proc/<pid>/stat` (fields 14 and 15).
-fn process_ticks(path: &str) -> Result<u64> {
+pub(crate) fn process_ticks(path: &str) -> Result<u64> {
     let stat = fs::read_to_string(path).with_context(|| format!("could not read {path}"))?;
     let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after_name.split_whitespace().collect();
