@@ -92,7 +92,11 @@ impl Service {
         let configuration = self
             .blocking(move |store| store.finish_upload(&uploaded, upload))
             .await?;
-        self.journal(name, write).await?;
+        // The file's schedules count their runs from its arrival here: the
+        // runs due while it was elsewhere were not missed by this server.
+        // With the upload's entry: the ledger is not content.
+        self.change(name, write, |net| net.count_schedules_from_now())
+            .await?;
         self.tell(name, Lifecycle::Created);
         Ok(self.with_state(configuration))
     }

@@ -6,7 +6,7 @@
 
 use std::{
     thread,
-    time::{Duration, Instant},
+    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
 };
 
 use serde_json::{Value, json};
@@ -88,6 +88,10 @@ fn a_schedule_starts_and_stops_the_network_and_journals_each_run() {
         .unwrap_or_else(|| panic!("no run in the history: {journal:?}"));
     assert_eq!(run["summary"], "Started");
     assert_eq!(run["path"], "/nets/site/schedules/pulse");
+    assert!(
+        journal.iter().all(|entry| entry["origin"] != "local"),
+        "a run's ledger is not journalled: {journal:?}"
+    );
 
     // Later runs find it running: skipped, and said so.
     let last = wait_until(
@@ -202,5 +206,61 @@ fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
     assert_eq!(
         notifications(&server, "site", "Schedule hourly (restart): missed").len(),
         1
+    );
+}
+
+/// A file that was elsewhere for hours counts its schedules' runs from its
+/// upload: this server missed none of the runs due meanwhile.
+#[test]
+fn an_uploaded_file_counts_its_schedules_from_its_arrival() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[]);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/schedules",
+            &json!({"name": "hourly", "cron": "0 * * * *", "action": "restart"}),
+        ))
+        .expect(201);
+    let file = server.send(&Request::get("/nets/site/download"));
+    assert_eq!(file.status, 200);
+    // The file lies somewhere for three and a half hours.
+    let directory = tempfile::tempdir().unwrap();
+    let path = directory.path().join("site.sqlite");
+    std::fs::write(&path, &file.body).unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute(
+            "UPDATE schedule_runs SET since_ms = since_ms - 12600000",
+            [],
+        )
+        .unwrap();
+    let old = std::fs::read(&path).unwrap();
+    server
+        .send(&Request::multipart(
+            "/nets/upload",
+            &[("name", "moved")],
+            &[("net_file", "site.sqlite", &old)],
+        ))
+        .expect(201);
+    let schedule = server
+        .send(&Request::get("/nets/moved/schedules/hourly"))
+        .expect(200)["schedule"]
+        .clone();
+    let hour_ahead = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+        + 3_600_000;
+    assert!(
+        schedule["next_run_ms"]
+            .as_i64()
+            .is_some_and(|next| next > hour_ahead - 3_600_000 && next <= hour_ahead),
+        "the next run is the coming hour: {schedule}"
+    );
+    thread::sleep(Duration::from_millis(1_000));
+    assert!(
+        notifications(&server, "moved", "Schedule hourly").is_empty(),
+        "nothing was missed"
     );
 }

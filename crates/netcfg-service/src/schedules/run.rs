@@ -233,11 +233,15 @@ impl Service {
             message,
         };
         let schedule_name = schedule.name.clone();
-        let recorded = self
-            .change(name, Write::new(ChangeRecord::local()), move |net| {
-                net.record_schedule_run(schedule_name, due_ms, run)
-            })
-            .await;
+        // The ledger is not content: written with no history record, it is
+        // not journalled.
+        let recorded = match self.awake(name).await {
+            Ok(net) => net
+                .change(move |net| net.record_schedule_run(schedule_name, due_ms, run))
+                .await
+                .map_err(crate::ServiceError::from),
+            Err(error) => Err(error),
+        };
         if let Err(error) = recorded {
             log::warn!(
                 "{name}: schedule {}: the ledger was not written: {error}",

@@ -218,6 +218,17 @@ impl Net {
         })
     }
 
+    /// Counts every schedule's runs from now (a file that arrived from
+    /// elsewhere), keeping each one's last run.
+    pub fn count_schedules_from_now(&self) -> Result<(), StoreError> {
+        self.db.write(|conn| {
+            for schedule in list(conn)? {
+                start_ledger(conn, &schedule.name)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Records where `name` stands: its runs up to `since_ms` are
     /// accounted for, and `run` is its last. Not journalled (the ledger is
     /// not content); nothing when the schedule is gone.
