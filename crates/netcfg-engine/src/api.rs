@@ -51,6 +51,22 @@ pub struct BeaconCounts {
     pub lost: u32,
 }
 
+/// What the network last reported of one device's link and battery: the
+/// few fields of its [`CachedDevice`] that watching it needs, read without
+/// copying the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceLink {
+    /// The device.
+    pub serial_number: SerialNumber,
+    /// How the network hears it.
+    pub connectivity: netcfg_model::Connectivity,
+    /// Whether it takes part in network time.
+    pub synchronisation: netcfg_model::Synchronisation,
+    /// Its battery charge, when it reported one ([`netcfg_model::DeviceStatus::NO_BATTERY`]
+    /// when it has none).
+    pub battery_percent: Option<u8>,
+}
+
 /// A running configuration's state, or a stopped one's.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NetworkStatus {
@@ -248,6 +264,10 @@ pub trait Engine: Send + Sync {
     /// What the network last reported about each device of a configuration
     /// (kept after a stop, until cleared).
     fn cached_devices(&self, configuration: &ConfigName) -> Vec<CachedDevice>;
+
+    /// Each cached device's link and battery ([`Engine::cached_devices`]
+    /// without the rest of each device).
+    fn device_links(&self, configuration: &ConfigName) -> Vec<DeviceLink>;
 
     /// Each anchor's beacon counts as it last reported them, while the
     /// configuration runs (empty otherwise).

@@ -17,8 +17,8 @@ use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
 
 use crate::{
     api::{
-        BeaconCounts, DeviceCommandResult, Engine, EngineCommand, EngineEvent, EngineFuture,
-        LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
+        BeaconCounts, DeviceCommandResult, DeviceLink, Engine, EngineCommand, EngineEvent,
+        EngineFuture, LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
     },
     driver::Driver,
     error::EngineError,
@@ -481,6 +481,26 @@ impl Engine for NetcfgEngine {
         lock(&self.shared.caches)
             .get(configuration)
             .map(|cache| cache.values().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    fn device_links(&self, configuration: &ConfigName) -> Vec<DeviceLink> {
+        lock(&self.shared.caches)
+            .get(configuration)
+            .map(|cache| {
+                cache
+                    .values()
+                    .map(|device| DeviceLink {
+                        serial_number: device.serial_number,
+                        connectivity: device.connectivity,
+                        synchronisation: device.synchronisation,
+                        battery_percent: device
+                            .status
+                            .as_ref()
+                            .map(|status| status.battery_percent),
+                    })
+                    .collect()
+            })
             .unwrap_or_default()
     }
 

@@ -41,9 +41,9 @@ mod util;
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockEngine;
 pub use api::{
-    BeaconCounts, DeviceChange, DeviceCommandResult, Engine, EngineCommand, EngineEvent,
-    EngineFuture, EngineNotification, LiveEvent, NetworkChange, NetworkStatus, StartOutcome,
-    StopOutcome,
+    BeaconCounts, DeviceChange, DeviceCommandResult, DeviceLink, Engine, EngineCommand,
+    EngineEvent, EngineFuture, EngineNotification, LiveEvent, NetworkChange, NetworkStatus,
+    StartOutcome, StopOutcome,
 };
 pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};

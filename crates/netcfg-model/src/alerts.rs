@@ -75,65 +75,87 @@ pub struct Firing {
 /// The state of every rule of one configuration, for each subject.
 #[derive(Debug, Clone, Default)]
 pub struct AlertBook {
-    holds: HashMap<(ItemName, Option<SerialNumber>), Hold>,
+    /// Each rule's holds by subject (a device, or `None` for the whole
+    /// configuration), each with the look that last saw it.
+    holds: HashMap<ItemName, HashMap<Option<SerialNumber>, (Hold, u64)>>,
+    /// Looks taken so far.
+    looks: u64,
 }
 
 impl AlertBook {
     /// Takes one look at `facts`: what fired and what cleared. A subject
     /// gone (a rule deleted, a device removed) is forgotten without an
     /// event.
+    ///
+    /// What it costs: a map lookup per rule and per subject it concerns,
+    /// no allocation unless a rule or subject is new; words are written
+    /// only for an event.
     pub fn evaluate(&mut self, rules: &[AlertRule], facts: &Facts) -> Vec<AlertEvent> {
+        self.looks += 1;
+        let look = self.looks;
         let mut events = Vec::new();
-        let mut seen = Vec::new();
+        self.holds
+            .retain(|name, _| rules.iter().any(|rule| &rule.name == name));
         for rule in rules {
-            let mut observe = |serial: Option<SerialNumber>, holds: bool, what: String| {
-                let key = (rule.name.clone(), serial);
-                let hold = self.holds.entry(key.clone()).or_default();
-                if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
-                    events.push(AlertEvent {
-                        rule: rule.name.clone(),
-                        level: rule.level,
-                        serial_number: serial,
-                        change,
-                        message: message(rule, change, &what),
-                    });
-                }
-                seen.push(key);
+            if !self.holds.contains_key(&rule.name) {
+                self.holds.insert(rule.name.clone(), HashMap::new());
+            }
+            let Some(subjects) = self.holds.get_mut(&rule.name) else {
+                continue;
             };
+            let mut observe =
+                |serial: Option<SerialNumber>, holds: bool, what: &dyn Fn() -> String| {
+                    let (hold, seen) = subjects.entry(serial).or_default();
+                    *seen = look;
+                    if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
+                        events.push(AlertEvent {
+                            rule: rule.name.clone(),
+                            level: rule.level,
+                            serial_number: serial,
+                            change,
+                            message: message(rule, change, &what()),
+                        });
+                    }
+                };
             if rule.condition.per_device() {
                 for device in &facts.devices {
-                    if let Some((holds, what)) = device_condition(rule, device) {
-                        observe(Some(device.serial_number), holds, what);
+                    if let Some(holds) = device_holds(rule, device) {
+                        observe(Some(device.serial_number), holds, &|| {
+                            device_words(rule, device)
+                        });
                     }
                 }
             } else {
                 let threshold = rule.threshold.unwrap_or(0);
                 match facts.positions_per_second {
-                    Some(positions) => observe(
-                        None,
-                        positions < threshold,
-                        format!("{positions} positions a second, below {threshold}"),
-                    ),
+                    Some(positions) => observe(None, positions < threshold, &|| {
+                        format!("{positions} positions a second, below {threshold}")
+                    }),
                     // Not counted yet: the rule keeps its state.
-                    None => seen.push((rule.name.clone(), None)),
+                    None => {
+                        if let Some((_, seen)) = subjects.get_mut(&None) {
+                            *seen = look;
+                        }
+                    }
                 }
             }
+            subjects.retain(|_, (_, seen)| *seen == look);
         }
-        self.holds.retain(|key, _| seen.contains(key));
         events
     }
 
     /// The rules that fire now, by rule and subject.
     pub fn firing(&self, rules: &[AlertRule]) -> Vec<Firing> {
-        let mut firing: Vec<Firing> = self
-            .holds
+        let mut firing: Vec<Firing> = rules
             .iter()
-            .filter_map(|((name, serial), hold)| {
-                let rule = rules.iter().find(|rule| &rule.name == name)?;
-                Some(Firing {
-                    rule: name.clone(),
-                    serial_number: *serial,
-                    since_ms: hold.firing_since_ms(rule.for_s)?,
+            .filter_map(|rule| Some((rule, self.holds.get(&rule.name)?)))
+            .flat_map(|(rule, subjects)| {
+                subjects.iter().filter_map(|(serial, (hold, _))| {
+                    Some(Firing {
+                        rule: rule.name.clone(),
+                        serial_number: *serial,
+                        since_ms: hold.firing_since_ms(rule.for_s)?,
+                    })
                 })
             })
             .collect();
@@ -144,41 +166,47 @@ impl AlertBook {
     }
 }
 
-/// Whether `rule`'s condition holds for `device`, and the words for it;
-/// `None` when the rule is not about such a device.
-fn device_condition(rule: &AlertRule, device: &DeviceFacts) -> Option<(bool, String)> {
+/// Whether `rule`'s condition holds for `device`; `None` when the rule is
+/// not about such a device (or what it reads is not known).
+fn device_holds(rule: &AlertRule, device: &DeviceFacts) -> Option<bool> {
+    let threshold = rule.threshold.unwrap_or(0);
+    match rule.condition {
+        AlertCondition::AnchorOffline => device.anchor.then_some(!device.heard),
+        AlertCondition::AnchorUnsynced => device
+            .anchor
+            .then_some(device.heard && !device.synchronised),
+        AlertCondition::TagSilent => device.tag.then_some(device.silent),
+        AlertCondition::BatteryBelow => device
+            .battery_percent
+            .map(|percent| u32::from(percent) < threshold),
+        AlertCondition::PacketLossAbove => device
+            .packet_loss_basis_points
+            .map(|lost| lost > threshold.saturating_mul(100)),
+        AlertCondition::PositionsBelow => None,
+    }
+}
+
+/// The words for `rule`'s condition about `device`, for a notification.
+fn device_words(rule: &AlertRule, device: &DeviceFacts) -> String {
     let serial = device.serial_number;
     let threshold = rule.threshold.unwrap_or(0);
     match rule.condition {
-        AlertCondition::AnchorOffline => device
-            .anchor
-            .then(|| (!device.heard, format!("anchor {serial} is not heard"))),
-        AlertCondition::AnchorUnsynced => device.anchor.then(|| {
-            (
-                device.heard && !device.synchronised,
-                format!("anchor {serial} is not synchronised"),
+        AlertCondition::AnchorOffline => format!("anchor {serial} is not heard"),
+        AlertCondition::AnchorUnsynced => format!("anchor {serial} is not synchronised"),
+        AlertCondition::TagSilent => format!("tag {serial} sends no position"),
+        AlertCondition::BatteryBelow => format!(
+            "the battery of {serial} is at {}%, below {threshold}%",
+            device.battery_percent.unwrap_or(0)
+        ),
+        AlertCondition::PacketLossAbove => {
+            let lost = device.packet_loss_basis_points.unwrap_or(0);
+            format!(
+                "{serial} loses {}.{:02}% of its packets, above {threshold}%",
+                lost / 100,
+                lost % 100
             )
-        }),
-        AlertCondition::TagSilent => device
-            .tag
-            .then(|| (device.silent, format!("tag {serial} sends no position"))),
-        AlertCondition::BatteryBelow => device.battery_percent.map(|percent| {
-            (
-                u32::from(percent) < threshold,
-                format!("the battery of {serial} is at {percent}%, below {threshold}%"),
-            )
-        }),
-        AlertCondition::PacketLossAbove => device.packet_loss_basis_points.map(|lost| {
-            (
-                lost > threshold.saturating_mul(100),
-                format!(
-                    "{serial} loses {}.{:02}% of its packets, above {threshold}%",
-                    lost / 100,
-                    lost % 100
-                ),
-            )
-        }),
-        AlertCondition::PositionsBelow => None,
+        }
+        AlertCondition::PositionsBelow => String::new(),
     }
 }
 

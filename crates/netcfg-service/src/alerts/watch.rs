@@ -219,6 +219,11 @@ impl Service {
                 watch.devices = devices;
                 watch.stamp = Some(stamp);
             }
+            if watch.rules.is_empty() {
+                // Nothing to look at: no engine data read, no facts built.
+                watch.book = AlertBook::default();
+                continue;
+            }
             let now = now_ms();
             watch.close_window(now);
             if watch.reads_loss {
@@ -256,7 +261,7 @@ impl Service {
     fn facts(&self, name: &ConfigName, watch: &Watched, now: u64) -> Facts {
         let cached: HashMap<SerialNumber, _> = self
             .engine()
-            .cached_devices(name)
+            .device_links(name)
             .into_iter()
             .map(|device| (device.serial_number, device))
             .collect();
@@ -276,8 +281,7 @@ impl Service {
                     synchronised: heard
                         .is_some_and(|cached| cached.synchronisation != Synchronisation::None),
                     battery_percent: heard
-                        .and_then(|cached| cached.status.as_ref())
-                        .map(|status| status.battery_percent)
+                        .and_then(|cached| cached.battery_percent)
                         .filter(|percent| *percent != DeviceStatus::NO_BATTERY),
                     packet_loss_basis_points: watch.packet_loss(device.serial_number),
                     // A tag is silent when its last position, or the start

@@ -31,7 +31,7 @@ use crate::server::{Client, Launch, Server, Value};
 /// Configurations running at once.
 const NETS: usize = 10;
 /// Alternations of the CPU measurement (without rules, then with).
-const ROUNDS: usize = 2;
+const ROUNDS: usize = 3;
 /// Alert rules of each configuration in the "with" phases.
 const RULES: [&str; 6] = [
     r#"{"name": "offline", "condition": "anchor_offline", "for_s": 30, "level": 1}"#,
@@ -346,6 +346,15 @@ fn print(figures: &Figures) {
     println!(
         "  rules' cost, each round (cores; goal: nothing measurable): {}",
         extra.join(", ")
+    );
+    let without: Vec<f64> = figures.cpu.iter().map(|pair| pair.0).collect();
+    let with: Vec<f64> = figures.cpu.iter().map(|pair| pair.1).collect();
+    let noise = without.iter().copied().fold(f64::MIN, f64::max)
+        - without.iter().copied().fold(f64::MAX, f64::min);
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    println!(
+        "  mean cost {:+.3} cores; the rounds without rules differ by {noise:.3} among themselves",
+        mean(&with) - mean(&without)
     );
     println!(
         "  alert fired after creation + 1 s + for_s (goal: within 1 s): {}",
