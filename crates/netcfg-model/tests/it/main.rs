@@ -4,3 +4,4 @@
 mod body_fixtures;
 mod max_tags;
 mod max_tags_properties;
+mod schedule_properties;

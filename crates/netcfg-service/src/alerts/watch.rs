@@ -139,6 +139,40 @@ impl Watched {
     }
 }
 
+/// The time of each look, in ms since the Unix epoch, on the ticks'
+/// schedule: looks are exact periods apart, so a condition that held for
+/// `for_s` is seen to have held for it at the look that ends it, not a look
+/// later because the timer woke a millisecond early. It follows the wall
+/// clock again when the two drift a quarter of a second apart (positions
+/// are stamped by the wall clock, and a tag is silent after a second).
+struct LookClock {
+    base: tokio::time::Instant,
+    base_ms: u64,
+}
+
+impl LookClock {
+    fn new() -> Self {
+        Self {
+            base: tokio::time::Instant::now(),
+            base_ms: now_ms(),
+        }
+    }
+
+    fn at(&mut self, tick: tokio::time::Instant) -> u64 {
+        let elapsed = tick.saturating_duration_since(self.base).as_millis();
+        let look_ms = self.base_ms + u64::try_from(elapsed).unwrap_or(0);
+        let wall_ms = now_ms();
+        if look_ms.abs_diff(wall_ms) > 250 {
+            *self = Self {
+                base: tick,
+                base_ms: wall_ms,
+            };
+            return wall_ms;
+        }
+        look_ms
+    }
+}
+
 fn now_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -156,6 +190,7 @@ impl Service {
         let mut tick = tokio::time::interval(ALERT_PERIOD);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut watched: HashMap<ConfigName, Watched> = HashMap::new();
+        let mut clock = LookClock::new();
         loop {
             tokio::select! {
                 event = live.recv() => match event {
@@ -176,12 +211,15 @@ impl Service {
                     Ok(_) | Err(RecvError::Lagged(_)) => {}
                     Err(RecvError::Closed) => break,
                 },
-                _ = tick.tick() => self.evaluate_alerts(&mut watched).await,
+                at = tick.tick() => {
+                    let look_ms = clock.at(at);
+                    self.evaluate_alerts(&mut watched, look_ms).await;
+                }
             }
         }
     }
 
-    async fn evaluate_alerts(&self, watched: &mut HashMap<ConfigName, Watched>) {
+    async fn evaluate_alerts(&self, watched: &mut HashMap<ConfigName, Watched>, now: u64) {
         let running = self.engine().running();
         watched.retain(|name, _| running.contains(name));
         let mut firing = HashMap::new();
@@ -207,7 +245,7 @@ impl Service {
                     watch.windows.clear();
                     watch.counting_since_ms = None;
                 } else if watch.counting_since_ms.is_none() {
-                    watch.counting_since_ms = Some(now_ms());
+                    watch.counting_since_ms = Some(now);
                 }
                 watch.reads_loss = rules
                     .iter()
@@ -224,7 +262,6 @@ impl Service {
                 watch.book = AlertBook::default();
                 continue;
             }
-            let now = now_ms();
             watch.close_window(now);
             if watch.reads_loss {
                 watch.read_beacons(now, self.engine().beacon_counts(&name));
