@@ -664,8 +664,11 @@ def test_restore_from_the_change_history(browser: Browser, api: Api):
     browser.wait(lambda _: browser.rows(view)[0].get_attribute("data-id") == str(newest["id"]),
                  message="the restore at the top of the list")
 
-    # while it runs, the refusal shows in the dialog and nothing changes
+    # while it runs, the refusal shows in the dialog and nothing changes;
+    # the start itself is journalled (decisions §16)
     api.start("lab")
+    started = api.get("/nets/lab/history")["history"][0]
+    assert (started["summary"], started["origin"]) == ("Started", "anonymous"), started
     browser.expect_status(409)
     browser.click(browser.button("Restore to here", browser.row("Replace a device", view)))
     dialog = browser.dialog()
@@ -675,7 +678,7 @@ def test_restore_from_the_change_history(browser: Browser, api: Api):
     assert "running" in alert.text, alert.text
     browser.link("overview", dialog)
     assert api.get("/nets/lab/devices/01:05:0001")["device"]["name"] == "Forklift"
-    assert api.get("/nets/lab/history")["history"][0]["id"] == newest["id"]
+    assert api.get("/nets/lab/history")["history"][0]["id"] == started["id"]
     browser.click(browser.button("Cancel", dialog))
 
 
