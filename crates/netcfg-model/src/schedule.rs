@@ -311,10 +311,15 @@ impl JsonSchema for TimeZoneName {
     }
 
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        // Every name the server takes, so the schema says exactly what is
+        // valid (chrono-tz's compiled-in IANA database).
+        let names: Vec<&str> = chrono_tz::TZ_VARIANTS
+            .iter()
+            .map(|zone| zone.name())
+            .collect();
         schemars::json_schema!({
             "type": "string",
-            "minLength": 1,
-            "maxLength": 64,
+            "enum": names,
             "description": "An IANA time zone name; daylight-saving changes follow it.",
             "examples": ["UTC", "Europe/Berlin", "America/New_York"]
         })
