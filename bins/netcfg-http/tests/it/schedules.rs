@@ -264,3 +264,49 @@ fn an_uploaded_file_counts_its_schedules_from_its_arrival() {
         "nothing was missed"
     );
 }
+
+/// A run that fails (a start on a serial port that does not exist) is told
+/// at level 1 with the engine's reason, and recorded as failed; nothing is
+/// journalled.
+#[test]
+fn a_run_that_fails_raises_an_error_notification() {
+    let server = Server::start();
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets",
+            &json!({"name": "site", "instance": "/dev/ttyNETCFG-NONE"}),
+        ))
+        .expect(201);
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/site/schedules",
+            &json!({"name": "pulse", "cron": "*/2 * * * * *", "action": "start"}),
+        ))
+        .expect(201);
+    let failed = wait_until(
+        || notifications(&server, "site", "Schedule pulse (start): failed: "),
+        |found| !found.is_empty(),
+    );
+    assert!(!failed.is_empty(), "no failure was told");
+    assert_eq!(failed[0]["level"], 1, "{failed:?}");
+    // Read between runs: a run in progress shows as running.
+    let schedule = wait_until(
+        || {
+            server
+                .send(&Request::get("/nets/site/schedules/pulse"))
+                .expect(200)["schedule"]
+                .clone()
+        },
+        |schedule| schedule["last_run"]["outcome"] != "running",
+    );
+    assert_eq!(schedule["last_run"]["outcome"], "failed", "{schedule}");
+    assert!(!running(&server, "site"));
+    assert!(
+        history(&server, "site")
+            .iter()
+            .all(|entry| entry["origin"] != "schedule:pulse"),
+        "a failed run changed nothing to journal"
+    );
+}
