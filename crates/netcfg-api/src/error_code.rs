@@ -85,6 +85,8 @@ error_codes! {
     AlertRuleNotFound = (NOT_FOUND, "alert_rule_not_found", "The configuration has no alert rule with this name."),
     /// The schedule does not exist.
     ScheduleNotFound = (NOT_FOUND, "schedule_not_found", "The configuration has no schedule with this name."),
+    /// No survey was made of this configuration yet.
+    SurveyNotFound = (NOT_FOUND, "survey_not_found", "No survey of this configuration's anchors was made yet: POST one while it runs."),
     /// The setting does not exist.
     SettingNotFound = (NOT_FOUND, "setting_not_found", "The setting does not exist (in the configuration, or in the catalogue of default settings)."),
     /// The notification does not exist.
@@ -113,6 +115,8 @@ error_codes! {
     HistoryDiverged = (CONFLICT, "history_diverged", "The configuration's history does not fit its content (the file was changed by another program), so it cannot be restored; nothing was changed."),
     /// The change needs a stopped configuration.
     ConfigurationRunning = (CONFLICT, "configuration_running", "The change cannot be made while the configuration runs; stop it first."),
+    /// The report needs a running configuration.
+    ConfigurationStopped = (CONFLICT, "configuration_stopped", "The report needs the configuration's network running; start it first."),
     /// Another program holds the configuration's file.
     ConfigurationLocked = (CONFLICT, "configuration_locked", "Another program holds the configuration's file; try again later."),
     /// The saved-state file is newer than this server.

@@ -90,6 +90,19 @@ impl From<ServiceError> for ApiError {
             ServiceError::Running(message) => {
                 ApiError::new(ErrorCode::ConfigurationRunning, message)
             }
+            ServiceError::Stopped(message) => {
+                ApiError::new(ErrorCode::ConfigurationStopped, message)
+            }
+            ServiceError::Parameters(problems) => ApiError::parameters(
+                problems
+                    .as_slice()
+                    .iter()
+                    .map(|problem| crate::reply::FieldProblem {
+                        field: problem.path.clone(),
+                        problem: problem.message.clone(),
+                    })
+                    .collect(),
+            ),
             ServiceError::Host(error) => ApiError::internal(format_args!("host: {error}")),
             ServiceError::Worker(error) => {
                 ApiError::internal(format_args!("the store's worker failed: {error}"))

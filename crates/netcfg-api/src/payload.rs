@@ -58,6 +58,12 @@ pub mod keys {
         Schedule = "schedule": m::ScheduleStatus;
         /// Every schedule.
         Schedules = "schedules": Vec<m::ScheduleStatus>;
+        /// The reference tags' accuracy.
+        Accuracy = "accuracy": Vec<m::TagAccuracy>;
+        /// The predicted error over a grid.
+        Coverage = "coverage": m::locate::Coverage;
+        /// A survey of the anchors.
+        Survey = "survey": m::SurveyReport;
         /// What the network last reported about each device.
         CachedDevices = "cached_devices": Vec<m::CachedDevice>;
         /// One configuration.

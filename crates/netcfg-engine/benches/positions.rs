@@ -109,11 +109,7 @@ struct Figures {
 
 fn plan(name: &str, site: u32, tags: u32, user_port: u16) -> NetworkPlan {
     let logs = std::env::temp_dir().join("netcfg-engine-bench");
-    let mut plan = NetworkPlan::new(
-        name.parse().unwrap(),
-        Instance::Simulator { scenario: None },
-        logs,
-    );
+    let mut plan = NetworkPlan::new(name.parse().unwrap(), Instance::simulator(), logs);
     let anchors = 0x0104_0000 + site * 0x10;
     plan.devices = vec![
         device(1, anchors + 1, RoleId::SEEDER, Some([0, 0, 2500])),

@@ -6,7 +6,7 @@ use std::{future::Future, path::PathBuf, pin::Pin, sync::Arc, time::Duration};
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
     Instance, Level, MagnetometerCalibration, PackageStatus, Position, RunState, SerialNumber,
-    Synchronisation, UnconfiguredDevice,
+    SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice,
 };
 use tokio::sync::broadcast;
 
@@ -299,6 +299,21 @@ pub trait Engine: Send + Sync {
 
     /// The latest log lines of a configuration, oldest first.
     fn log_messages(&self, configuration: &ConfigName) -> Vec<String>;
+
+    /// The reference tags' accuracy since the running configuration started.
+    ///
+    /// # Errors
+    /// `NotRunning` when it does not run.
+    fn accuracy(&self, configuration: &ConfigName) -> Result<Vec<TagAccuracy>, EngineError>;
+
+    /// Makes the running configuration's anchors range each other and
+    /// judges their configured positions; the report is kept as the last
+    /// survey.
+    fn survey(&self, configuration: &ConfigName) -> EngineFuture<SurveyReport>;
+
+    /// The configuration's last survey, if any (kept after a stop, until
+    /// [`Engine::forget`]).
+    fn last_survey(&self, configuration: &ConfigName) -> Option<SurveyReport>;
 
     /// The engine's own components (engine, wire protocol, simulator) and
     /// their versions; no I/O. The host's packages are `netcfg-host`'s.

@@ -9,8 +9,8 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
-    MagnetometerCalibration, PackageState, PackageStatus, RunState, SerialNumber,
-    UnconfiguredDevice,
+    MagnetometerCalibration, PackageState, PackageStatus, RunState, SerialNumber, SurveyReport,
+    TagAccuracy, UnconfiguredDevice,
 };
 use tokio::{runtime::Handle, sync::broadcast};
 use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
@@ -27,12 +27,12 @@ use crate::{
     plan::NetworkPlan,
     protocol::PROTOCOL_VERSION,
     session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
-    sim::{SimHandle, SimOptions, Simulator},
+    sim::{SimHandle, SimOptions, Simulator, radio::RadioOptions},
     streams::Streams,
 };
 
 /// How the engine behaves; the defaults suit real hardware.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EngineOptions {
     /// The instance of configurations whose instance is the server default.
     pub default_instance: Instance,
@@ -64,7 +64,7 @@ pub struct EngineOptions {
 impl Default for EngineOptions {
     fn default() -> Self {
         Self {
-            default_instance: Instance::Simulator { scenario: None },
+            default_instance: Instance::simulator(),
             baud_rate: 921_600,
             push_timeout: Duration::from_secs(2),
             heartbeat_interval: Duration::from_secs(1),
@@ -93,6 +93,8 @@ struct Shared {
     caches: Caches,
     unconfigured: Unconfigured,
     rings: Rings,
+    /// Each configuration's last survey.
+    surveys: Mutex<HashMap<ConfigName, SurveyReport>>,
 }
 
 /// The engine. Cheap to clone; every clone drives the same networks.
@@ -126,6 +128,7 @@ impl NetcfgEngine {
                 caches: Arc::default(),
                 unconfigured: Arc::default(),
                 rings: Arc::default(),
+                surveys: Mutex::default(),
             }),
         }
     }
@@ -225,11 +228,17 @@ impl Shared {
     ) -> Result<(SerialStream, Option<SimRun>), EngineError> {
         match instance {
             Instance::SerialPort(path) => Ok((self.open_serial(path)?, None)),
-            Instance::Simulator { scenario } => {
-                let options = match (scenario, &self.options.simulator) {
+            Instance::Simulator {
+                scenario,
+                parameters,
+            } => {
+                let mut options = match (scenario, &self.options.simulator) {
                     (None, Some(options)) => options.clone(),
                     _ => SimOptions::for_scenario(scenario.as_deref())?,
                 };
+                if !parameters.is_empty() {
+                    options.radio = RadioOptions::from_parameters(parameters);
+                }
                 let pty_error = |reason: String| EngineError::SerialPort {
                     path: "(simulator pseudo-terminal)".to_owned(),
                     reason,
@@ -504,6 +513,25 @@ impl Engine for NetcfgEngine {
             .unwrap_or_default()
     }
 
+    fn accuracy(&self, configuration: &ConfigName) -> Result<Vec<TagAccuracy>, EngineError> {
+        Ok(self.shared.running(configuration)?.accuracy())
+    }
+
+    fn survey(&self, configuration: &ConfigName) -> EngineFuture<SurveyReport> {
+        let session = self.shared.running(configuration);
+        let shared = Arc::clone(&self.shared);
+        self.on_runtime(async move {
+            let session = session?;
+            let report = session.survey().await?;
+            lock(&shared.surveys).insert(session.configuration.clone(), report.clone());
+            Ok(report)
+        })
+    }
+
+    fn last_survey(&self, configuration: &ConfigName) -> Option<SurveyReport> {
+        lock(&self.shared.surveys).get(configuration).cloned()
+    }
+
     fn beacon_counts(&self, configuration: &ConfigName) -> Vec<BeaconCounts> {
         self.shared
             .session(configuration)
@@ -535,6 +563,7 @@ impl Engine for NetcfgEngine {
         lock(&self.shared.caches).remove(configuration);
         lock(&self.shared.unconfigured).retain(|(heard_by, _), _| heard_by != configuration);
         lock(&self.shared.rings).remove(configuration);
+        lock(&self.shared.surveys).remove(configuration);
         // Clones are taken under this lock: when ours and the map's are the
         // only ones, no start or stop is on its way to it.
         let mut lifecycles = lock(&self.shared.lifecycles);

@@ -31,6 +31,7 @@ mod error;
 pub mod identity;
 mod journal;
 mod live;
+mod locator;
 mod plan;
 pub mod protocol;
 mod session;

@@ -465,6 +465,7 @@ mod tests {
                 z: 3,
                 quality: 9_100,
                 anchors_used: 4,
+                error_mm: 60,
             },
         };
         let items = positions(97_500, &[report]);

@@ -9,7 +9,8 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, Instance, Level,
-    MagnetometerCalibration, SerialNumber, Synchronisation, UnconfiguredDevice,
+    MagnetometerCalibration, MeasuredRange, SerialNumber, SurveyReport, Synchronisation,
+    TagAccuracy, UnconfiguredDevice, locate::Verdict,
 };
 use tokio::{
     sync::{Notify, broadcast, mpsc},
@@ -24,8 +25,9 @@ use crate::{
     error::EngineError,
     journal::Journal,
     live,
+    locator::{LocationNews, Locator},
     plan::NetworkPlan,
-    protocol::{Message, WireDevice},
+    protocol::{BeaconReport, Message, PositionReport, WireDevice},
     sim::SimHandle,
     streams::{SendFailure, StreamSocket, Streams},
     util::now_ms,
@@ -40,6 +42,11 @@ pub(crate) type Unconfigured = Arc<Mutex<BTreeMap<(ConfigName, SerialNumber), Un
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
+
+/// Two-way ranges per peer in a survey (the median is kept).
+const SURVEY_ROUNDS: u8 = 10;
+/// AnchorHealthV5's `interanchor_comms_error_code` for a bad survey.
+const BAD_SURVEY: u8 = 2;
 
 /// Timing the sessions share, from the engine's options.
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +90,10 @@ pub(crate) struct Session {
     timing: Timing,
     /// The live state feed.
     live: broadcast::Sender<LiveEvent>,
+    /// The location server: beacons in, positions out.
+    locator: Mutex<Locator>,
+    /// Anchors the last survey judged `bad` (AnchorHealthV5 says so).
+    badly_surveyed: Mutex<HashSet<SerialNumber>>,
 }
 
 /// Sends `message` and maps the driver's failures to engine errors.
@@ -238,6 +249,7 @@ impl Session {
 
     /// Builds the session and starts its tasks on the current runtime.
     pub(crate) fn launch(parts: SessionParts, events: mpsc::Receiver<DriverEvent>) -> Arc<Self> {
+        let parts_plan_for_locator = parts.plan.clone();
         let session = Arc::new(Self {
             configuration: parts.plan.configuration.clone(),
             instance: parts.instance,
@@ -257,6 +269,8 @@ impl Session {
             unconfigured: parts.unconfigured,
             timing: parts.timing,
             live: parts.live,
+            locator: Mutex::new(Locator::new(&parts_plan_for_locator)),
+            badly_surveyed: Mutex::new(HashSet::new()),
         });
         let tasks = vec![
             tokio::spawn(Arc::clone(&session).process(events)),
@@ -304,6 +318,10 @@ impl Session {
         }
         let devices = plan.enabled_devices().count();
         self.forget_unplanned(&plan);
+        // Anchors may have moved: solve from the new positions (the
+        // accuracy counts start again with them).
+        *lock(&self.locator) = Locator::new(&plan);
+        lock(&self.badly_surveyed).clear();
         *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
         // Names, roles and devices may have changed: say so at once.
         self.state_changed.notify_one();
@@ -669,6 +687,8 @@ impl Session {
                             .iter()
                             .any(|interface| interface.role_id.needs_position())
                     });
+                lock(&self.locator)
+                    .set_synchronised(serial_number, synchronisation != Synchronisation::None);
                 if anchor && synchronisation == Synchronisation::None {
                     if out_of_sync.insert(serial_number) {
                         self.journal.notify(
@@ -698,39 +718,15 @@ impl Session {
             Message::Positions {
                 network_time,
                 reports,
-            } => {
-                crate::counters::positions_received(reports.len());
-                {
-                    let now = now_ms();
-                    let mut caches = lock(&self.caches);
-                    let cache = caches.entry(self.configuration.clone()).or_default();
-                    for report in &reports {
-                        let cached = cache
-                            .entry(report.serial_number)
-                            .or_insert_with(|| empty_cache_entry(report.serial_number));
-                        cached.last_seen_ms = now;
-                        cached.position = Some(report.position);
-                    }
-                }
-                let positions = reports
-                    .iter()
-                    .map(|report| (report.serial_number, report.position))
-                    .collect();
-                let _ = self.live.send(LiveEvent::Positions {
-                    configuration: self.configuration.clone(),
-                    network_time,
-                    positions,
-                });
-                let streams = self.streams();
-                if let Some(user) = &streams.user {
-                    let items = live::positions(network_time, &reports);
-                    let result = user.send_items(&items).await;
-                    if result.is_ok() {
-                        crate::counters::positions_sent(reports.len());
-                    }
-                    self.stream_result(user, result);
-                }
-            }
+            } => self.deliver_positions(network_time, reports).await,
+            Message::ArrivalTimes {
+                network_time,
+                beacons,
+            } => self.locate(network_time, &beacons, true).await,
+            Message::Ranges {
+                network_time,
+                beacons,
+            } => self.locate(network_time, &beacons, false).await,
             Message::Sensors {
                 network_time,
                 reports,
@@ -763,6 +759,133 @@ impl Session {
                 );
             }
         }
+    }
+
+    /// Solves a batch of beacons and delivers the positions.
+    async fn locate(&self, network_time: u64, beacons: &[BeaconReport], in_ticks: bool) {
+        let mut news = Vec::new();
+        let reports = lock(&self.locator).solve(beacons, in_ticks, &mut news);
+        for item in news {
+            let (level, message, serial) = match item {
+                LocationNews::Unlocated { tag, heard, needs } => (
+                    Level::Warning,
+                    format!(
+                        "tag {tag} cannot be located: heard by {heard} anchor{}, needs {needs}",
+                        if heard == 1 { "" } else { "s" }
+                    ),
+                    tag,
+                ),
+                LocationNews::Unsolvable(tag) => (
+                    Level::Warning,
+                    format!(
+                        "tag {tag} cannot be located: the anchors that hear it are badly placed"
+                    ),
+                    tag,
+                ),
+                LocationNews::Located(tag) => (
+                    Level::Information,
+                    format!("tag {tag} is located again"),
+                    tag,
+                ),
+            };
+            self.journal.notify(level, message, Some(serial));
+        }
+        if !reports.is_empty() {
+            self.deliver_positions(network_time, reports).await;
+        }
+    }
+
+    /// Caches positions, tells the live feed and sends them on the User stream.
+    async fn deliver_positions(&self, network_time: u64, reports: Vec<PositionReport>) {
+        crate::counters::positions_received(reports.len());
+        {
+            let now = now_ms();
+            let mut caches = lock(&self.caches);
+            let cache = caches.entry(self.configuration.clone()).or_default();
+            for report in &reports {
+                let cached = cache
+                    .entry(report.serial_number)
+                    .or_insert_with(|| empty_cache_entry(report.serial_number));
+                cached.last_seen_ms = now;
+                cached.position = Some(report.position);
+            }
+        }
+        let positions = reports
+            .iter()
+            .map(|report| (report.serial_number, report.position))
+            .collect();
+        let _ = self.live.send(LiveEvent::Positions {
+            configuration: self.configuration.clone(),
+            network_time,
+            positions,
+        });
+        let streams = self.streams();
+        if let Some(user) = &streams.user {
+            let items = live::positions(network_time, &reports);
+            let result = user.send_items(&items).await;
+            if result.is_ok() {
+                crate::counters::positions_sent(reports.len());
+            }
+            self.stream_result(user, result);
+        }
+    }
+
+    /// The reference tags' accuracy since the start.
+    pub(crate) fn accuracy(&self) -> Vec<TagAccuracy> {
+        lock(&self.locator).accuracy()
+    }
+
+    /// Makes every positioned anchor range its peers and judges them.
+    pub(crate) async fn survey(&self) -> Result<SurveyReport, EngineError> {
+        self.require_link()?;
+        let mut anchors: Vec<(SerialNumber, [f64; 3])> = lock(&self.locator)
+            .anchors()
+            .iter()
+            .map(|(serial, point)| (*serial, *point))
+            .collect();
+        anchors.sort_by_key(|(serial, _)| *serial);
+        let mut ranges = Vec::new();
+        for (anchor, _) in &anchors {
+            let reply = exchange(
+                &self.driver,
+                &self.configuration,
+                Message::Survey {
+                    anchor: *anchor,
+                    rounds: SURVEY_ROUNDS,
+                },
+                "survey",
+                self.timing.push_timeout,
+            )
+            .await;
+            match reply {
+                Ok(Message::SurveyRanges { peers, .. }) => {
+                    ranges.extend(peers.iter().map(|peer| MeasuredRange {
+                        from: *anchor,
+                        to: peer.peer,
+                        range_mm: f64::from(peer.range_mm),
+                    }));
+                }
+                // An anchor that cannot range (silent, refused) is judged
+                // from what its peers measured of it.
+                Ok(_) | Err(EngineError::NetworkTimeout { .. }) => {}
+                Err(error) => return Err(error),
+            }
+        }
+        let report = SurveyReport::judge(now_ms(), &anchors, &ranges);
+        *lock(&self.badly_surveyed) = report.bad_anchors().collect();
+        for anchor in &report.anchors {
+            if anchor.verdict == Verdict::Bad {
+                self.journal.notify(
+                    Level::Warning,
+                    format!(
+                        "anchor {} is {:.0} mm from its configured position (survey)",
+                        anchor.serial_number, anchor.residual_mm
+                    ),
+                    Some(anchor.serial_number),
+                );
+            }
+        }
+        Ok(report)
     }
 
     fn stream_result(&self, stream: &StreamSocket, result: Result<(), SendFailure>) {
@@ -933,6 +1056,17 @@ impl Session {
         marks.retain(|serial, _| planned.contains(serial));
         if items.is_empty() {
             return;
+        }
+        let mut items = items;
+        {
+            let bad = lock(&self.badly_surveyed);
+            for item in &mut items {
+                if let Item::AnchorHealthV5(health) = item
+                    && bad.contains(&health.serial_number)
+                {
+                    health.interanchor_comms_error_code = BAD_SURVEY;
+                }
+            }
         }
         let result = anchor.send_items(&items).await;
         self.stream_result(anchor, result);

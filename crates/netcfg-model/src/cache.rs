@@ -115,6 +115,10 @@ pub struct Position {
     pub quality: u16,
     /// How many anchors the solution used.
     pub anchors_used: u8,
+    /// The solver's own 95% horizontal error estimate, mm (decisions §12);
+    /// 0 where the network reported no estimate.
+    #[serde(default)]
+    pub error_mm: u32,
 }
 
 /// What the network last reported about one device.

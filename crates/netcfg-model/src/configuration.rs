@@ -5,15 +5,17 @@ use serde::{Deserialize, Serialize};
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
-use crate::{names::ConfigName, network_mode::NetworkMode};
+use crate::{names::ConfigName, network_mode::NetworkMode, sim_parameters::SimParameters};
 
 /// Which engine runs a configuration: `network_body.instance`.
 ///
 /// ```
 /// use netcfg_model::Instance;
 /// assert_eq!("".parse::<Instance>().unwrap(), Instance::ServerDefault);
-/// assert_eq!("sim".parse::<Instance>().unwrap(), Instance::Simulator { scenario: None });
-/// assert!(matches!("sim:warehouse".parse::<Instance>().unwrap(), Instance::Simulator { scenario: Some(_) }));
+/// assert!(matches!("sim".parse::<Instance>().unwrap(), Instance::Simulator { scenario: None, .. }));
+/// assert!(matches!("sim?toa_noise_mm=30".parse::<Instance>().unwrap(), Instance::Simulator { .. }));
+/// assert!("sim?colour=red".parse::<Instance>().is_err());
+/// assert!(matches!("sim:warehouse".parse::<Instance>().unwrap(), Instance::Simulator { scenario: Some(_), .. }));
 /// assert!(matches!("/dev/ttyUSB0".parse::<Instance>().unwrap(), Instance::SerialPort(_)));
 /// assert!("ttyUSB0".parse::<Instance>().is_err());
 /// ```
@@ -35,6 +37,8 @@ pub enum Instance {
     Simulator {
         /// The named scenario, if any.
         scenario: Option<String>,
+        /// The radio's parameters after `?` (empty when none are given).
+        parameters: SimParameters,
     },
     /// The absolute path of the serial port of the network interface device.
     SerialPort(String),
@@ -45,43 +49,67 @@ pub enum Instance {
 #[error("`{text}` is not an instance: {reason}")]
 pub struct InstanceError {
     text: String,
-    reason: &'static str,
+    reason: String,
+}
+
+impl Instance {
+    /// Plain `sim`: the simulator with its defaults.
+    pub fn simulator() -> Self {
+        Self::Simulator {
+            scenario: None,
+            parameters: SimParameters::default(),
+        }
+    }
 }
 
 impl FromStr for Instance {
     type Err = InstanceError;
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let error = |reason| InstanceError {
+        let error = |reason: String| InstanceError {
             text: text.chars().take(80).collect(),
             reason,
         };
         if text.is_empty() {
             return Ok(Self::ServerDefault);
         }
-        if text == "sim" {
-            return Ok(Self::Simulator { scenario: None });
-        }
-        if let Some(scenario) = text.strip_prefix("sim:") {
-            let plain = scenario
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-            if scenario.is_empty() || scenario.len() > 64 || !plain {
-                return Err(error(
-                    "a scenario name has 1 to 64 characters of A-Z a-z 0-9 _ -",
-                ));
-            }
+        if text == "sim" || text.starts_with("sim:") || text.starts_with("sim?") {
+            let (head, query) = match text.split_once('?') {
+                Some((head, query)) => (head, Some(query)),
+                None => (text, None),
+            };
+            let scenario = match head.strip_prefix("sim:") {
+                None => None,
+                Some(scenario) => {
+                    let plain = scenario
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+                    if scenario.is_empty() || scenario.len() > 64 || !plain {
+                        return Err(error(
+                            "a scenario name has 1 to 64 characters of A-Z a-z 0-9 _ -".to_owned(),
+                        ));
+                    }
+                    Some(scenario.to_owned())
+                }
+            };
+            let parameters = match query {
+                None => SimParameters::default(),
+                Some(query) => {
+                    SimParameters::parse(query).map_err(|problems| error(problems.join("; ")))?
+                }
+            };
             return Ok(Self::Simulator {
-                scenario: Some(scenario.to_owned()),
+                scenario,
+                parameters,
             });
         }
         if !text.starts_with('/') {
             return Err(error(
-                "give the absolute path of a serial port, `sim`, `sim:<scenario>`, or an empty string",
+                "give the absolute path of a serial port, `sim`, `sim:<scenario>`, `sim?<parameters>`, or an empty string".to_owned(),
             ));
         }
         if text.len() > 4096 || text.chars().any(char::is_control) {
             return Err(error(
-                "a serial port path has at most 4096 bytes and no control characters",
+                "a serial port path has at most 4096 bytes and no control characters".to_owned(),
             ));
         }
         Ok(Self::SerialPort(text.to_owned()))
@@ -92,10 +120,19 @@ impl fmt::Display for Instance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::ServerDefault => Ok(()),
-            Self::Simulator { scenario: None } => f.write_str("sim"),
             Self::Simulator {
-                scenario: Some(scenario),
-            } => write!(f, "sim:{scenario}"),
+                scenario,
+                parameters,
+            } => {
+                f.write_str("sim")?;
+                if let Some(scenario) = scenario {
+                    write!(f, ":{scenario}")?;
+                }
+                if !parameters.is_empty() {
+                    write!(f, "?{parameters}")?;
+                }
+                Ok(())
+            }
             Self::SerialPort(path) => f.write_str(path),
         }
     }
@@ -109,9 +146,9 @@ impl schemars::JsonSchema for Instance {
         schemars::json_schema!({
             "type": "string",
             "maxLength": 4096,
-            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
-            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, or an empty string for the server's default.",
-            "examples": ["sim", "/dev/ttyUSB0", ""]
+            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?[A-Za-z0-9_=&.:;-]*)?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
+            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), or an empty string for the server's default.",
+            "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", ""]
         })
     }
 }

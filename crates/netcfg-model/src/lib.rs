@@ -14,6 +14,9 @@
 //!   them with [`FromJson::from_json`] (or serde) to get every problem at once.
 //! - Domain types that stop mistakes: [`SerialNumber`], [`NetworkTime`],
 //!   [`SensorPeriod`], [`RoleId`], [`ConfigName`], the RF enums.
+//! - Locating tags: the [`locate`] module solves a beacon's measurements
+//!   into a position with its 95% error, predicts coverage and checks a
+//!   survey of the anchors.
 //! - Built-in data: [`builtin_roles`], [`default_streams`],
 //!   [`RfSetting::default_setting`], [`default_settings`], [`NetworkMode::ALL`].
 //!
@@ -36,6 +39,7 @@ mod host;
 mod int_enum;
 mod json;
 mod level;
+pub mod locate;
 pub mod max_tags;
 mod misc;
 mod names;
@@ -48,6 +52,8 @@ mod role;
 mod schedule;
 mod serial;
 mod setting;
+mod sim_parameters;
+mod site_check;
 mod stream;
 mod time;
 mod validation;
@@ -101,6 +107,8 @@ pub use setting::{
     DefaultSetting, SYSTEM_CLASS, SYSTEM_CLASS_ID, SettingRule, SettingScope, SettingType,
     SettingValue, SystemSetting, default_setting, default_settings,
 };
+pub use sim_parameters::{SIM_PARAMETER_NAMES, SimParameters, SurveyError};
+pub use site_check::{AnchorSurvey, MeasuredRange, PointMm, SurveyPair, SurveyReport, TagAccuracy};
 pub use stream::{DEFAULT_STREAM_GROUP, DataStream, DefaultStream, default_streams};
 pub use time::{NetworkTime, SensorPeriod, SensorPeriodError};
 pub use validation::{Problem, Problems, Validate};

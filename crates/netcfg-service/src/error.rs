@@ -20,6 +20,14 @@ pub enum ServiceError {
     /// says what to do.
     #[error("{0}")]
     Running(String),
+    /// The configuration does not run, and the operation needs it
+    /// running; the text says what to do.
+    #[error("{0}")]
+    Stopped(String),
+    /// The request's parameters are out of range, each problem with its
+    /// parameter.
+    #[error("invalid parameters: {0}")]
+    Parameters(netcfg_model::Problems),
     /// A question to the host failed.
     #[error("host: {0}")]
     Host(#[from] netcfg_host::HostError),

@@ -30,6 +30,7 @@ mod notifications;
 mod resources;
 mod schedules;
 mod settings;
+mod site;
 
 pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
 pub use logs::LOG_FILE_LIMIT;

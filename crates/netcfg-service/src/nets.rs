@@ -42,6 +42,8 @@ impl Service {
         write: Write,
     ) -> Result<Configuration, ServiceError> {
         let name = body.name.clone();
+        // A new configuration has no device a survey error could name.
+        survey_errors_name_devices(survey_error_serials(&body.instance))?;
         let configuration = self
             .blocking(move |store| store.create(&body.name, body.instance))
             .await?;
@@ -145,6 +147,10 @@ impl Service {
         };
         let configuration = self
             .change(&configuration.name, write, move |net| {
+                let asked = survey_error_serials(&instance);
+                if !asked.is_empty() {
+                    survey_errors_name_devices(net.unknown_serials(asked)?)?;
+                }
                 net.set_instance(instance)
             })
             .await?;
@@ -258,4 +264,36 @@ impl Service {
     async fn journal(&self, name: &ConfigName, write: Write) -> Result<(), ServiceError> {
         self.change(name, write, |_| Ok(())).await
     }
+}
+
+/// The devices a simulator instance's `survey_error` displaces.
+fn survey_error_serials(instance: &Instance) -> Vec<netcfg_model::SerialNumber> {
+    match instance {
+        Instance::Simulator { parameters, .. } => parameters
+            .survey_error
+            .iter()
+            .map(|error| error.serial_number)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses a `survey_error` that names devices the configuration does
+/// not hold (`unknown`), with the problem on `instance`.
+fn survey_errors_name_devices(
+    unknown: Vec<netcfg_model::SerialNumber>,
+) -> Result<(), netcfg_store::StoreError> {
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let unknown: Vec<String> = unknown.iter().map(ToString::to_string).collect();
+    let mut problems = netcfg_model::Problems::new();
+    problems.push(
+        "instance",
+        format!(
+            "survey_error names {}, which the configuration does not hold",
+            unknown.join(", ")
+        ),
+    );
+    Err(netcfg_store::StoreError::Invalid(problems))
 }

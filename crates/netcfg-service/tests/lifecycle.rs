@@ -152,12 +152,7 @@ async fn each_step_of_a_life_is_told_and_journalled() {
     assert_eq!(annex_history[0].summary, "Copied from site");
 
     let renamed = service
-        .update_net(
-            &site,
-            name("main"),
-            Instance::Simulator { scenario: None },
-            write("Rename"),
-        )
+        .update_net(&site, name("main"), Instance::simulator(), write("Rename"))
         .await
         .unwrap();
     assert_eq!(renamed.name, name("main"));
@@ -193,12 +188,7 @@ async fn a_running_network_is_not_renamed_or_restored_but_is_stopped_before_a_de
     heard.take();
 
     let rename = service
-        .update_net(
-            &site,
-            name("other"),
-            Instance::Simulator { scenario: None },
-            write("Rename"),
-        )
+        .update_net(&site, name("other"), Instance::simulator(), write("Rename"))
         .await;
     assert!(
         matches!(&rename, Err(ServiceError::Running(message)) if message.contains("stop it before renaming")),

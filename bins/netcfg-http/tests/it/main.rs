@@ -17,4 +17,5 @@ mod layers;
 mod operations;
 mod schedules;
 mod security;
+mod site;
 mod tls;

@@ -182,6 +182,8 @@ pub struct PositionEntry {
     pub z: i32,
     /// Quality, 0 (worst) to 10,000 (best).
     pub quality: u16,
+    /// The solver's own 95% horizontal error estimate, mm.
+    pub error_mm: u32,
     /// When the network solved it, in units of 1/975,000 s.
     pub network_time: u64,
 }

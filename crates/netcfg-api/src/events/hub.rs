@@ -437,6 +437,7 @@ impl EventHub {
                 y: position.y,
                 z: position.z,
                 quality: position.quality,
+                error_mm: position.error_mm,
                 network_time,
             };
             match net_positions.pending_index.get(serial_number) {
@@ -586,6 +587,7 @@ mod tests {
                         z: 0,
                         quality: 100,
                         anchors_used: 4,
+                        error_mm: 80,
                     },
                 )
             })

@@ -22,6 +22,7 @@ pub(crate) mod rf;
 pub(crate) mod roles;
 pub(crate) mod schedules;
 pub(crate) mod settings;
+pub(crate) mod site;
 pub(crate) mod streams;
 
 /// "1 device", "3 devices".

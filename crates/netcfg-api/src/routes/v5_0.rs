@@ -100,6 +100,10 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::ListSchedules,
         Operation::UpdateSchedule,
         Operation::DeleteSchedule,
+        Operation::GetAccuracy,
+        Operation::GetCoverage,
+        Operation::RunSurvey,
+        Operation::GetSurvey,
     ] {
         changes.push(Change::Remove(operation));
     }

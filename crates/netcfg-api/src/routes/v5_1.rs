@@ -45,6 +45,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(position_limits());
     routes.extend(alert_rules());
     routes.extend(schedules());
+    routes.extend(site());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -889,6 +890,65 @@ fn alert_rules() -> Vec<Route> {
         )
         .responds(StatusCode::NO_CONTENT, message(), Information)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+    ]
+}
+
+/// How well a site locates (decisions §12): 5.1 only.
+fn site() -> Vec<Route> {
+    vec![
+        Route::new(
+            GET,
+            &["/nets/{net_name}/accuracy"],
+            Operation::GetAccuracy,
+            "The reference tags' errors since the start: mean, RMS, 95th percentile, and how often each fix was within its own error estimate",
+            site::accuracy,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Accuracy>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/coverage"],
+            Operation::GetCoverage,
+            "The 95% horizontal error the anchors' geometry predicts over a grid (the Cramér–Rao bound), and how many anchors are in range of each cell",
+            site::coverage,
+        )
+        .query::<site::CoverageNumber>("z", "The tags' height, mm (default 1,000).")
+        .query::<site::CoverageNumber>(
+            "resolution_mm",
+            "The grid's cell size, 50 to 10,000 mm (default 500).",
+        )
+        .query::<site::CoverageNumber>(
+            "toa_noise_mm",
+            "The timing noise of one measurement (σ), above 0 to 10,000 mm (default 30).",
+        )
+        .query::<site::CoverageNumber>(
+            "range_mm",
+            "The hearing range, above 0 to 1,000,000 mm (default 40,000).",
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Coverage>(), Debug)
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::NOT_FOUND]),
+        Route::new(
+            POST,
+            &["/nets/{net_name}/survey"],
+            Operation::RunSurvey,
+            "Make the anchors and seeders range each other and judge their configured positions",
+            site::run_survey,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Survey>(), Information)
+        .errors(&[
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/survey"],
+            Operation::GetSurvey,
+            "The last survey of the anchors",
+            site::last_survey,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Survey>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 

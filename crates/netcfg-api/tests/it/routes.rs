@@ -72,6 +72,10 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
         "decisions §16",
     ),
     ("5.1", "delete_schedule", &[204, 404], "decisions §16"),
+    ("5.1", "get_accuracy", &[200, 404, 409], "decisions §12"),
+    ("5.1", "get_coverage", &[200, 400, 404], "decisions §12"),
+    ("5.1", "run_survey", &[200, 404, 409], "decisions §12"),
+    ("5.1", "get_survey", &[200, 404], "decisions §12"),
 ];
 
 /// Statuses the seed lists that no request can provoke on a healthy host:

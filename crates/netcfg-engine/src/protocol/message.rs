@@ -118,6 +118,34 @@ pub struct PositionReport {
     pub position: Position,
 }
 
+/// What the anchors measured of one tag beacon (decisions §12).
+///
+/// In [`Message::ArrivalTimes`], `base` is a time in network-time ticks
+/// (1/(499.2 MHz × 128), about 15.65 ps) and each link's value the
+/// anchor's arrival time minus `base`, in ticks. In [`Message::Ranges`],
+/// `base` is 0 and each value a two-way range in mm.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BeaconReport {
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// The common base of the link values.
+    pub base: u64,
+    /// Each anchor that heard the beacon and its value.
+    pub links: Vec<(SerialNumber, i32)>,
+}
+
+/// What one anchor measured of its peers in a survey: for each peer, the
+/// median of its two-way ranges (mm) and how many rounds it heard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PeerRange {
+    /// The peer anchor.
+    pub peer: SerialNumber,
+    /// Median range, mm.
+    pub range_mm: u32,
+    /// Rounds of the survey the peer answered.
+    pub rounds: u8,
+}
+
 /// One sensor reading of one tag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SensorReport {
@@ -177,6 +205,21 @@ pub enum Message {
     },
     /// Host: store a magnetometer calibration on a device; answered by `Ack`.
     SetMagnetometerCalibration(MagnetometerCalibration),
+    /// Host: an anchor ranges each of its peers `rounds` times; answered by
+    /// `SurveyRanges` (or `Nack`).
+    Survey {
+        /// The anchor that ranges.
+        anchor: SerialNumber,
+        /// Two-way ranges per peer.
+        rounds: u8,
+    },
+    /// Device: the answer to `Survey`.
+    SurveyRanges {
+        /// The anchor that ranged.
+        anchor: SerialNumber,
+        /// What it measured of each peer it heard.
+        peers: Vec<PeerRange>,
+    },
     /// Device: the answer to `Ping`.
     Pong {
         /// The ping's token.
@@ -255,6 +298,20 @@ pub enum Message {
         interface: u8,
         /// Its counters since the network started.
         counters: AnchorCounters,
+    },
+    /// Report: arrival times of tag beacons at the anchors (`multitime`).
+    ArrivalTimes {
+        /// When, in network time units since the network started.
+        network_time: u64,
+        /// One entry per beacon.
+        beacons: Vec<BeaconReport>,
+    },
+    /// Report: two-way ranges of tags to anchors (`multirange`).
+    Ranges {
+        /// When, in network time units since the network started.
+        network_time: u64,
+        /// One entry per ranging exchange.
+        beacons: Vec<BeaconReport>,
     },
     /// Report: a batch of sensor readings.
     Sensors {
@@ -336,6 +393,7 @@ impl Message {
             Self::Resync => 0x07,
             Self::DeviceCommand { .. } => 0x08,
             Self::SetMagnetometerCalibration(_) => 0x09,
+            Self::Survey { .. } => 0x0A,
             Self::Pong { .. } => 0x40,
             Self::Ack => 0x41,
             Self::Nack { .. } => 0x42,
@@ -350,6 +408,9 @@ impl Message {
             Self::Positions { .. } => 0x4B,
             Self::Sensors { .. } => 0x4C,
             Self::AnchorCounters { .. } => 0x4D,
+            Self::ArrivalTimes { .. } => 0x4E,
+            Self::Ranges { .. } => 0x4F,
+            Self::SurveyRanges { .. } => 0x50,
         }
     }
 
@@ -357,7 +418,11 @@ impl Message {
     pub const fn is_reply(&self) -> bool {
         matches!(
             self,
-            Self::Pong { .. } | Self::Ack | Self::Nack { .. } | Self::DeviceReply(_)
+            Self::Pong { .. }
+                | Self::Ack
+                | Self::Nack { .. }
+                | Self::DeviceReply(_)
+                | Self::SurveyRanges { .. }
         )
     }
 
@@ -481,6 +546,38 @@ impl Message {
                 out.u32(counters.beacons_discarded);
                 out.u32(counters.beacons_late);
                 out.u64(counters.quality_sum);
+            }
+            Self::Survey { anchor, rounds } => {
+                out.u32(anchor.as_u32());
+                out.u8(*rounds);
+            }
+            Self::SurveyRanges { anchor, peers } => {
+                out.u32(anchor.as_u32());
+                out.list("peers", peers, |out, peer| {
+                    out.u32(peer.peer.as_u32());
+                    out.u32(peer.range_mm);
+                    out.u8(peer.rounds);
+                    Ok(())
+                })?;
+            }
+            Self::ArrivalTimes {
+                network_time,
+                beacons,
+            }
+            | Self::Ranges {
+                network_time,
+                beacons,
+            } => {
+                out.u64(*network_time);
+                out.list("beacons", beacons, |out, beacon| {
+                    out.u32(beacon.serial_number.as_u32());
+                    out.u64(beacon.base);
+                    out.list("links", &beacon.links, |out, (anchor, value)| {
+                        out.u32(anchor.as_u32());
+                        out.i32(*value);
+                        Ok(())
+                    })
+                })?;
             }
             Self::Sensors {
                 network_time,
@@ -613,6 +710,7 @@ impl Message {
                             z: input.i32("z")?,
                             quality: input.u16("quality")?,
                             anchors_used: input.u8("anchors_used")?,
+                            error_mm: 0,
                         },
                     })
                 })?,
@@ -645,11 +743,48 @@ impl Message {
                     })
                 })?,
             },
+            0x0A => Self::Survey {
+                anchor: serial(input)?,
+                rounds: input.u8("rounds")?,
+            },
+            0x50 => Self::SurveyRanges {
+                anchor: serial(input)?,
+                peers: input.list("peers", 9, |input| {
+                    Ok(PeerRange {
+                        peer: serial(input)?,
+                        range_mm: input.u32("range_mm")?,
+                        rounds: input.u8("rounds")?,
+                    })
+                })?,
+            },
+            0x4E => Self::ArrivalTimes {
+                network_time: input.u64("network_time")?,
+                beacons: decode_beacons(input)?,
+            },
+            0x4F => Self::Ranges {
+                network_time: input.u64("network_time")?,
+                beacons: decode_beacons(input)?,
+            },
             other => return Err(DecodeError::UnknownKind { kind: other }),
         };
         reader.finish()?;
         Ok(message)
     }
+}
+
+fn decode_beacons(input: &mut Reader<'_>) -> Result<Vec<BeaconReport>, DecodeError> {
+    input.list("beacons", 14, |input| {
+        Ok(BeaconReport {
+            serial_number: SerialNumber::from_u32(input.u32("serial_number")?),
+            base: input.u64("base")?,
+            links: input.list("links", 8, |input| {
+                Ok((
+                    SerialNumber::from_u32(input.u32("anchor")?),
+                    input.i32("value")?,
+                ))
+            })?,
+        })
+    })
 }
 
 fn write_rf(out: &mut Writer, rf: &RfSetting) -> Result<(), EncodeError> {

@@ -23,7 +23,8 @@ mod message;
 pub use crc::crc32;
 pub use frame::{Frame, FrameDecoder};
 pub use message::{
-    AnchorCounters, Message, NackReason, PositionReport, SensorKind, SensorReport, WireDevice,
+    AnchorCounters, BeaconReport, Message, NackReason, PeerRange, PositionReport, SensorKind,
+    SensorReport, WireDevice,
 };
 
 /// The protocol version this codec speaks (the third byte of every frame).

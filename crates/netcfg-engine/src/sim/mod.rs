@@ -5,10 +5,15 @@
 //! The simulated world holds every device of the configuration the engine
 //! pushes, plus the extra devices of [`SimOptions::extra_devices`] (which the
 //! configuration does not hold, so they show up as unconfigured devices).
-//! Once started it reports status periodically, moves tags around the
-//! anchors and reports their positions and sensor data at their roles'
-//! rates, answers every device action, and injects [`SimFault`]s on command.
+//! Once started it reports status periodically, walks tags over the area
+//! the anchors cover, reports what the anchors measured of each beacon
+//! (arrival times or ranges, with the radio's errors: [`radio`]) and the
+//! tags' sensor data at their roles' rates, answers every device action and
+//! survey, and injects [`SimFault`]s on command. Reference tags (tags with a
+//! configured position) stand still there.
 
+mod motion;
+pub mod radio;
 mod world;
 
 use std::{
@@ -28,10 +33,11 @@ use tokio::{
 };
 
 use crate::protocol::FrameDecoder;
+use radio::RadioOptions;
 use world::World;
 
 /// How the simulator behaves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimOptions {
     /// Devices the network hears that no configuration holds.
     pub extra_devices: Vec<SerialNumber>,
@@ -41,6 +47,8 @@ pub struct SimOptions {
     pub lost_after: Duration,
     /// The simulation step: reports due within a step are sent together.
     pub tick: Duration,
+    /// The radio's error sources (the instance's `sim?...` parameters).
+    pub radio: RadioOptions,
 }
 
 impl Default for SimOptions {
@@ -50,6 +58,7 @@ impl Default for SimOptions {
             status_period: Duration::from_secs(1),
             lost_after: Duration::from_millis(500),
             tick: Duration::from_millis(10),
+            radio: RadioOptions::default(),
         }
     }
 }

@@ -1,23 +1,30 @@
 //! The simulated network: devices, their state, and what they report.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use netcfg_model::{
     ActionOutcome, Connectivity, DeviceAction, DeviceActionReply, DeviceAttributes, DeviceStatus,
-    FirmwareImage, FirmwareImageType, NetworkTime, Position, Role, RoleId, SerialNumber,
+    FirmwareImage, FirmwareImageType, NetworkMode, NetworkTime, Role, RoleId, SerialNumber,
     Synchronisation,
 };
 use tokio::time::Instant;
 
-use super::{SimFault, SimOptions};
+use super::{
+    SimFault, SimOptions,
+    motion::{Area, Walker},
+    radio::{Radio, RadioAnchor, TICKS_PER_UNIT},
+};
 use crate::protocol::{
-    AnchorCounters, Frame, Message, NackReason, PositionReport, SensorKind, SensorReport,
-    WireDevice,
+    AnchorCounters, BeaconReport, Frame, MAX_PAYLOAD, Message, NackReason, SensorKind,
+    SensorReport, WireDevice,
 };
 
 /// Reports of one kind sent in one frame at most (keeps frames well under
 /// the payload limit).
 const BATCH: usize = 100;
+/// Payload bytes of beacon measurements gathered into one frame at most.
+const BEACON_BYTES: usize = MAX_PAYLOAD - 256;
+
 /// A tag more periods late than this skips ahead instead of bursting.
 const MAX_CATCH_UP: u64 = 10;
 
@@ -59,6 +66,13 @@ struct SimDevice {
     role_id: RoleId,
     configured: bool,
     anchor_position: Option<[i32; 3]>,
+    /// Where it truly is (configured + the instance's survey error); for
+    /// tags, only reference tags (which stand still).
+    true_position: Option<[f64; 3]>,
+    /// A moving tag's walk.
+    walker: Option<Walker>,
+    /// Anchors: residual synchronisation error and free clock offset, mm.
+    offsets: (f64, f64),
     /// Network time units between beacons; 0 for devices that do not beacon.
     period: u64,
     next_beacon: u64,
@@ -68,7 +82,6 @@ struct SimDevice {
     synchronisation: Synchronisation,
     rejoin_at: Option<Instant>,
     properties: BTreeMap<u32, i64>,
-    phase: f64,
     /// Anchors and seeders: what they timed since the network started.
     counters: AnchorCounters,
 }
@@ -82,6 +95,9 @@ impl SimDevice {
             role_id: RoleId::UNCONFIGURED,
             configured: false,
             anchor_position: None,
+            true_position: None,
+            walker: None,
+            offsets: (0.0, 0.0),
             period: 0,
             next_beacon: 0,
             sensors: Vec::new(),
@@ -91,7 +107,6 @@ impl SimDevice {
             rejoin_at: None,
             // A few persistent properties every device has.
             properties: BTreeMap::from([(1, 0), (2, i64::from(seed & 0xFF)), (7, 100)]),
-            phase: f64::from(seed % 360).to_radians(),
             counters: AnchorCounters::default(),
         }
     }
@@ -133,6 +148,7 @@ impl SimDevice {
 #[derive(Debug, Default)]
 struct PendingPush {
     configuration: String,
+    network_mode: NetworkMode,
     roles: Vec<Role>,
     devices: Vec<WireDevice>,
 }
@@ -145,9 +161,9 @@ pub(super) struct World {
     devices: BTreeMap<SerialNumber, SimDevice>,
     running_since: Option<Instant>,
     next_status: Instant,
-    centre: [f64; 2],
-    radius: f64,
-    anchor_count: u8,
+    network_mode: NetworkMode,
+    radio: Radio,
+    area: Area,
     /// Network time units between seeder ticks.
     seeder_period: u64,
     /// Seeder ticks since the start, as of the last step.
@@ -163,6 +179,7 @@ fn beacon_losses(serial: SerialNumber) -> (u64, u64) {
 
 impl World {
     pub(super) fn new(options: SimOptions) -> Self {
+        let radio = Radio::new(options.radio.clone(), 0);
         let mut world = Self {
             options,
             pending: None,
@@ -171,9 +188,9 @@ impl World {
             devices: BTreeMap::new(),
             running_since: None,
             next_status: Instant::now(),
-            centre: [0.0, 0.0],
-            radius: 5_000.0,
-            anchor_count: 0,
+            network_mode: NetworkMode::MultiTime,
+            radio,
+            area: Area::of_anchors(&[]),
             seeder_period: 9_750,
             ticks_so_far: 0,
         };
@@ -205,10 +222,12 @@ impl World {
             Message::ConfigBegin {
                 configuration,
                 roles,
+                network_mode,
                 ..
             } => {
                 self.pending = Some(PendingPush {
                     configuration,
+                    network_mode,
                     roles,
                     devices: Vec::new(),
                 });
@@ -253,6 +272,7 @@ impl World {
                 serial_number,
                 action,
             } => self.command(serial_number, action, out),
+            Message::Survey { anchor, rounds } => Some(self.survey(anchor, rounds)),
             Message::SetMagnetometerCalibration(calibration) => {
                 match self.reachable(calibration.serial_number) {
                     Err(reason) => Some(Message::Nack { reason }),
@@ -282,6 +302,11 @@ impl World {
         log::debug!("simulator: configuration {} pushed", pending.configuration);
         let was_running = self.running_since.is_some();
         self.roles = pending.roles;
+        self.network_mode = pending.network_mode;
+        self.radio = Radio::new(
+            self.options.radio.clone(),
+            name_salt(&pending.configuration),
+        );
         self.devices.clear();
         let mut anchors = Vec::new();
         for wire in pending.devices {
@@ -292,8 +317,14 @@ impl World {
                 device.role_id = interface.role_id;
                 device.anchor_position = interface.position();
             }
-            if let Some(position) = device.anchor_position.filter(|_| device.is_anchor()) {
-                anchors.push(position);
+            if let Some(configured) = device.anchor_position {
+                let configured = configured.map(f64::from);
+                let truth = self.radio.true_position(device.serial, configured);
+                device.true_position = Some(truth);
+                if device.is_anchor() {
+                    anchors.push(configured);
+                    device.offsets = self.radio.anchor_offsets();
+                }
             }
             if let Some(role) = self.roles.iter().find(|role| role.id == device.role_id)
                 && device.role_id.is_tag_role()
@@ -316,17 +347,11 @@ impl World {
             .find(|role| role.id == RoleId::SEEDER)
             .map_or(0, |role| u64::from(role.network_period.units()))
             .max(4_375);
-        self.anchor_count = u8::try_from(anchors.len()).unwrap_or(u8::MAX);
-        if !anchors.is_empty() {
-            let count = anchors.len() as f64;
-            let cx = anchors.iter().map(|a| f64::from(a[0])).sum::<f64>() / count;
-            let cy = anchors.iter().map(|a| f64::from(a[1])).sum::<f64>() / count;
-            let spread = anchors
-                .iter()
-                .map(|a| (f64::from(a[0]) - cx).hypot(f64::from(a[1]) - cy))
-                .fold(0.0, f64::max);
-            self.centre = [cx, cy];
-            self.radius = (spread * 0.6).max(2_000.0);
+        self.area = Area::of_anchors(&anchors);
+        for device in self.devices.values_mut() {
+            if device.period > 0 && device.true_position.is_none() {
+                device.walker = Some(Walker::new(device.serial, &self.area, &mut self.radio));
+            }
         }
         self.configured = true;
         if was_running {
@@ -485,7 +510,7 @@ impl World {
         if status_due {
             self.next_status = now + self.options.status_period;
         }
-        let mut positions = Vec::new();
+        let mut due = Vec::new();
         let mut sensors = Vec::new();
         for device in self.devices.values_mut() {
             if let Some(since) = device.silent_since {
@@ -535,16 +560,7 @@ impl World {
                 device.next_beacon = network_time;
             }
             while device.next_beacon <= network_time {
-                positions.push(PositionReport {
-                    serial_number: device.serial,
-                    position: path_position(
-                        self.centre,
-                        self.radius,
-                        device.phase,
-                        device.next_beacon,
-                        self.anchor_count,
-                    ),
-                });
+                due.push((device.serial, device.next_beacon));
                 device.next_beacon += device.period;
             }
             for (kind, period, next) in &mut device.sensors {
@@ -561,14 +577,10 @@ impl World {
                 }
             }
         }
-        self.count_receptions(network_time, &positions);
-        out.positions += positions.len() as u64;
-        for chunk in positions.chunks(BATCH) {
-            out.report(Message::Positions {
-                network_time,
-                reports: chunk.to_vec(),
-            });
-        }
+        let beacons = self.measure(&due);
+        self.count_receptions(network_time, &beacons);
+        out.positions += beacons.len() as u64;
+        self.send_beacons(network_time, beacons, out);
         for chunk in sensors.chunks(BATCH) {
             out.report(Message::Sensors {
                 network_time,
@@ -579,18 +591,119 @@ impl World {
 }
 
 impl World {
+    /// The anchors and seeders the radio can use now: configured,
+    /// positioned, answering.
+    fn radio_anchors(&self) -> Vec<RadioAnchor> {
+        self.devices
+            .values()
+            .filter(|device| {
+                device.configured
+                    && device.is_anchor()
+                    && device.silent_since.is_none()
+                    && device.rejoin_at.is_none()
+            })
+            .filter_map(|device| {
+                Some(RadioAnchor {
+                    serial_number: device.serial,
+                    position: device.true_position?,
+                    sync_offset_mm: device.offsets.0,
+                    clock_offset_mm: device.offsets.1,
+                    synchronised: device.synchronisation != Synchronisation::None,
+                })
+            })
+            .collect()
+    }
+
+    /// What the anchors measured of each beacon due (tag, network time).
+    fn measure(&mut self, due: &[(SerialNumber, u64)]) -> Vec<BeaconReport> {
+        if due.is_empty() {
+            return Vec::new();
+        }
+        let anchors = self.radio_anchors();
+        let mut beacons = Vec::with_capacity(due.len());
+        for &(serial, at_units) in due {
+            let Some(device) = self.devices.get_mut(&serial) else {
+                continue;
+            };
+            let seconds = at_units as f64 / f64::from(NetworkTime::UNITS_PER_SECOND);
+            let here = match (device.true_position, device.walker.as_mut()) {
+                (Some(still), _) => still,
+                (None, Some(walker)) => walker.position_at(seconds, &self.area, &mut self.radio),
+                (None, None) => continue,
+            };
+            let beacon = match self.network_mode {
+                NetworkMode::MultiTime => self.radio.arrival_times(
+                    serial,
+                    here,
+                    at_units.saturating_mul(TICKS_PER_UNIT),
+                    &anchors,
+                ),
+                NetworkMode::MultiRange => self.radio.ranges(serial, here, &anchors),
+            };
+            beacons.push(beacon);
+        }
+        beacons
+    }
+
+    /// Sends beacons in frames that stay under the payload limit.
+    fn send_beacons(&self, network_time: u64, beacons: Vec<BeaconReport>, out: &mut Outbox) {
+        let wrap = |beacons: Vec<BeaconReport>| match self.network_mode {
+            NetworkMode::MultiTime => Message::ArrivalTimes {
+                network_time,
+                beacons,
+            },
+            NetworkMode::MultiRange => Message::Ranges {
+                network_time,
+                beacons,
+            },
+        };
+        let mut frame = Vec::new();
+        let mut bytes = 0;
+        for beacon in beacons {
+            let size = 14 + 8 * beacon.links.len();
+            if bytes + size > BEACON_BYTES && !frame.is_empty() {
+                out.report(wrap(std::mem::take(&mut frame)));
+                bytes = 0;
+            }
+            bytes += size;
+            frame.push(beacon);
+        }
+        if !frame.is_empty() {
+            out.report(wrap(frame));
+        }
+    }
+
+    /// A survey: `anchor` ranges its peers.
+    fn survey(&mut self, anchor: SerialNumber, rounds: u8) -> Message {
+        if self.running_since.is_none() {
+            return Message::Nack {
+                reason: NackReason::NotRunning,
+            };
+        }
+        let anchors = self.radio_anchors();
+        let Some(ranging) = anchors.iter().find(|a| a.serial_number == anchor) else {
+            return Message::Nack {
+                reason: NackReason::UnknownDevice,
+            };
+        };
+        let ranging = *ranging;
+        let peers = self.radio.survey(&ranging, &anchors, rounds.max(1));
+        Message::SurveyRanges { anchor, peers }
+    }
+
     /// Every synchronised, reachable anchor times the seeder ticks of this
-    /// step and hears every tag beacon located in it; it discards a few and
-    /// gets a few late ([`beacon_losses`]).
-    fn count_receptions(&mut self, network_time: u64, positions: &[PositionReport]) {
+    /// step and the tag beacons it heard; it discards a few and gets a few
+    /// late ([`beacon_losses`]).
+    fn count_receptions(&mut self, network_time: u64, beacons: &[BeaconReport]) {
         let ticks_now = network_time / self.seeder_period.max(1);
         let new_ticks = ticks_now.saturating_sub(self.ticks_so_far);
         self.ticks_so_far = ticks_now;
-        let beacons = positions.len() as u64;
-        let quality: u64 = positions
-            .iter()
-            .map(|report| u64::from(report.position.quality))
-            .sum();
+        let mut heard_by: HashMap<SerialNumber, u64> = HashMap::new();
+        for beacon in beacons {
+            for (anchor, _) in &beacon.links {
+                *heard_by.entry(*anchor).or_default() += 1;
+            }
+        }
         for device in self.devices.values_mut() {
             if !device.is_anchor()
                 || !device.configured
@@ -600,6 +713,7 @@ impl World {
             {
                 continue;
             }
+            let beacons = heard_by.get(&device.serial).copied().unwrap_or(0);
             let counters = &mut device.counters;
             // The wire counters are u32 and wrap, as a device's would.
             let wrap = |value: u64| (value & u64::from(u32::MAX)) as u32;
@@ -617,12 +731,24 @@ impl World {
             counters.beacons_late = wrap(late);
             counters.beacons_reported = wrap(reported_now);
             counters.timed_rxs = counters.timed_rxs.wrapping_add(wrap(new_ticks + beacons));
-            // The average quality of this step's beacons, for each reported one.
-            if let Some(share) = (quality * reported_new).checked_div(beacons) {
-                counters.quality_sum = counters.quality_sum.wrapping_add(share);
-            }
+            // A reception's quality, as the anchor judges its first path.
+            counters.quality_sum = counters
+                .quality_sum
+                .wrapping_add(reported_new * LINK_QUALITY);
         }
     }
+}
+
+/// The quality an anchor gives each beacon it reports (AnchorHealthV5's
+/// average quality).
+const LINK_QUALITY: u64 = 8_500;
+
+/// A number from a configuration's name, so each configuration's random
+/// numbers differ and repeat from run to run.
+fn name_salt(name: &str) -> u64 {
+    name.bytes().fold(0xCBF2_9CE4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
+    })
 }
 
 fn join_reports(device: &SimDevice, out: &mut Outbox) {
@@ -688,27 +814,6 @@ fn firmware_images(serial: SerialNumber) -> Vec<FirmwareImage> {
             sha1: sha1(2),
         },
     ]
-}
-
-/// A tag's position at `network_time`: it walks a circle around the anchors
-/// at about 1 m/s, starting at its own phase.
-fn path_position(
-    centre: [f64; 2],
-    radius: f64,
-    phase: f64,
-    network_time: u64,
-    anchors: u8,
-) -> Position {
-    let seconds = network_time as f64 / f64::from(NetworkTime::UNITS_PER_SECOND);
-    let angle = phase + seconds * 1_000.0 / radius;
-    let wobble = (seconds * 0.7 + phase).sin();
-    Position {
-        x: (centre[0] + radius * angle.cos()).round() as i32,
-        y: (centre[1] + radius * angle.sin()).round() as i32,
-        z: (1_000.0 + 50.0 * wobble).round() as i32,
-        quality: (8_500.0 + 1_000.0 * wobble).round() as u16,
-        anchors_used: anchors.clamp(3, 8),
-    }
 }
 
 fn sensor_values(kind: SensorKind, network_time: u64) -> [i32; 4] {

@@ -251,7 +251,10 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
         assert_eq!(ticks % cdp::TICKS_PER_UNIT, 0, "{position}");
         let quality = position["quality"].as_u64().unwrap();
         assert!((1..=10_000).contains(&quality), "{position}");
-        assert_eq!(position["anchor_count"], 4, "{position}");
+        // Solved from the four anchors' times (a missed reception leaves
+        // three, still enough in two dimensions: the anchors share a height).
+        let anchors = position["anchor_count"].as_u64().unwrap();
+        assert!((3..=4).contains(&anchors), "{position}");
         times
             .entry(position["serial_number"].as_str().unwrap().to_owned())
             .or_default()
@@ -524,6 +527,7 @@ async fn positions_keep_their_network_time_and_quality() {
                             z: 1_234,
                             quality,
                             anchors_used: 3 + u8::try_from(tag).unwrap(),
+                            error_mm: 0,
                         },
                     };
                     expected.push((
@@ -568,6 +572,7 @@ async fn positions_keep_their_network_time_and_quality() {
                     z: i32::try_from(item["z"].as_i64().unwrap()).unwrap(),
                     quality: u16::try_from(item["quality"].as_u64().unwrap()).unwrap(),
                     anchors_used: u8::try_from(item["anchor_count"].as_u64().unwrap()).unwrap(),
+                    error_mm: 0,
                 },
             )
         })

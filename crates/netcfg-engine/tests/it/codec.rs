@@ -106,7 +106,8 @@ fn message() -> impl Strategy<Value = Message> {
                                 y,
                                 z,
                                 quality,
-                                anchors_used
+                                anchors_used,
+                                error_mm: 0,
                             },
                         }
                     )

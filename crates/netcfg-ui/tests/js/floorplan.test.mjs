@@ -5,7 +5,7 @@
 
 import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { FloorPlan } from "../../ui/lib/floorplan.js";
+import { FloorPlan, LabelSpace } from "../../ui/lib/floorplan.js";
 
 /** @typedef {import("../../ui/lib/floorplan.js").Anchor} Anchor */
 
@@ -25,11 +25,16 @@ global.ResizeObserver = class {
   disconnect() {}
 };
 
-/** A 2D context that takes every call and answers measureText. */
+/** The texts drawn (fillText), in order. */
+/** @type {string[]} */
+let texts = [];
+
+/** A 2D context that takes every call, answers measureText (40 px) and records fillText. */
 const context = new Proxy(
   {},
   {
-    get: (_target, name) => (name === "measureText" ? () => ({ width: 40 }) : () => {}),
+    get: (_target, name) => (name === "measureText" ? () => ({ width: 40 })
+      : name === "fillText" ? (/** @type {string} */ text) => texts.push(text) : () => {}),
     set: () => true,
   },
 );
@@ -52,6 +57,7 @@ function plan(width = 800, height = 600) {
       addEventListener() {},
       removeEventListener() {},
       setPointerCapture() {},
+      style: {},
     })
   );
   frames = [];
@@ -164,4 +170,94 @@ test("a change asks for one frame, and drawing it counts it", () => {
   const drawn = floor.stats.frames;
   for (const frame of frames.splice(0)) frame();
   assert.equal(floor.stats.frames, drawn + 1);
+});
+
+/** Draws the frames asked for, and gives the texts they drew. */
+function drawn() {
+  texts = [];
+  for (const frame of frames.splice(0)) frame();
+  return texts;
+}
+
+test("label space: a rectangle overlapping one taken is refused, one beside it taken, a forced one always", () => {
+  const space = new LabelSpace(48);
+  assert.ok(space.take(10, 10, 40, 13));
+  assert.ok(!space.take(45, 20, 40, 13), "overlaps the first");
+  assert.ok(space.take(51, 10, 40, 13), "beside it, across a bucket's edge");
+  assert.ok(space.take(10, 24, 40, 13), "under it");
+  assert.ok(!space.take(-20, 0, 200, 100), "a large one over all of them");
+  assert.ok(space.take(45, 20, 40, 13, true), "forced");
+  space.clear();
+  assert.ok(space.take(45, 20, 40, 13), "after clear, free again");
+});
+
+test("crowded tags: a label that would overlap one drawn is skipped; the highlighted tag's always shows", () => {
+  const floor = plan();
+  floor.setAnchors([anchor("A1", 0, 0), anchor("A2", 20_000, 15_000)]);
+  const at = (/** @type {string} */ serial, /** @type {number} */ x, /** @type {number} */ y) =>
+    ({ serial_number: serial, x, y, z: 0, quality: 100, network_time: 1 });
+  // T1 to T3 on one spot, T4 far from them
+  floor.updatePositions([at("T1", 5000, 5000), at("T2", 5000, 5010), at("T3", 5010, 5000), at("T4", 15_000, 10_000)]);
+  let labels = drawn().filter((text) => text.startsWith("T"));
+  assert.deepEqual(labels, ["T1", "T4"]);
+  floor.highlightTag("T3");
+  labels = drawn().filter((text) => text.startsWith("T"));
+  assert.deepEqual(labels, ["T3", "T4"], "the highlighted tag first, the others around it give way");
+  // the anchors are labelled too, each frame
+  assert.ok(texts.includes("A1") && texts.includes("A2"), texts.join(","));
+});
+
+test("a tag keeps its error estimate, and the hover details show it", () => {
+  const floor = plan();
+  floor.updatePositions([{ serial_number: "T1", x: 5000, y: 5000, z: 0, quality: 100, error_mm: 240, network_time: 1 }]);
+  const tag = floor.tags.get("T1");
+  assert.equal(tag?.error_mm, 240);
+  floor.updatePositions([{ serial_number: "T1", x: 5000, y: 5000, z: 0, quality: 100, network_time: 2 }]);
+  assert.equal(tag?.error_mm, null, "none from an older server");
+  floor.updatePositions([{ serial_number: "T1", x: 5000, y: 5000, z: 0, quality: 100, error_mm: 1500, network_time: 3 }]);
+  floor.hover = { kind: "tag", tag: /** @type {any} */ (tag) };
+  assert.ok(drawn().some((text) => text.includes("95% error 1.5 m")), texts.join(" | "));
+});
+
+/** A pointer event at canvas point (x, y). */
+const pointer = (/** @type {number} */ x, /** @type {number} */ y) => /** @type {PointerEvent} */ (/** @type {unknown} */ ({ clientX: x, clientY: y }));
+
+test("with coverage shown, the hover over the plan names the cell's error and anchors in range", () => {
+  const floor = plan();
+  floor.setAnchors([anchor("A1", 0, 0), anchor("A2", 20_000, 15_000)]);
+  floor.setCoverage({ x0: 0, y0: 0, resolution_mm: 1000, columns: 3, rows: 2, error_mm: [50, null, 2000, 90, 90, 90], anchors_in_range: [5, 2, 3, 4, 4, 4] });
+  floor.onPointerMove(pointer(...floor.toScreen(1100, 200)));
+  assert.equal(floor.hover?.kind, "cell");
+  assert.ok(drawn().includes("Not covered: 2 anchors in range"), texts.join(" | "));
+  floor.onPointerMove(pointer(...floor.toScreen(1900, -300)));
+  assert.ok(drawn().includes("95% error 2 m (poor), 3 anchors in range"), texts.join(" | "));
+  // off the grid, and with coverage off: no cell
+  floor.onPointerMove(pointer(...floor.toScreen(9000, 9000)));
+  assert.equal(floor.hover, null);
+  floor.onPointerMove(pointer(...floor.toScreen(1100, 200)));
+  floor.setCoverage(null);
+  assert.equal(floor.hover, null);
+  floor.onPointerMove(pointer(...floor.toScreen(1100, 200)));
+  assert.equal(floor.hover, null);
+});
+
+test("a survey's suggested position is fitted in view, and the anchor's hover tells its verdict", () => {
+  const floor = plan(800, 600);
+  floor.setAnchors([anchor("A1", 0, 0), anchor("A2", 10_000, 10_000)]);
+  floor.setSurvey({
+    time_ms: 0,
+    pairs: [],
+    anchors: [
+      { serial_number: "A1", residual_mm: 40, verdict: "good", suggested: null },
+      { serial_number: "A2", residual_mm: 5100, verdict: "bad", suggested: { x: 15_000, y: 10_000, z: 2000 } },
+    ],
+  });
+  const [sx, sy] = floor.toScreen(15_000, 10_000);
+  assert.ok(sx <= 760 + 1e-6 && sy >= 40 - 1e-6, `the suggested position at ${sx},${sy}`);
+  floor.hover = { kind: "anchor", anchor: floor.anchors[1] };
+  const lines = drawn();
+  assert.ok(lines.some((text) => text.startsWith("survey: bad, 5.1 m")), lines.join(" | "));
+  assert.ok(lines.includes("suggested x 15.00 m, y 10.00 m, z 2.00 m"), lines.join(" | "));
+  floor.setSurvey(null);
+  assert.equal(floor.survey.size, 0);
 });

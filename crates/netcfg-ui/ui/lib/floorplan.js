@@ -6,6 +6,15 @@
 //
 // World coordinates are the API's: millimetres, x east, y north (so y grows
 // upwards on screen). Screen coordinates are CSS pixels of the canvas.
+//
+// Beneath everything it can draw the predicted coverage (lib/coverage.js)
+// and around the anchors the verdicts of the last survey.
+
+import { cellAt, coverageExtent, coveragePixels, describeCell, formatError } from "./coverage.js";
+
+/** @typedef {import("./types.js").Coverage} Coverage */
+/** @typedef {import("./types.js").SurveyReport} SurveyReport */
+/** @typedef {import("./types.js").AnchorSurvey} AnchorSurvey */
 
 /**
  * @typedef {object} Anchor
@@ -26,6 +35,7 @@
  * @property {number} y
  * @property {number} z
  * @property {number} quality
+ * @property {number | null} error_mm  the solver's 95% horizontal error estimate (none from an older server)
  * @property {number} network_time
  * @property {number} seenAt         performance.now() when it last came
  */
@@ -52,11 +62,79 @@ export const COLORS = {
   grid: "#e6eaee",
   ink: "#1b1f24",
   selected: "#ffbf47",
+  error: "rgba(26, 127, 55, .3)",
+};
+
+/** The ring of an anchor by the last survey's verdict. */
+export const VERDICT_COLORS = {
+  good: "#1a7f37",
+  check: "#bf8700",
+  bad: "#cf222e",
 };
 
 const MIN_SCALE = 1e-4; // px per mm: 10 px for 100 m
 const MAX_SCALE = 2; // 2 px per mm
 const HIT_PX = 9;
+/** A tag's error circle shows from this radius (px) up: smaller, it hides under the dot. */
+const MIN_ERROR_PX = 4;
+/** The most tag labels a frame draws: beyond, the plan is too crowded to read them anyway, and each costs a fillText. */
+const MAX_TAG_LABELS = 200;
+const LABEL_HEIGHT = 13;
+
+/**
+ * The screen rectangles labels took this frame, so that a label which would
+ * overlap one already drawn is skipped. Rectangles are filed in square
+ * buckets of `bucket` px: a test looks at the few buckets a rectangle
+ * touches, not at every label.
+ */
+export class LabelSpace {
+  /** @param {number} [bucket] px */
+  constructor(bucket = 48) {
+    this.bucket = bucket;
+    /** @type {Map<number, number[]>} bucket key → x, y, width, height of each rectangle in it */
+    this.buckets = new Map();
+  }
+
+  /** Empties it (each frame). */
+  clear() {
+    this.buckets.clear();
+  }
+
+  /**
+   * Takes the rectangle when it overlaps none taken (or `force`): true when taken.
+   * @param {number} x @param {number} y @param {number} width @param {number} height
+   * @param {boolean} [force]  take it even over others (the hovered tag's label)
+   */
+  take(x, y, width, height, force = false) {
+    const size = this.bucket;
+    const left = Math.floor(x / size);
+    const right = Math.floor((x + width) / size);
+    const top = Math.floor(y / size);
+    const bottom = Math.floor((y + height) / size);
+    if (!force) {
+      for (let bx = left; bx <= right; bx += 1) {
+        for (let by = top; by <= bottom; by += 1) {
+          const rects = this.buckets.get(bx * 100_003 + by);
+          if (!rects) continue;
+          for (let at = 0; at < rects.length; at += 4) {
+            if (x < rects[at] + rects[at + 2] && rects[at] < x + width && y < rects[at + 1] + rects[at + 3] && rects[at + 1] < y + height) {
+              return false;
+            }
+          }
+        }
+      }
+    }
+    for (let bx = left; bx <= right; bx += 1) {
+      for (let by = top; by <= bottom; by += 1) {
+        const key = bx * 100_003 + by;
+        const rects = this.buckets.get(key);
+        if (rects) rects.push(x, y, width, height);
+        else this.buckets.set(key, [x, y, width, height]);
+      }
+    }
+    return true;
+  }
+}
 
 /**
  * A length of 1, 2 or 5 times a power of ten, near `target`.
@@ -120,6 +198,15 @@ export class FloorPlan {
     this.limits = [];
     /** @type {Map<string, Tag>} */
     this.tags = new Map();
+    /** @type {Coverage | null} */
+    this.coverage = null;
+    /** @type {HTMLCanvasElement | null} the coverage, one pixel per cell (made when first drawn) */
+    this.coverageImage = null;
+    /** @type {Map<string, AnchorSurvey>} the last survey's verdicts, by serial number */
+    this.survey = new Map();
+    this.labels = new LabelSpace();
+    /** @type {Map<string, number>} label text → width, px (measureText is slow, and serial numbers repeat every frame) */
+    this.labelWidths = new Map();
     this.scale = 0.03; // px per mm
     this.ox = 40; // screen x of world x = 0
     this.oy = 400; // screen y of world y = 0
@@ -133,7 +220,7 @@ export class FloorPlan {
     this.selectedAnchor = null;
     /** @type {string | null} */
     this.highlightedTag = null;
-    /** @type {{kind: "anchor", anchor: Anchor} | {kind: "tag", tag: Tag} | null} */
+    /** @type {{kind: "anchor", anchor: Anchor} | {kind: "tag", tag: Tag} | {kind: "cell", cell: import("./coverage.js").Cell} | null} */
     this.hover = null;
     this.hoverX = 0;
     this.hoverY = 0;
@@ -212,6 +299,28 @@ export class FloorPlan {
   }
 
   /**
+   * The predicted coverage drawn beneath everything, or none. It does not
+   * change what fits: its margin would shrink the site.
+   * @param {Coverage | null} coverage
+   */
+  setCoverage(coverage) {
+    this.coverage = coverage && coverage.columns > 0 && coverage.rows > 0 ? coverage : null;
+    this.coverageImage = null;
+    if (this.hover?.kind === "cell") this.hover = null;
+    this.requestDraw();
+  }
+
+  /**
+   * The last survey's verdicts, rung around the anchors, or none.
+   * @param {SurveyReport | null} report
+   */
+  setSurvey(report) {
+    this.survey = new Map((report?.anchors || []).map((anchor) => [anchor.serial_number, anchor]));
+    if (this.autoFit) this.fit();
+    this.requestDraw();
+  }
+
+  /**
    * Puts an anchor at x, y (after a refused save, back where it was).
    * @param {string} key @param {number} x @param {number} y
    */
@@ -227,7 +336,7 @@ export class FloorPlan {
   /**
    * A batch of the `position` event, taken in place: one object per tag,
    * reused for each new position.
-   * @param {{serial_number: string, x: number, y: number, z: number, quality: number, network_time: number}[]} positions
+   * @param {{serial_number: string, x: number, y: number, z: number, quality: number, error_mm?: number | null, network_time: number}[]} positions
    */
   updatePositions(positions) {
     const now = performance.now();
@@ -240,6 +349,7 @@ export class FloorPlan {
         tag.y = position.y;
         tag.z = position.z;
         tag.quality = position.quality;
+        tag.error_mm = position.error_mm ?? null;
         tag.network_time = position.network_time;
         tag.seenAt = now;
       } else {
@@ -249,6 +359,7 @@ export class FloorPlan {
           y: position.y,
           z: position.z,
           quality: position.quality,
+          error_mm: position.error_mm ?? null,
           network_time: position.network_time,
           seenAt: now,
         });
@@ -325,6 +436,8 @@ export class FloorPlan {
       if (y > maxY) maxY = y;
     };
     for (const anchor of this.anchors) add(anchor.x, anchor.y);
+    // Where a survey would move an anchor to shows too.
+    for (const verdict of this.survey.values()) if (verdict.suggested) add(verdict.suggested.x, verdict.suggested.y);
     for (const limit of this.limits) {
       add(limit.min_x, limit.min_y);
       add(limit.max_x, limit.max_y);
@@ -460,9 +573,11 @@ export class FloorPlan {
     }
     const anchor = this.anchorAt(sx, sy);
     const tag = anchor ? null : this.tagAt(sx, sy);
-    const hover = anchor ? { kind: "anchor", anchor } : tag ? { kind: "tag", tag } : null;
+    const cell = anchor || tag || !this.coverage ? null : cellAt(this.coverage, ...this.toWorld(sx, sy));
+    const hover = anchor ? { kind: "anchor", anchor } : tag ? { kind: "tag", tag } : cell ? { kind: "cell", cell } : null;
     const changed = (hover?.kind !== this.hover?.kind)
-      || (hover && this.hover && (/** @type {any} */ (hover).anchor !== /** @type {any} */ (this.hover).anchor || /** @type {any} */ (hover).tag !== /** @type {any} */ (this.hover).tag));
+      || (hover && this.hover && (/** @type {any} */ (hover).anchor !== /** @type {any} */ (this.hover).anchor || /** @type {any} */ (hover).tag !== /** @type {any} */ (this.hover).tag
+        || /** @type {any} */ (hover).cell?.index !== /** @type {any} */ (this.hover).cell?.index));
     this.canvas.style.cursor = anchor && (this.callbacks.canDrag?.() ?? true) ? "move" : "grab";
     if (changed || hover) {
       this.hover = /** @type {any} */ (hover);
@@ -550,6 +665,8 @@ export class FloorPlan {
     ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
     ctx.clearRect(0, 0, width, height);
     const step = niceLength(100 / this.scale); // about 100 px
+    this.labels.clear();
+    this.drawCoverage();
     this.drawGrid(step);
     this.drawLimits();
     this.drawAnchors();
@@ -612,8 +729,98 @@ export class FloorPlan {
     ctx.restore();
   }
 
+  /** The coverage beneath everything: one image, one pixel per cell, stretched over the grid. */
+  drawCoverage() {
+    const coverage = this.coverage;
+    if (!coverage) return;
+    if (!this.coverageImage) {
+      if (typeof document === "undefined") return; // under node's tests
+      const image = document.createElement("canvas");
+      image.width = coverage.columns;
+      image.height = coverage.rows;
+      const pixels = coveragePixels(coverage);
+      /** @type {CanvasRenderingContext2D} */ (image.getContext("2d")).putImageData(new ImageData(pixels, coverage.columns, coverage.rows), 0, 0);
+      this.coverageImage = image;
+    }
+    const box = coverageExtent(coverage);
+    const [left, top] = this.toScreen(box.minX, box.maxY);
+    const [right, bottom] = this.toScreen(box.maxX, box.minY);
+    const { ctx } = this;
+    ctx.save();
+    // Cells stay squares: a smoothed image would blur good into poor.
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(this.coverageImage, left, top, right - left, bottom - top);
+    ctx.restore();
+  }
+
+  /**
+   * Draws a label at (x, y) (its left, vertically centred) unless it would
+   * overlap one drawn this frame; true when drawn.
+   * @param {string} text @param {number} x @param {number} y @param {boolean} [force]
+   */
+  label(text, x, y, force = false) {
+    const width = this.labelWidth(text);
+    if (!this.labels.take(x - 1, y - LABEL_HEIGHT / 2, width + 2, LABEL_HEIGHT, force)) return false;
+    this.ctx.fillText(text, x, y);
+    return true;
+  }
+
+  /** @param {string} text  in the current font */
+  labelWidth(text) {
+    let width = this.labelWidths.get(text);
+    if (width === undefined) {
+      width = this.ctx.measureText(text).width;
+      this.labelWidths.set(text, width);
+    }
+    return width;
+  }
+
   drawAnchors() {
     const { ctx } = this;
+    // What the last survey says: first the way to where a bad anchor
+    // belongs (under the anchors), then the rings.
+    if (this.survey.size) {
+      ctx.save();
+      ctx.setLineDash([5, 4]);
+      ctx.lineWidth = 1.5;
+      ctx.strokeStyle = VERDICT_COLORS.bad;
+      for (const anchor of this.anchors) {
+        const suggested = this.survey.get(anchor.serial_number)?.suggested;
+        if (!suggested) continue;
+        const [sx, sy] = this.toScreen(anchor.x, anchor.y);
+        const [tx, ty] = this.toScreen(suggested.x, suggested.y);
+        ctx.beginPath();
+        ctx.moveTo(sx, sy);
+        ctx.lineTo(tx, ty);
+        ctx.stroke();
+      }
+      ctx.setLineDash([]);
+      ctx.lineWidth = 2;
+      for (const anchor of this.anchors) {
+        const suggested = this.survey.get(anchor.serial_number)?.suggested;
+        if (!suggested) continue;
+        // A cross in a circle: where the ranges put it.
+        const [tx, ty] = this.toScreen(suggested.x, suggested.y);
+        ctx.beginPath();
+        ctx.arc(tx, ty, 6, 0, 2 * Math.PI);
+        ctx.moveTo(tx - 4, ty - 4);
+        ctx.lineTo(tx + 4, ty + 4);
+        ctx.moveTo(tx + 4, ty - 4);
+        ctx.lineTo(tx - 4, ty + 4);
+        ctx.stroke();
+      }
+      ctx.lineWidth = 2.5;
+      for (const anchor of this.anchors) {
+        const verdict = this.survey.get(anchor.serial_number)?.verdict;
+        if (!verdict) continue;
+        const [sx, sy] = this.toScreen(anchor.x, anchor.y);
+        ctx.beginPath();
+        ctx.arc(sx, sy, 12, 0, 2 * Math.PI);
+        ctx.strokeStyle = VERDICT_COLORS[verdict] || COLORS.ink;
+        ctx.stroke();
+      }
+      ctx.restore();
+    }
     ctx.font = "12px system-ui, sans-serif";
     ctx.textBaseline = "middle";
     for (const anchor of this.anchors) {
@@ -636,8 +843,20 @@ export class FloorPlan {
         ctx.strokeStyle = COLORS.selected;
         ctx.stroke();
       }
-      ctx.fillStyle = COLORS.ink;
-      ctx.fillText(anchor.name || anchor.serial_number, sx + 11, sy);
+    }
+    // Anchors are few and fixed: their names always show (beyond a
+    // survey's ring), and tags' labels give way to them.
+    ctx.fillStyle = COLORS.ink;
+    const offset = this.survey.size ? 16 : 11;
+    for (const anchor of this.anchors) {
+      const [sx, sy] = this.toScreen(anchor.x, anchor.y);
+      const text = anchor.name || anchor.serial_number;
+      const suggested = this.survey.get(anchor.serial_number)?.suggested;
+      // The name goes on the side away from where a survey would move it,
+      // so that it does not hide the way there; the marker keeps its place.
+      const [tx, ty] = suggested ? this.toScreen(suggested.x, suggested.y) : [sx, sy];
+      if (suggested) this.labels.take(tx - 7, ty - 7, 14, 14, true);
+      this.label(text, tx > sx ? sx - offset - this.labelWidth(text) : sx + offset, sy, true);
     }
   }
 
@@ -646,34 +865,56 @@ export class FloorPlan {
     const { ctx, width, height, ox, oy, scale } = this;
     const fresh = new Path2D();
     const stale = new Path2D();
+    const errors = new Path2D();
+    let anyError = false;
     const radius = 4;
-    let visible = 0;
     for (const tag of this.tags.values()) {
       const sx = ox + tag.x * scale;
       const sy = oy - tag.y * scale;
+      // Its error circle, once large enough to see beside the dot.
+      const errorPx = tag.error_mm ? tag.error_mm * scale : 0;
+      if (errorPx >= MIN_ERROR_PX && sx > -errorPx && sy > -errorPx && sx < width + errorPx && sy < height + errorPx) {
+        errors.moveTo(sx + errorPx, sy);
+        errors.arc(sx, sy, errorPx, 0, 2 * Math.PI);
+        anyError = true;
+      }
       if (sx < -radius || sy < -radius || sx > width + radius || sy > height + radius) continue;
-      visible += 1;
       const path = now - tag.seenAt > STALE_MS ? stale : fresh;
       path.moveTo(sx + radius, sy);
       path.arc(sx, sy, radius, 0, 2 * Math.PI);
+    }
+    if (anyError) {
+      ctx.fillStyle = "rgba(26, 127, 55, .04)";
+      ctx.fill(errors);
+      ctx.lineWidth = 1;
+      ctx.strokeStyle = COLORS.error;
+      ctx.stroke(errors);
     }
     ctx.fillStyle = COLORS.stale;
     ctx.fill(stale);
     ctx.fillStyle = COLORS.tag;
     ctx.fill(fresh);
-    // Labels only while they can be read.
-    if (visible <= 40) {
-      ctx.font = "11px system-ui, sans-serif";
-      ctx.textBaseline = "middle";
-      ctx.fillStyle = COLORS.ink;
-      for (const tag of this.tags.values()) {
-        const sx = ox + tag.x * scale;
-        const sy = oy - tag.y * scale;
-        if (sx < 0 || sy < 0 || sx > width || sy > height) continue;
-        ctx.fillText(tag.serial_number, sx + 7, sy);
-      }
-    }
+    // Labels where they can be read: the hovered and the highlighted tag's
+    // always, then each other one unless it would overlap a label drawn
+    // before it (the order of the Map is stable, so the same tags keep
+    // their labels from frame to frame). The hover details show the rest.
+    ctx.font = "11px system-ui, sans-serif";
+    ctx.textBaseline = "middle";
+    ctx.fillStyle = COLORS.ink;
+    const hovered = this.hover?.kind === "tag" ? this.hover.tag : undefined;
     const highlighted = this.highlightedTag ? this.tags.get(this.highlightedTag) : undefined;
+    for (const tag of [hovered, highlighted]) {
+      if (tag) this.label(tag.serial_number, ox + tag.x * scale + 7, oy - tag.y * scale, true);
+    }
+    let drawn = 0;
+    for (const tag of this.tags.values()) {
+      if (drawn >= MAX_TAG_LABELS) break;
+      if (tag === hovered || tag === highlighted) continue;
+      const sx = ox + tag.x * scale;
+      const sy = oy - tag.y * scale;
+      if (sx < 0 || sy < 0 || sx > width || sy > height) continue;
+      if (this.label(tag.serial_number, sx + 7, sy)) drawn += 1;
+    }
     if (highlighted) {
       const [sx, sy] = this.toScreen(highlighted.x, highlighted.y);
       ctx.beginPath();
@@ -718,16 +959,25 @@ export class FloorPlan {
         `${anchor.role_id === 3 ? "Seeder" : "Anchor"} ${anchor.serial_number}${anchor.name ? ` (${anchor.name})` : ""}`,
         `x ${metres(anchor.x)}, y ${metres(anchor.y)}, z ${metres(anchor.z)}`,
       ];
+      const verdict = this.survey.get(anchor.serial_number);
+      if (verdict) {
+        lines.push(`survey: ${verdict.verdict}, ${formatError(verdict.residual_mm)} from where the ranges put it`);
+        const to = verdict.suggested;
+        if (to) lines.push(`suggested x ${metres(to.x)}, y ${metres(to.y)}, z ${metres(to.z)}`);
+      }
       if (this.drag?.kind === "anchor") lines.push("release to save");
       else if (this.callbacks.canDrag?.() ?? true) lines.push("drag to move");
-    } else {
+    } else if (hover.kind === "tag") {
       const tag = hover.tag;
       const name = this.callbacks.tagName?.(tag.serial_number);
       lines = [
         `Tag ${tag.serial_number}${name ? ` (${name})` : ""}`,
         `x ${metres(tag.x)}, y ${metres(tag.y)}, z ${metres(tag.z)}`,
-        `quality ${tag.quality}, ${formatAge(now - tag.seenAt)} ago`,
+        `quality ${tag.quality}${tag.error_mm != null ? `, 95% error ${formatError(tag.error_mm)}` : ""}, ${formatAge(now - tag.seenAt)} ago`,
       ];
+    } else {
+      const cell = hover.cell;
+      lines = [`Coverage at x ${metres(cell.x)}, y ${metres(cell.y)}`, describeCell(cell)];
     }
     const { ctx } = this;
     ctx.font = "12px system-ui, sans-serif";

@@ -64,6 +64,15 @@
  */
 
 /**
+ * One anchor's verdict in a survey.
+ * @typedef {object} AnchorSurvey
+ * @property {number} residual_mm  Distance from its configured position to where the ranges to the other anchors put it, mm.
+ * @property {SerialNumber} serial_number  The anchor or seeder.
+ * @property {PointMm | null} suggested  Where the ranges put a `bad` anchor; null otherwise.
+ * @property {Verdict} verdict  `good` under 250 mm, `check` to 1,000 mm, `bad` above.
+ */
+
+/**
  * bit rate kbit/s
  * @typedef {110 | 850 | 6800} BitRate
  */
@@ -129,6 +138,20 @@
 /**
  * How a device is connected.
  * @typedef {"none" | "uwb" | "ethernet" | "uwb_and_ethernet"} Connectivity
+ */
+
+/**
+ * The predicted 95% horizontal error over a grid (`GET /nets/{net_name}/coverage`).
+ * Cell (`row`, `col`) is element `row × columns + col` of both arrays, centred at
+ * (`x0 + col × resolution_mm`, `y0 + row × resolution_mm`).
+ * @typedef {object} Coverage
+ * @property {number[]} anchors_in_range  Per cell, the anchors within range of its centre (at height `z`).
+ * @property {number} columns  Cells per row.
+ * @property {(number | null)[]} error_mm  Per cell, the 95% horizontal error radius, mm; null where too few anchors are in range or their geometry cannot locate a tag.
+ * @property {number} resolution_mm  The spacing of the cells' centres, mm.
+ * @property {number} rows  Rows.
+ * @property {number} x0  x of the first column's centres, mm.
+ * @property {number} y0  y of the first row's centres, mm.
  */
 
 /**
@@ -403,6 +426,14 @@
  */
 
 /**
+ * A position in mm.
+ * @typedef {object} PointMm
+ * @property {number} x  East, mm.
+ * @property {number} y  North, mm.
+ * @property {number} z  Height, mm.
+ */
+
+/**
  * A located position of a device.
  * @typedef {object} Position
  * @property {number} anchors_used  How many anchors the solution used.
@@ -415,6 +446,7 @@
 /**
  * One tag's position in a `position` batch.
  * @typedef {object} PositionEntry
+ * @property {number} error_mm  The solver's own 95% horizontal error estimate, mm.
  * @property {number} network_time  When the network solved it, in units of 1/975,000 s.
  * @property {number} quality  Quality, 0 (worst) to 10,000 (best).
  * @property {SerialNumber} serial_number  The tag.
@@ -541,6 +573,23 @@
  */
 
 /**
+ * Two anchors' measured range against their configured distance.
+ * @typedef {object} SurveyPair
+ * @property {SerialNumber} a  One anchor.
+ * @property {SerialNumber} b  The other.
+ * @property {number} configured_mm  Their configured distance, mm.
+ * @property {number} measured_mm  The range they measured (the mean of both directions' medians), mm.
+ */
+
+/**
+ * A survey's result (`POST /nets/{net_name}/survey`, `GET` for the last one).
+ * @typedef {object} SurveyReport
+ * @property {AnchorSurvey[]} anchors  Every positioned anchor and seeder.
+ * @property {SurveyPair[]} pairs  Every pair of anchors that heard each other.
+ * @property {number} time_ms  When it was made, ms since the Unix epoch.
+ */
+
+/**
  * How a device takes part in network time.
  * @typedef {"none" | "tx" | "rx" | "tx_and_rx"} Synchronisation
  */
@@ -555,11 +604,27 @@
  */
 
 /**
+ * One reference tag's fixes since the start, against its configured position (`GET /nets/{net_name}/accuracy`).
+ * @typedef {object} TagAccuracy
+ * @property {number} fixes  Positions solved.
+ * @property {number} mean_error_mm  Mean horizontal error, mm.
+ * @property {number} r95_mm  95th percentile of the horizontal error, mm.
+ * @property {number} rms_mm  Root mean square of the horizontal error, mm.
+ * @property {SerialNumber} serial_number  The reference tag.
+ * @property {number} within_estimate  Share of fixes (0 to 1) whose horizontal error was within their own `error_mm`.
+ */
+
+/**
  * A device the network hears that the configuration does not hold.
  * @typedef {object} UnconfiguredDevice
  * @property {ConfigName | null} heard_by  The configuration whose network heard it, if any.
  * @property {number} last_seen_ms  When it was last heard, in milliseconds since the Unix epoch.
  * @property {SerialNumber} serial_number  The device's serial number.
+ */
+
+/**
+ * What a survey says of an anchor's configured position.
+ * @typedef {"good" | "check" | "bad"} Verdict
  */
 
 export {};

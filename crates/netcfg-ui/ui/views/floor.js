@@ -2,6 +2,8 @@
 // limits, and the tags live from the `position` events, on one canvas
 // (lib/floorplan.js draws it). An anchor dragged on the plan, or moved with
 // the form below it, is saved through the API (PATCH of its device).
+// Under them, on request, the predicted coverage; around the anchors, the
+// last survey's verdicts (both from views/floor_site.js).
 //
 // Positions never go through Preact: they land in the plan's Map and the
 // plan redraws on the next animation frame. Only the tag list re-renders,
@@ -12,7 +14,8 @@ import { get, patch, path, ApiError } from "../lib/api.js";
 import { Page, Notice, useLoad, useLive, useReloadOn, say } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure, numberOrUndefined } from "../lib/forms.js";
 import { href } from "../lib/router.js";
-import { FloorPlan, COLORS, STALE_MS, newStats, formatAge } from "../lib/floorplan.js";
+import { FloorPlan, COLORS, VERDICT_COLORS, STALE_MS, newStats, formatAge } from "../lib/floorplan.js";
+import { useCoverage, CoverageLegend, useSurvey, SurveyPanel } from "./floor_site.js";
 
 const ANCHOR = 2;
 const SEEDER = 3;
@@ -84,6 +87,7 @@ export default function View({ params }) {
   const [dragging, setDragging] = useState(true);
   const canDrag = useRef(true);
   canDrag.current = dragging;
+  const [showCoverage, setShowCoverage] = useState(false);
   const [dropFailure, setDropFailure] = useState(/** @type {{anchor: string, message: string, problems: string[]} | null} */ (null));
 
   /** @type {Device[]} */
@@ -92,6 +96,8 @@ export default function View({ params }) {
   const names = useMemo(() => new Map(deviceList.filter((device) => device.name).map((device) => [device.serial_number, device.name])), [devices.data]);
   const latest = useRef({ deviceList, names, net });
   latest.current = { deviceList, names, net };
+  const coverage = useCoverage(net, showCoverage, devices.data ? anchors : undefined);
+  const survey = useSurvey(net);
 
   /**
    * Saves an anchor's position; resolves with the answer or throws the API's error.
@@ -142,13 +148,15 @@ export default function View({ params }) {
   useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
   useEffect(() => plan.current?.setLimits(limits.data?.position_limits || []), [limits.data]);
   useEffect(() => plan.current?.selectAnchor(selected), [selected]);
+  useEffect(() => plan.current?.setCoverage((showCoverage && coverage.data) || null), [showCoverage, coverage.data]);
+  useEffect(() => plan.current?.setSurvey(survey.report), [survey.report]);
 
   useLive(["position"], (data, type) => {
     if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
   }, net);
 
   const running = config.data?.configuration?.state === "running";
-  const loadError = devices.error || limits.error;
+  const loadError = devices.error || limits.error || (showCoverage && coverage.error);
 
   return html`<${Page} title="Floor plan" view="floor">
     ${config.data && !running && html`<${Notice} level=${3}>
@@ -156,7 +164,7 @@ export default function View({ params }) {
     <//>`}
     ${loadError && html`<${Notice} level=${1}>
       <p>${describeFailure(loadError).message}</p>
-      <button type="button" onClick=${() => { devices.reload(); limits.reload(); }}>Try again</button>
+      <button type="button" onClick=${() => { devices.reload(); limits.reload(); coverage.reload(); }}>Try again</button>
     <//>`}
     ${dropFailure && html`<${Notice} level=${1}>
       <p>Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}</p>
@@ -172,6 +180,11 @@ export default function View({ params }) {
         <input id="floor-drag" type="checkbox" checked=${dragging}
           onChange=${(/** @type {Event} */ event) => setDragging(/** @type {HTMLInputElement} */ (event.target).checked)} />
       </div>
+      <div class="field check" style=${{ margin: 0 }}>
+        <label for="floor-coverage">Coverage</label>
+        <input id="floor-coverage" type="checkbox" checked=${showCoverage}
+          onChange=${(/** @type {Event} */ event) => setShowCoverage(/** @type {HTMLInputElement} */ (event.target).checked)} />
+      </div>
     </div>
     <div class="floor">
       <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
@@ -180,9 +193,11 @@ export default function View({ params }) {
     </div>
     <p id="floor-help" class="muted">
       Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
-      Hover over a tag or anchor for its details. Drag an anchor to correct its survey, or use the form below.
+      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there). Drag an anchor to correct its survey, or use the form below.
     </p>
-    <${Legend} />
+    ${showCoverage && html`<${CoverageLegend} coverage=${coverage.data} loading=${coverage.loading} />`}
+    <${Legend} surveyed=${survey.report !== null} />
+    <${SurveyPanel} survey=${survey} running=${running} names=${names} />
     <div style=${{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "0 2rem" }}>
       <${MoveAnchor} anchors=${anchors} selected=${selected} onSelect=${setSelected} save=${saveAnchor} />
       <${TagList} plan=${plan} names=${names} />
@@ -196,7 +211,8 @@ function splitKey(key) {
   return /** @type {[string, number]} */ ([key.slice(0, cut), Number(key.slice(cut + 1))]);
 }
 
-function Legend() {
+/** @param {{surveyed: boolean}} props */
+function Legend({ surveyed }) {
   /** @param {string} color @param {string} symbol @param {string} text */
   const item = (color, symbol, text) => html`<li style=${{ display: "flex", gap: ".35rem", alignItems: "center" }}>
     <span aria-hidden="true" style=${{ color, fontSize: "1.1rem" }}>${symbol}</span>${text}
@@ -210,6 +226,12 @@ function Legend() {
       ${item(COLORS.stale, "●", `Tag with no position for ${STALE_MS / 1000} s`)}
       ${item(COLORS.limit, "⬚", "Position limit")}
       ${item(COLORS.selected, "○", "Selected")}
+      ${item(COLORS.tag, "◯", "Tag's 95% error (when zoomed in)")}
+      ${surveyed && html`
+        ${item(VERDICT_COLORS.good, "◯", "Survey: good")}
+        ${item(VERDICT_COLORS.check, "◯", "Survey: check")}
+        ${item(VERDICT_COLORS.bad, "◯", "Survey: bad")}
+        ${item(VERDICT_COLORS.bad, "⊗", "Where the survey puts a bad anchor")}`}
     </ul>
   </section>`;
 }
@@ -310,7 +332,8 @@ function TagList({ plan, names }) {
         </caption>
         <thead><tr>
           <th scope="col">Tag</th><th scope="col" class="number">x (m)</th><th scope="col" class="number">y (m)</th>
-          <th scope="col" class="number">z (m)</th><th scope="col" class="number">Quality</th><th scope="col" class="number">Age</th>
+          <th scope="col" class="number">z (m)</th><th scope="col" class="number">Quality</th>
+          <th scope="col" class="number">Error (mm)</th><th scope="col" class="number">Age</th>
         </tr></thead>
         <tbody>
           ${rows.map((tag) => html`<tr key=${tag.serial_number} class=${tag.serial_number === highlighted ? "selected" : ""}>
@@ -321,7 +344,8 @@ function TagList({ plan, names }) {
             <td class="number">${(tag.y / 1000).toFixed(2)}</td>
             <td class="number">${(tag.z / 1000).toFixed(2)}</td>
             <td class="number">${tag.quality}</td>
-            <td class="number">${formatAge(now - tag.seenAt)}</td>
+            <td class="number">${tag.error_mm != null ? Math.round(tag.error_mm).toLocaleString() : "–"}</td>
+            <td class="number" style=${{ whiteSpace: "nowrap" }}>${formatAge(now - tag.seenAt)}</td>
           </tr>`)}
         </tbody>
       </table>

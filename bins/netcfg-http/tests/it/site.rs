@@ -1,0 +1,240 @@
+//! Solved locations through the real server (decisions §12): the simulator
+//! measures, the engine solves; the reference tag's accuracy, the anchors'
+//! survey, the coverage prediction, and the refusals of each.
+
+use std::{
+    thread,
+    time::{Duration, Instant},
+};
+
+use serde_json::{Value, json};
+
+use crate::support::{Request, Server};
+
+/// Six anchors at 2 to 4 m around a 20 m × 15 m room (the first a
+/// seeder), a walking tag and a reference tag standing at (7 m, 6 m).
+fn room() -> Vec<Value> {
+    let anchors = [
+        (1, 3, 0, 0, 2_000),
+        (2, 2, 20_000, 0, 3_000),
+        (3, 2, 20_000, 15_000, 4_000),
+        (4, 2, 0, 15_000, 2_500),
+        (5, 2, 10_000, 0, 3_500),
+        (6, 2, 10_000, 15_000, 2_000),
+    ];
+    let mut devices: Vec<Value> = anchors
+        .iter()
+        .map(|(serial, role, x, y, z)| {
+            json!({"serial_number": format!("01:04:000{serial}"), "disabled": false,
+                   "interfaces": [{"identifier": 0, "role_id": role, "x": x, "y": y, "z": z}]})
+        })
+        .collect();
+    devices.push(json!({"serial_number": "01:05:0001", "disabled": false,
+                        "interfaces": [{"identifier": 0, "role_id": 4}]}));
+    devices.push(json!({"serial_number": "01:05:0002", "disabled": false,
+                        "interfaces": [{"identifier": 0, "role_id": 4, "x": 7_000, "y": 6_000, "z": 1_000}]}));
+    devices
+}
+
+fn set_instance(server: &Server, net: &str, instance: &str) -> Value {
+    server
+        .send(&Request::json(
+            "PATCH",
+            &format!("/nets/{net}"),
+            &json!({"name": net, "instance": instance}),
+        ))
+        .json()
+}
+
+fn act(server: &Server, net: &str, action: &str) {
+    server
+        .send(&Request::json(
+            "POST",
+            &format!("/nets/{net}"),
+            &json!({"action": action}),
+        ))
+        .expect(200);
+}
+
+/// Waits (a bounded number of looks) for the reference tag's fixes.
+fn accuracy_after(server: &Server, net: &str, fixes: u64) -> Value {
+    let started = Instant::now();
+    loop {
+        let accuracy = server
+            .send(&Request::get(&format!("/nets/{net}/accuracy")))
+            .expect(200)["accuracy"]
+            .clone();
+        let seen = accuracy[0]["fixes"].as_u64().unwrap_or(0);
+        if seen >= fixes || started.elapsed() > Duration::from_secs(60) {
+            return accuracy;
+        }
+        thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_reference_tag_is_located_from_the_measurements_within_its_estimate() {
+    let server = Server::start();
+    server.create_on_simulator("room", &room());
+    set_instance(&server, "room", "sim?toa_noise_mm=30&seed=3");
+    server
+        .send(&Request::get("/nets/room/accuracy"))
+        .expect(409);
+    act(&server, "room", "start");
+
+    let accuracy = accuracy_after(&server, "room", 100);
+    let reference = &accuracy[0];
+    assert_eq!(reference["serial_number"], "01:05:0002", "{accuracy}");
+    let rms = reference["rms_mm"].as_f64().unwrap();
+    // The bound here is about 25 mm: a solver that uses the measurements
+    // lands near it, one that invents positions does not.
+    assert!(rms > 5.0 && rms < 80.0, "{reference}");
+    let within = reference["within_estimate"].as_f64().unwrap();
+    assert!(within > 0.75, "{reference}");
+
+    // Positions reach the live events with their own error estimate, and
+    // the walking tag is located too.
+    let mut events = server.events("/nets/room/events?types=position", &[]);
+    let (batch, _) = events.until("position", |data| {
+        data["positions"]
+            .as_array()
+            .is_some_and(|positions| positions.iter().any(|p| p["serial_number"] == "01:05:0001"))
+    });
+    for position in batch.data["positions"].as_array().unwrap() {
+        let error = position["error_mm"].as_u64().expect("error_mm");
+        assert!(error > 0 && error < 1_000, "{position}");
+    }
+    events.close();
+}
+
+#[test]
+fn a_displaced_anchor_is_found_by_the_survey_and_shown_in_the_accuracy() {
+    let server = Server::start();
+    server.create_on_simulator("site", &room());
+    server
+        .send(&Request::json("POST", "/nets/site/survey", &json!({})))
+        .expect(409);
+    server.send(&Request::get("/nets/site/survey")).expect(404);
+    set_instance(
+        &server,
+        "site",
+        "sim?toa_noise_mm=30&survey_error=01:04:0003:1500:0:0;01:05:0002:400:0:0",
+    );
+    act(&server, "site", "start");
+
+    let survey = server
+        .send(&Request::json("POST", "/nets/site/survey", &json!({})))
+        .expect(200)["survey"]
+        .clone();
+    let anchors = survey["anchors"].as_array().expect("anchors");
+    assert_eq!(anchors.len(), 6, "{survey}");
+    for anchor in anchors {
+        let displaced = anchor["serial_number"] == "01:04:0003";
+        assert_eq!(
+            anchor["verdict"] == "bad",
+            displaced,
+            "only the displaced anchor is bad: {survey}"
+        );
+        if displaced {
+            let suggested = &anchor["suggested"];
+            let (x, y) = (
+                suggested["x"].as_f64().unwrap(),
+                suggested["y"].as_f64().unwrap(),
+            );
+            assert!((x - 21_500.0).hypot(y - 15_000.0) < 200.0, "{anchor}");
+        }
+    }
+    assert_eq!(
+        server.send(&Request::get("/nets/site/survey")).expect(200)["survey"],
+        survey
+    );
+
+    // The reference tag stands 400 mm east of where it is configured.
+    let accuracy = accuracy_after(&server, "site", 100);
+    let mean = accuracy[0]["mean_error_mm"].as_f64().unwrap();
+    assert!((mean - 400.0).abs() < 150.0, "{accuracy}");
+}
+
+#[test]
+fn coverage_is_predicted_from_the_configuration_alone() {
+    let server = Server::start();
+    server.create_on_simulator("plan", &room());
+    let coverage = server
+        .send(&Request::get("/nets/plan/coverage?resolution_mm=1000"))
+        .expect(200)["coverage"]
+        .clone();
+    let columns = coverage["columns"].as_u64().unwrap();
+    let rows = coverage["rows"].as_u64().unwrap();
+    let errors = coverage["error_mm"].as_array().unwrap();
+    assert_eq!(errors.len() as u64, columns * rows);
+    assert_eq!(
+        coverage["anchors_in_range"].as_array().unwrap().len(),
+        errors.len()
+    );
+    // Inside the room every cell is covered, and finer noise is better.
+    let x0 = coverage["x0"].as_f64().unwrap();
+    let y0 = coverage["y0"].as_f64().unwrap();
+    let centre =
+        (((7_500.0 - y0) / 1_000.0) as u64 * columns + ((10_000.0 - x0) / 1_000.0) as u64) as usize;
+    let at_centre = errors[centre].as_f64().expect("the centre is covered");
+    assert!(at_centre > 10.0 && at_centre < 200.0, "{at_centre}");
+    let finer = server
+        .send(&Request::get(
+            "/nets/plan/coverage?resolution_mm=1000&toa_noise_mm=3",
+        ))
+        .expect(200)["coverage"]["error_mm"][centre]
+        .as_f64()
+        .unwrap();
+    assert!(
+        (finer * 10.0 - at_centre).abs() < at_centre * 0.01,
+        "{finer} {at_centre}"
+    );
+
+    let refused = server
+        .send(&Request::get(
+            "/nets/plan/coverage?resolution_mm=1&toa_noise_mm=x",
+        ))
+        .expect(400);
+    let fields: Vec<&str> = refused["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|problem| problem["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["toa_noise_mm"], "{refused}");
+
+    // Fewer than three anchors: a grid of nulls, not an error.
+    server.create_on_simulator("bare", &room()[..2]);
+    let bare = server
+        .send(&Request::get("/nets/bare/coverage"))
+        .expect(200)["coverage"]
+        .clone();
+    assert!(
+        bare["error_mm"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(Value::is_null)
+    );
+}
+
+#[test]
+fn bad_simulator_parameters_are_refused_on_the_instance() {
+    let server = Server::start();
+    server.create_on_simulator("odd", &room());
+    for instance in [
+        "sim?colour=red",
+        "sim?nlos=2",
+        "sim?survey_error=01:04:0099:1:2:3",
+    ] {
+        let refused = set_instance(&server, "odd", instance);
+        assert_eq!(refused["code"], "invalid_body", "{instance}: {refused}");
+        let problems = refused["problems"].as_array().unwrap();
+        assert!(
+            problems
+                .iter()
+                .any(|problem| problem["field"] == "instance"),
+            "{instance}: {refused}"
+        );
+    }
+}
