@@ -611,6 +611,7 @@ mod tests {
                     firmware_images: Vec::new(),
                     position: None,
                     last_action: None,
+                    unlocated: None,
                 },
             );
         }

@@ -766,28 +766,29 @@ impl Session {
         let mut news = Vec::new();
         let reports = lock(&self.locator).solve(beacons, in_ticks, &mut news);
         for item in news {
-            let (level, message, serial) = match item {
+            let (level, why, serial) = match item {
                 LocationNews::Unlocated { tag, heard, needs } => (
                     Level::Warning,
-                    format!(
-                        "tag {tag} cannot be located: heard by {heard} anchor{}, needs {needs}",
+                    Some(format!(
+                        "heard by {heard} anchor{}, needs {needs}",
                         if heard == 1 { "" } else { "s" }
-                    ),
+                    )),
                     tag,
                 ),
                 LocationNews::Unsolvable(tag) => (
                     Level::Warning,
-                    format!(
-                        "tag {tag} cannot be located: the anchors that hear it are badly placed"
-                    ),
+                    Some("the anchors that hear it are badly placed".to_owned()),
                     tag,
                 ),
-                LocationNews::Located(tag) => (
-                    Level::Information,
-                    format!("tag {tag} is located again"),
-                    tag,
-                ),
+                LocationNews::Located(tag) => (Level::Information, None, tag),
             };
+            let message = match &why {
+                Some(why) => format!("tag {serial} cannot be located: {why}"),
+                None => format!("tag {serial} is located again"),
+            };
+            // The tag's health says so too, until it is located again.
+            self.update_cache(serial, |cached| cached.unlocated = why);
+            self.device_changed(serial, DeviceChange::Health);
             self.journal.notify(level, message, Some(serial));
         }
         if !reports.is_empty() {
@@ -1084,5 +1085,6 @@ fn empty_cache_entry(serial_number: SerialNumber) -> CachedDevice {
         firmware_images: Vec::new(),
         position: None,
         last_action: None,
+        unlocated: None,
     }
 }

@@ -149,4 +149,8 @@ pub struct CachedDevice {
     /// The last action sent to it, if any.
     #[serde(default)]
     pub last_action: Option<DeviceActionName>,
+    /// For a tag the engine cannot locate, why (for instance `heard by 1
+    /// anchor, needs 3`); null while it is located.
+    #[serde(default)]
+    pub unlocated: Option<String>,
 }

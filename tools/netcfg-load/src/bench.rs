@@ -26,8 +26,11 @@
 //!    `--only front-end`), printed by its script;
 //! 9. floods (bench/floods.rs, `--only floods`), then alert rules and
 //!    schedules (bench/rules.rs, `--only rules`): their CPU at 33,000
-//!    positions a second, how soon a rule fires and a schedule runs.
+//!    positions a second, how soon a rule fires and a schedule runs;
+//! 10. solved locations (bench/accuracy.rs, `--only accuracy`): reference
+//!     tags against the Cramér–Rao bound, noise, NLOS, coverage, survey.
 
+mod accuracy;
 mod disk;
 mod events;
 mod fixture;
@@ -129,6 +132,9 @@ pub enum Only {
     /// Alert rules and schedules: their CPU at 33,000 positions a second,
     /// how soon a rule fires and a schedule runs
     Rules,
+    /// Solved locations: reference tags against the Cramér–Rao bound,
+    /// ten times the noise, NLOS, coverage, the survey
+    Accuracy,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -182,6 +188,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::Rules) {
         rules::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Accuracy) {
+        accuracy::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }
@@ -461,6 +470,7 @@ mod tests {
         assert_eq!(uses(Some(Only::Events), false), (true, false));
         assert_eq!(uses(Some(Only::FrontEnd), false), (false, true));
         assert_eq!(uses(Some(Only::Floods), false), (false, false));
+        assert_eq!(uses(Some(Only::Accuracy), false), (false, false));
         // Writing the fixture measures nothing.
         assert_eq!(uses(None, true), (false, false));
     }

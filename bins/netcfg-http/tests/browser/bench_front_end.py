@@ -64,8 +64,8 @@ def big_devices(count: int) -> list[dict]:
         if index < anchors:
             role = 3 if index % 5 == 0 else 2
             devices.append({"serial_number": f"01:04:{index + 1:04X}", "name": f"Anchor {index + 1}", "disabled": False,
-                            "interfaces": [{"identifier": 0, "role_id": role, "x": (index % 20) * 8000,
-                                            "y": (index // 20) * 8000, "z": 2500 + (index % 7) * 100}]})
+                            "interfaces": [{"identifier": 0, "role_id": role, "x": (index % 5) * 10000,
+                                            "y": (index // 5) * 10000, "z": 2500 + (index % 7) * 100}]})
         else:
             number = index - anchors + 1
             kind = ("Forklift", "Worker", "Pallet", "Trolley")[number % 4]

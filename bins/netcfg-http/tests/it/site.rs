@@ -118,7 +118,7 @@ fn a_displaced_anchor_is_found_by_the_survey_and_shown_in_the_accuracy() {
     set_instance(
         &server,
         "site",
-        "sim?toa_noise_mm=30&survey_error=01:04:0003:1500:0:0;01:05:0002:400:0:0",
+        "sim?toa_noise_mm=30&survey_error=01:04:0003:1500:0:0",
     );
     act(&server, "site", "start");
 
@@ -150,6 +150,13 @@ fn a_displaced_anchor_is_found_by_the_survey_and_shown_in_the_accuracy() {
     );
 
     // The reference tag stands 400 mm east of where it is configured.
+    act(&server, "site", "stop");
+    set_instance(
+        &server,
+        "site",
+        "sim?toa_noise_mm=30&survey_error=01:05:0002:400:0:0",
+    );
+    act(&server, "site", "start");
     let accuracy = accuracy_after(&server, "site", 100);
     let mean = accuracy[0]["mean_error_mm"].as_f64().unwrap();
     assert!((mean - 400.0).abs() < 150.0, "{accuracy}");
@@ -237,4 +244,78 @@ fn bad_simulator_parameters_are_refused_on_the_instance() {
             "{instance}: {refused}"
         );
     }
+}
+
+#[test]
+fn a_tag_too_few_anchors_hear_gets_no_position_and_the_site_says_why() {
+    let server = Server::start();
+    let mut devices = room();
+    // A reference tag in a corner, 1.7 m from the seeder and beyond the
+    // 5 m hearing range of every other anchor.
+    devices.push(json!({"serial_number": "01:05:0003", "disabled": false,
+                        "interfaces": [{"identifier": 0, "role_id": 4, "x": 1_000, "y": 1_000, "z": 1_000}]}));
+    server.create_on_simulator("corner", &devices);
+    set_instance(&server, "corner", "sim?toa_noise_mm=30&range_mm=5000");
+    act(&server, "corner", "start");
+
+    let started = Instant::now();
+    let told = loop {
+        let notifications = server
+            .send(&Request::get("/nets/corner/notifications"))
+            .expect(200)["notifications"]
+            .clone();
+        let found = notifications
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|notification| {
+                notification["message"]
+                    .as_str()
+                    .is_some_and(|message| message.starts_with("tag 01:05:0003 cannot be located"))
+            });
+        if let Some(found) = found {
+            break found.clone();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{notifications}"
+        );
+        thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(
+        told["message"],
+        "tag 01:05:0003 cannot be located: heard by 1 anchor, needs 3"
+    );
+    let cached = server
+        .send(&Request::get("/cache-manager/corner"))
+        .expect(200)["cached_devices"]
+        .clone();
+    let tag = cached
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|device| device["serial_number"] == "01:05:0003")
+        .expect("the tag is cached")
+        .clone();
+    assert_eq!(tag["unlocated"], "heard by 1 anchor, needs 3", "{tag}");
+    assert!(tag["position"].is_null(), "{tag}");
+}
+
+#[test]
+fn in_multirange_tags_are_located_from_their_ranges() {
+    let server = Server::start();
+    server.create_on_simulator("ranging", &room());
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/ranging/network_mode",
+            &json!({"network_mode": "multirange"}),
+        ))
+        .expect(200);
+    set_instance(&server, "ranging", "sim?toa_noise_mm=30&seed=9");
+    act(&server, "ranging", "start");
+    let accuracy = accuracy_after(&server, "ranging", 100);
+    let rms = accuracy[0]["rms_mm"].as_f64().unwrap();
+    // Six ranges of 30 mm locate a point to about 20 mm in x and y.
+    assert!(rms > 3.0 && rms < 60.0, "{accuracy}");
 }

@@ -55,7 +55,7 @@ mod tests {
 
     #[test]
     fn the_bound_scales_with_the_noise_and_needs_enough_anchors() {
-        let geometry = Geometry::of_anchors(Measure::ArrivalTimes, &SITE);
+        let geometry = Geometry::solved(Measure::ArrivalTimes);
         let at = [7_000.0, 6_000.0, 1_000.0];
         let bound = horizontal_bound(&geometry, &SITE, at, 30.0, 40_000.0).unwrap();
         let tenfold = horizontal_bound(&geometry, &SITE, at, 300.0, 40_000.0).unwrap();
@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn an_anchor_at_the_point_is_skipped() {
-        let geometry = Geometry::of_anchors(Measure::Ranges, &SITE);
+        let geometry = Geometry::solved(Measure::Ranges);
         let at = SITE[0];
         let with = horizontal_bound(&geometry, &SITE, at, 30.0, 40_000.0).unwrap();
         let without = horizontal_bound(&geometry, &SITE[1..], at, 30.0, 40_000.0).unwrap();

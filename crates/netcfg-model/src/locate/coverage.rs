@@ -233,7 +233,7 @@ mod tests {
     use super::*;
 
     fn tdoa() -> Geometry {
-        Geometry::of_anchors(Measure::ArrivalTimes, &SITE)
+        Geometry::solved(Measure::ArrivalTimes)
     }
 
     #[test]

@@ -77,6 +77,10 @@ pub type Point = [f64; 3];
 /// resolve a tag's height: the solver holds z (see [`Height::Held`]).
 pub const MIN_HEIGHT_SPAN_MM: f64 = 1_000.0;
 
+/// How much worse than x and y the anchors may measure z for the solver to
+/// estimate it (see [`Geometry::of_anchors`]).
+pub const MAX_VERTICAL_RATIO: f64 = 4.0;
+
 /// The height (mm) a tag is assumed to be at: where z is held, and where a
 /// solve without a previous position starts.
 pub const DEFAULT_TAG_HEIGHT_MM: f64 = 1_000.0;
@@ -124,8 +128,10 @@ pub struct Geometry {
 
 impl Geometry {
     /// Decides from the configured anchors: when their heights span less than
-    /// [`MIN_HEIGHT_SPAN_MM`] (or there are none), z is held at
-    /// [`DEFAULT_TAG_HEIGHT_MM`]; otherwise it is solved. Anchors with a
+    /// [`MIN_HEIGHT_SPAN_MM`] (or there are none), or the bound at their
+    /// centre says they measure z more than [`MAX_VERTICAL_RATIO`] times
+    /// worse than x and y, z is held at [`DEFAULT_TAG_HEIGHT_MM`]; otherwise
+    /// it is solved. Anchors with a
     /// non-finite height are ignored.
     pub fn of_anchors(measure: Measure, anchors: &[Point]) -> Self {
         let heights = anchors
@@ -135,12 +141,57 @@ impl Geometry {
         let (low, high) = heights.fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), z| {
             (low.min(z), high.max(z))
         });
-        let height = if high - low >= MIN_HEIGHT_SPAN_MM {
-            Height::Solved
-        } else {
-            Height::Held(DEFAULT_TAG_HEIGHT_MM)
+        let solved = Self {
+            measure,
+            height: Height::Solved,
         };
-        Self { measure, height }
+        if high - low >= MIN_HEIGHT_SPAN_MM && solved.resolves_height(anchors) {
+            solved
+        } else {
+            Self {
+                measure,
+                height: Height::Held(DEFAULT_TAG_HEIGHT_MM),
+            }
+        }
+    }
+
+    /// Whether the anchors resolve a tag's height well enough to be worth
+    /// solving: at their centre, at [`DEFAULT_TAG_HEIGHT_MM`], the bound's
+    /// vertical σ is within [`MAX_VERTICAL_RATIO`] of the horizontal one.
+    /// Anchors all on the ceiling (heights 2 to 4 m, tags at 1 m) measure z
+    /// about ten times worse than x and y; solving it anyway lets a delayed
+    /// (NLOS) measurement hide in z and pull x and y far off.
+    fn resolves_height(&self, anchors: &[Point]) -> bool {
+        let finite: Vec<Point> = anchors
+            .iter()
+            .copied()
+            .filter(|anchor| anchor.iter().all(|value| value.is_finite()))
+            .collect();
+        if finite.is_empty() {
+            return false;
+        }
+        let count = finite.len() as f64;
+        let centre = [
+            finite.iter().map(|anchor| anchor[0]).sum::<f64>() / count,
+            finite.iter().map(|anchor| anchor[1]).sum::<f64>() / count,
+            DEFAULT_TAG_HEIGHT_MM,
+        ];
+        let model = lsq::Model::of(self);
+        let normal = model.normal_matrix(finite.iter().copied(), centre);
+        let Some(inverse) = model.invert(normal) else {
+            return false;
+        };
+        let vertical = inverse[(2, 2)];
+        let horizontal = (inverse[(0, 0)] + inverse[(1, 1)]) / 2.0;
+        vertical.sqrt() <= MAX_VERTICAL_RATIO * horizontal.sqrt()
+    }
+
+    /// x, y and z solved (whatever the anchors).
+    pub fn solved(measure: Measure) -> Self {
+        Self {
+            measure,
+            height: Height::Solved,
+        }
     }
 
     /// How many unknowns the estimate has: 4 for TDoA in 3-D, 3 for TDoA in
@@ -223,10 +274,17 @@ mod tests {
         assert_eq!(geometry.unknowns(), 3);
         assert_eq!(geometry.links_needed(), 3);
 
+        // On the ceiling only (2 to 4 m), z is ten times worse than x, y.
+        let ceiling = Geometry::of_anchors(Measure::ArrivalTimes, &testkit::SITE);
+        assert_eq!(ceiling.height, Height::Held(DEFAULT_TAG_HEIGHT_MM));
+        // Half near the floor, half up high: z is measured.
         let tall = [
-            [0.0, 0.0, 2_000.0],
-            [5_000.0, 0.0, 3_000.0],
-            [0.0, 5_000.0, 4_000.0],
+            [0.0, 0.0, 300.0],
+            [10_000.0, 0.0, 4_000.0],
+            [10_000.0, 10_000.0, 300.0],
+            [0.0, 10_000.0, 4_000.0],
+            [5_000.0, 0.0, 300.0],
+            [5_000.0, 10_000.0, 4_000.0],
         ];
         let geometry = Geometry::of_anchors(Measure::ArrivalTimes, &tall);
         assert_eq!(geometry.height, Height::Solved);

@@ -84,6 +84,7 @@
  * @property {Connectivity} connectivity  How it is connected.
  * @property {FirmwareImage[]} firmware_images  Its firmware images, once reported.
  * @property {DeviceActionName | null} last_action  The last action sent to it, if any.
+ * @property {string | null} [unlocated]  For a tag the engine cannot locate, why; null while it is located.
  * @property {number} last_seen_ms  When it was last heard, in milliseconds since the Unix epoch.
  * @property {Position | null} position  Its last position, for tags.
  * @property {SerialNumber} serial_number  The device.
