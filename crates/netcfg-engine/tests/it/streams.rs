@@ -122,3 +122,55 @@ async fn listeners_receive_announcements_health_and_positions_at_their_rates() {
 
     within("stop", engine.stop(&name)).await.unwrap();
 }
+
+/// A survey that judges an anchor `bad` (it stands 1.5 m from where the
+/// plan says) shows in that anchor's AnchorHealthV5: error code 2, bad
+/// survey; the others keep 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_badly_surveyed_anchor_says_so_in_its_health() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = NetcfgEngine::new(EngineOptions::default(), tokio::runtime::Handle::current());
+    let (anchor, anchor_port) = listener().await;
+    let mut plan = site_plan(
+        "surveyed",
+        "sim?toa_noise_mm=30&survey_error=01:04:0003:1500:0:0",
+        logs.path(),
+    );
+    aim_stream(&mut plan, "Anchor", anchor_port);
+    plan.settings.push(SystemSetting {
+        setting_key: "anchor_health_report_period".parse::<SettingKey>().unwrap(),
+        value: SettingValue::Integer(1),
+        setting_class: "system".parse::<SettingKey>().unwrap(),
+        setting_id: 0,
+    });
+    let name = plan.configuration.clone();
+    within("start", engine.start(plan)).await.unwrap();
+
+    let survey = within("survey", engine.survey(&name)).await.unwrap();
+    let bad: Vec<_> = survey.bad_anchors().collect();
+    assert_eq!(bad, [serial("01:04:0003")], "{survey:?}");
+    assert_eq!(engine.last_survey(&name), Some(survey));
+
+    // Reports sent before the survey may still be queued: read from the
+    // first that names the bad survey (within a few report periods).
+    let mut codes = std::collections::BTreeMap::new();
+    let mut reports = 0;
+    while codes.len() < 4 {
+        for item in next_datagram(&anchor).await.items {
+            if let Item::AnchorHealthV5(health) = item {
+                reports += 1;
+                let code = health.interanchor_comms_error_code;
+                if !codes.is_empty() || (health.serial_number == serial("01:04:0003") && code == 2)
+                {
+                    codes.insert(health.serial_number, code);
+                }
+            }
+        }
+        assert!(reports < 40, "no report of the bad survey: {codes:?}");
+    }
+    for (anchor, code) in codes {
+        let expected = if anchor == serial("01:04:0003") { 2 } else { 0 };
+        assert_eq!(code, expected, "{anchor}");
+    }
+    within("stop", engine.stop(&name)).await.unwrap();
+}

@@ -130,9 +130,10 @@ pub fn judge_survey(anchors: &[Point], ranges: &[SurveyRange]) -> Vec<AnchorJudg
                     .residual_mm
                     .total_cmp(&judgements[b].residual_mm)
             });
-        // Dropping a reference must leave the others enough to be placed.
+        // Dropping a reference leaves at least MIN_RANGES: an anchor left
+        // with fewer is unplaced (check), not judged bad from too few ranges.
         match worst {
-            Some(anchor) if remaining > MIN_RANGES + 1 => references[anchor] = false,
+            Some(anchor) if remaining > MIN_RANGES => references[anchor] = false,
             _ => return judgements,
         }
     }
