@@ -146,7 +146,7 @@ impl schemars::JsonSchema for Instance {
         schemars::json_schema!({
             "type": "string",
             "maxLength": 4096,
-            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?[A-Za-z0-9_=&.:;-]*)?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
+            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})(&((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})){0,6})?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
             "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), or an empty string for the server's default.",
             "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", ""]
         })
