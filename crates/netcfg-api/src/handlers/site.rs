@@ -16,23 +16,33 @@ pub(crate) async fn accuracy(context: Ctx, path: NetPath) -> Result<Reply, ApiEr
     Reply::ok(count(accuracy.len(), "reference tag")).with::<keys::Accuracy>(&accuracy)
 }
 
-/// A number query parameter of the coverage.
-pub(crate) struct CoverageNumber;
+/// Declares a number query parameter of the coverage with its range.
+macro_rules! coverage_parameter {
+    ($name:ident, $schema:tt) => {
+        /// A number query parameter of the coverage, with its range.
+        pub(crate) struct $name;
 
-impl schemars::JsonSchema for CoverageNumber {
-    fn inline_schema() -> bool {
-        true
-    }
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "CoverageNumber".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "number"})
-    }
+        impl schemars::JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
 }
 
-/// `?z=&resolution_mm=&toa_noise_mm=&range_mm=`: each a number; their
-/// ranges are the model's to check.
+coverage_parameter!(CoverageHeight, {"type": "number", "minimum": -1_000_000, "maximum": 1_000_000});
+coverage_parameter!(CoverageResolution, {"type": "number", "minimum": 50, "maximum": 10_000});
+coverage_parameter!(CoverageNoise, {"type": "number", "exclusiveMinimum": 0, "maximum": 10_000});
+coverage_parameter!(CoverageRange, {"type": "number", "exclusiveMinimum": 0, "maximum": 1_000_000});
+
+/// `?z=&resolution_mm=&toa_noise_mm=&range_mm=`: each a number; the
+/// ranges of the last three are the model's to check.
 fn coverage_request(context: &Ctx) -> Result<CoverageRequest, ApiError> {
     let mut request = CoverageRequest::default();
     let mut problems = Vec::new();
@@ -44,6 +54,14 @@ fn coverage_request(context: &Ctx) -> Result<CoverageRequest, ApiError> {
     ] {
         if let Some(text) = context.query(name) {
             match text.trim().parse::<f64>() {
+                // The model checks the others' ranges; a height is any
+                // within a kilometre.
+                Ok(value) if name == "z" && value.abs() > 1_000_000.0 => {
+                    problems.push(FieldProblem {
+                        field: name.to_owned(),
+                        problem: format!("{text} is out of range (-1000000 to 1000000 mm)"),
+                    });
+                }
                 Ok(value) if value.is_finite() => *slot = value,
                 _ => problems.push(FieldProblem {
                     field: name.to_owned(),

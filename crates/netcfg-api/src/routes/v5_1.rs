@@ -912,16 +912,16 @@ fn site() -> Vec<Route> {
             "The 95% horizontal error the anchors' geometry predicts over a grid (the Cramér–Rao bound), and how many anchors are in range of each cell",
             site::coverage,
         )
-        .query::<site::CoverageNumber>("z", "The tags' height, mm (default 1,000).")
-        .query::<site::CoverageNumber>(
+        .query::<site::CoverageHeight>("z", "The tags' height, mm (default 1,000).")
+        .query::<site::CoverageResolution>(
             "resolution_mm",
             "The grid's cell size, 50 to 10,000 mm (default 500).",
         )
-        .query::<site::CoverageNumber>(
+        .query::<site::CoverageNoise>(
             "toa_noise_mm",
             "The timing noise of one measurement (σ), above 0 to 10,000 mm (default 30).",
         )
-        .query::<site::CoverageNumber>(
+        .query::<site::CoverageRange>(
             "range_mm",
             "The hearing range, above 0 to 1,000,000 mm (default 40,000).",
         )

@@ -21,7 +21,7 @@ use std::{path::Path, thread, time::Duration};
 use anyhow::{Context, Result};
 
 use super::{create_net, step};
-use crate::server::{Client, Launch, Value};
+use crate::server::{Client, Launch, Rng, Value};
 
 /// Anchors: serial, role, x, y, z (mm).
 const ANCHORS: [(&str, u8, f64, f64, f64); 6] = [
@@ -160,17 +160,26 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         .map(|point| coverage_at(&coverage, *point))
         .collect::<Result<_>>()?;
 
+    // Each run draws new radio noise (the simulator's seed repeats a run).
+    let seed = Rng::seed_from_clock() % 1_000_000_000;
+    println!("accuracy: simulator seeds {seed} to {}", seed + 4);
     let mut scenarios = Vec::new();
     for (label, instance) in [
-        ("30 mm", "sim?toa_noise_mm=30&seed=1".to_owned()),
-        ("300 mm", "sim?toa_noise_mm=300&seed=2".to_owned()),
+        ("30 mm", format!("sim?toa_noise_mm=30&seed={seed}")),
+        ("300 mm", format!("sim?toa_noise_mm=300&seed={}", seed + 1)),
         (
             "30 mm, 5% NLOS of 500 mm",
-            "sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&seed=3".to_owned(),
+            format!(
+                "sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&seed={}",
+                seed + 2
+            ),
         ),
         (
             "30 mm, 01:05:0005 displaced 300 mm",
-            format!("sim?toa_noise_mm=30&seed=4&survey_error=01:05:0005:{TAG_DISPLACED_MM}:0:0"),
+            format!(
+                "sim?toa_noise_mm=30&seed={}&survey_error=01:05:0005:{TAG_DISPLACED_MM}:0:0",
+                seed + 3
+            ),
         ),
     ] {
         step(&format!("accuracy: {label} for {run_seconds} s"));
@@ -180,7 +189,8 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
 
     step("accuracy: a survey with 01:04:0003 displaced 1.5 m");
     let body = format!(
-        r#"{{"name": "{net}", "instance": "sim?toa_noise_mm=30&seed=5&survey_error=01:04:0003:{ANCHOR_DISPLACED_MM}:0:0"}}"#
+        r#"{{"name": "{net}", "instance": "sim?toa_noise_mm=30&seed={}&survey_error=01:04:0003:{ANCHOR_DISPLACED_MM}:0:0"}}"#,
+        seed + 4
     );
     client.expect_ok("PATCH", &format!("/nets/{net}"), Some(&body))?;
     client.expect_ok(
