@@ -118,7 +118,8 @@ pub struct SimStats {
 }
 
 impl SimStats {
-    /// Tag positions reported so far.
+    /// Tag beacons measured and reported so far (each becomes a position
+    /// once the engine solves it).
     pub fn positions(&self) -> u64 {
         self.positions.load(Ordering::Relaxed)
     }
