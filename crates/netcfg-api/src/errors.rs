@@ -26,6 +26,7 @@ impl From<StoreError> for ApiError {
                 Missing::HistoryEntry => ErrorCode::HistoryEntryNotFound,
                 Missing::AlertRule => ErrorCode::AlertRuleNotFound,
                 Missing::Schedule => ErrorCode::ScheduleNotFound,
+                Missing::Zone => ErrorCode::ZoneNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,

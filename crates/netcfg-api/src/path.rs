@@ -141,6 +141,8 @@ path_types! {
     AlertRulePath { net_name: ConfigName, rule_name: ItemName }
     /// One schedule: `.../schedules/{schedule_name}`.
     SchedulePath { net_name: ConfigName, schedule_name: ItemName }
+    /// One zone: `.../zones/{zone_name}`.
+    ZonePath { net_name: ConfigName, zone_name: ItemName }
     /// A role.
     RolePath { net_name: ConfigName, role_id: u32 }
     /// A notification.

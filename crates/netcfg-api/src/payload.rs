@@ -58,6 +58,12 @@ pub mod keys {
         Schedule = "schedule": m::ScheduleStatus;
         /// Every schedule.
         Schedules = "schedules": Vec<m::ScheduleStatus>;
+        /// One zone.
+        Zone = "zone": m::Zone;
+        /// Every zone.
+        Zones = "zones": Vec<m::Zone>;
+        /// The tags inside a zone now.
+        Occupancy = "occupancy": Vec<m::ZoneOccupant>;
         /// The reference tags' accuracy.
         Accuracy = "accuracy": Vec<m::TagAccuracy>;
         /// The predicted error over a grid.

@@ -6,7 +6,8 @@ use std::{future::Future, path::PathBuf, pin::Pin, sync::Arc, time::Duration};
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
     Instance, Level, MagnetometerCalibration, PackageStatus, Position, RunState, SerialNumber,
-    SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice,
+    SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice, Zone,
+    geofence::{CrossingKind, Occupant},
 };
 use tokio::sync::broadcast;
 
@@ -181,6 +182,8 @@ pub enum LiveEvent {
         /// Its latest status report, if any.
         status: Option<DeviceStatus>,
     },
+    /// A tag entered or left a zone (decisions §13).
+    Zone(ZoneEvent),
     /// A configuration's network started or stopped, or its link went down.
     Network {
         /// The configuration.
@@ -188,6 +191,28 @@ pub enum LiveEvent {
         /// What happened.
         change: NetworkChange,
     },
+}
+
+/// A tag entering or leaving a zone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZoneEvent {
+    /// The configuration.
+    pub configuration: ConfigName,
+    /// The zone's name.
+    pub zone: netcfg_model::ItemName,
+    /// The zone's number.
+    pub zone_id: u16,
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// Entering or leaving.
+    pub kind: CrossingKind,
+    /// The tag's position that decided it, mm.
+    pub position: [i32; 3],
+    /// The network time of that position, in units of 1/975,000 s (0
+    /// when the change of a zone decided it).
+    pub network_time: u64,
+    /// When, in milliseconds since the Unix epoch.
+    pub time_ms: u64,
 }
 
 /// What happened to a device (see [`LiveEvent::Device`]).
@@ -314,6 +339,17 @@ pub trait Engine: Send + Sync {
     /// The configuration's last survey, if any (kept after a stop, until
     /// [`Engine::forget`]).
     fn last_survey(&self, configuration: &ConfigName) -> Option<SurveyReport>;
+
+    /// Gives a running configuration new zones: the enters and exits that
+    /// follow go to the live feed at once. Nothing when it does not run.
+    fn set_zones(&self, configuration: &ConfigName, zones: Vec<Zone>);
+
+    /// The tags inside zone `zone_id` of a running configuration.
+    fn zone_occupancy(
+        &self,
+        configuration: &ConfigName,
+        zone_id: u16,
+    ) -> Result<Vec<Occupant>, EngineError>;
 
     /// The engine's own components (engine, wire protocol, simulator) and
     /// their versions; no I/O. The host's packages are `netcfg-host`'s.

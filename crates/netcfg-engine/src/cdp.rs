@@ -118,6 +118,40 @@ pub mod item_type {
     pub const HOSTNAME_ANNOUNCE: u16 = 0x011B;
     /// InstanceAnnounce.
     pub const INSTANCE_ANNOUNCE: u16 = 0x011C;
+    /// GeofencerZoneInfo.
+    pub const GEOFENCER_ZONE_INFO: u16 = 0x80DB;
+    /// TagZoneInfo.
+    pub const TAG_ZONE_INFO: u16 = 0x80DC;
+}
+
+/// The bytes of GeofencerZoneInfo's fixed-length zone name.
+pub const ZONE_NAME_LEN: usize = 50;
+
+/// GeofencerZoneInfo (0x80DB, 64 + 8 × vertices bytes): a zone's number,
+/// name, heights, hysteresis and outline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeofencerZoneInfo {
+    /// The zone's number.
+    pub zone_id: u16,
+    /// Its name, at most [`ZONE_NAME_LEN`] bytes (padded with NULs).
+    pub zone_name: String,
+    /// The lowest height inside, mm (`i32::MIN`: no floor).
+    pub z_min: i32,
+    /// The highest, mm (`i32::MAX`: no ceiling).
+    pub z_max: i32,
+    /// Its hysteresis, mm.
+    pub hysteresis: u32,
+    /// Its outline, `[x, y]` mm.
+    pub vertices: Vec<[i32; 2]>,
+}
+
+/// TagZoneInfo (0x80DC, 4 + 2 × zones bytes): the zones a tag is inside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagZoneInfo {
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// The numbers of the zones it is inside now.
+    pub zones: Vec<u16>,
 }
 
 /// PositionV3 (0x0135, 30 bytes): one tag position.
@@ -361,6 +395,10 @@ pub enum Item {
     HostnameAnnounce(String),
     /// 0x011C: the instance's name (netcfg: the configuration's).
     InstanceAnnounce(String),
+    /// 0x80DB.
+    GeofencerZoneInfo(GeofencerZoneInfo),
+    /// 0x80DC.
+    TagZoneInfo(TagZoneInfo),
     /// A type this codec does not read, kept as bytes.
     Unknown {
         /// The item's type.
@@ -527,6 +565,8 @@ impl Item {
             Self::StreamInformation(_) => t::STREAM_INFORMATION,
             Self::HostnameAnnounce(_) => t::HOSTNAME_ANNOUNCE,
             Self::InstanceAnnounce(_) => t::INSTANCE_ANNOUNCE,
+            Self::GeofencerZoneInfo(_) => t::GEOFENCER_ZONE_INFO,
+            Self::TagZoneInfo(_) => t::TAG_ZONE_INFO,
             Self::Unknown { item_type, .. } => *item_type,
         }
     }
@@ -547,6 +587,8 @@ impl Item {
             Self::TemperatureV2(_) => 16,
             Self::StreamInformation(item) => 17 + item.name.len(),
             Self::HostnameAnnounce(text) | Self::InstanceAnnounce(text) => text.len(),
+            Self::GeofencerZoneInfo(item) => 14 + ZONE_NAME_LEN + 8 * item.vertices.len(),
+            Self::TagZoneInfo(item) => 4 + 2 * item.zones.len(),
             Self::Unknown { data, .. } => data.len(),
         }
     }
@@ -593,6 +635,27 @@ impl Item {
             Self::DeviceNames(item) => {
                 put_serial(out, item.serial_number);
                 out.extend_from_slice(item.name.as_bytes());
+            }
+            Self::GeofencerZoneInfo(item) => {
+                put_u16(out, item.zone_id);
+                let mut name = [0_u8; ZONE_NAME_LEN];
+                let bytes = item.zone_name.as_bytes();
+                let kept = bytes.len().min(ZONE_NAME_LEN);
+                name[..kept].copy_from_slice(&bytes[..kept]);
+                out.extend_from_slice(&name);
+                put_i32(out, item.z_min);
+                put_i32(out, item.z_max);
+                put_u32(out, item.hysteresis);
+                for [x, y] in &item.vertices {
+                    put_i32(out, *x);
+                    put_i32(out, *y);
+                }
+            }
+            Self::TagZoneInfo(item) => {
+                put_serial(out, item.serial_number);
+                for zone in &item.zones {
+                    put_u16(out, *zone);
+                }
             }
             Self::RoleReport(item) => {
                 put_u16(out, item.role_id);
@@ -714,6 +777,45 @@ impl Item {
                 serial_number: d.serial()?,
                 name: d.rest_text()?,
             }),
+            t::GEOFENCER_ZONE_INFO => {
+                let zone_id = d.u16()?;
+                let name = d.take::<ZONE_NAME_LEN>()?;
+                let end = name
+                    .iter()
+                    .position(|byte| *byte == 0)
+                    .unwrap_or(ZONE_NAME_LEN);
+                let zone_name = String::from_utf8_lossy(&name[..end]).into_owned();
+                let (z_min, z_max, hysteresis) = (d.i32()?, d.i32()?, d.u32()?);
+                if !d.bytes.len().is_multiple_of(8) {
+                    return Err(d.bad("vertices are not whole [x, y] pairs".to_owned()));
+                }
+                let mut vertices = Vec::with_capacity(d.bytes.len() / 8);
+                while !d.bytes.is_empty() {
+                    vertices.push([d.i32()?, d.i32()?]);
+                }
+                Self::GeofencerZoneInfo(GeofencerZoneInfo {
+                    zone_id,
+                    zone_name,
+                    z_min,
+                    z_max,
+                    hysteresis,
+                    vertices,
+                })
+            }
+            t::TAG_ZONE_INFO => {
+                let serial_number = d.serial()?;
+                if !d.bytes.len().is_multiple_of(2) {
+                    return Err(d.bad("zone numbers are 2 bytes each".to_owned()));
+                }
+                let mut zones = Vec::with_capacity(d.bytes.len() / 2);
+                while !d.bytes.is_empty() {
+                    zones.push(d.u16()?);
+                }
+                Self::TagZoneInfo(TagZoneInfo {
+                    serial_number,
+                    zones,
+                })
+            }
             t::ROLE_REPORT => Self::RoleReport(RoleReport {
                 role_id: d.u16()?,
                 max_quantity: d.u16()?,

@@ -10,7 +10,7 @@ use std::{
 use netcfg_model::{
     CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
     MagnetometerCalibration, PackageState, PackageStatus, RunState, SerialNumber, SurveyReport,
-    TagAccuracy, UnconfiguredDevice,
+    TagAccuracy, UnconfiguredDevice, Zone, geofence::Occupant,
 };
 use tokio::{runtime::Handle, sync::broadcast};
 use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
@@ -530,6 +530,24 @@ impl Engine for NetcfgEngine {
 
     fn last_survey(&self, configuration: &ConfigName) -> Option<SurveyReport> {
         lock(&self.shared.surveys).get(configuration).cloned()
+    }
+
+    fn set_zones(&self, configuration: &ConfigName, zones: Vec<Zone>) {
+        if let Some(session) = self.shared.session(configuration) {
+            // Replaced here, in the caller's order; told on the runtime.
+            let told = session.replace_zones(zones);
+            self.shared
+                .runtime
+                .spawn(async move { session.send_told(told).await });
+        }
+    }
+
+    fn zone_occupancy(
+        &self,
+        configuration: &ConfigName,
+        zone_id: u16,
+    ) -> Result<Vec<Occupant>, EngineError> {
+        Ok(self.shared.running(configuration)?.zone_occupancy(zone_id))
     }
 
     fn beacon_counts(&self, configuration: &ConfigName) -> Vec<BeaconCounts> {

@@ -44,7 +44,7 @@ pub use api::MockEngine;
 pub use api::{
     BeaconCounts, DeviceChange, DeviceCommandResult, DeviceLink, Engine, EngineCommand,
     EngineEvent, EngineFuture, EngineNotification, LiveEvent, NetworkChange, NetworkStatus,
-    StartOutcome, StopOutcome,
+    StartOutcome, StopOutcome, ZoneEvent,
 };
 pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};

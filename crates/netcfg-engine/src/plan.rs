@@ -4,7 +4,7 @@ use std::{collections::HashSet, path::PathBuf, time::Duration};
 
 use netcfg_model::{
     ConfigName, DataStream, Device, Instance, NetworkMode, RfSetting, Role, SerialNumber,
-    SettingValue, SystemSetting, builtin_roles, default_streams,
+    SettingValue, SystemSetting, Zone, builtin_roles, default_streams,
 };
 
 /// Everything the engine needs to run one configuration. The caller builds
@@ -27,6 +27,8 @@ pub struct NetworkPlan {
     pub streams: Vec<DataStream>,
     /// Its system settings.
     pub settings: Vec<SystemSetting>,
+    /// Its zones.
+    pub zones: Vec<Zone>,
     /// The directory this start's log file goes into (created if missing).
     pub log_directory: PathBuf,
 }
@@ -43,6 +45,7 @@ impl NetworkPlan {
             devices: Vec::new(),
             streams: default_streams(),
             settings: Vec::new(),
+            zones: Vec::new(),
             log_directory,
         }
     }

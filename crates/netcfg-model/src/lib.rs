@@ -34,6 +34,7 @@ mod cache;
 mod configuration;
 mod device;
 mod device_action;
+pub mod geofence;
 mod history;
 mod host;
 mod int_enum;
@@ -57,6 +58,7 @@ mod site_check;
 mod stream;
 mod time;
 mod validation;
+mod zone;
 
 pub use alert_rule::{
     AlertCondition, AlertRule, Hold, HoldChange, HoldSeconds, MAX_FOR_S, MAX_POSITIONS_PER_SECOND,
@@ -112,3 +114,7 @@ pub use site_check::{AnchorSurvey, MeasuredRange, PointMm, SurveyPair, SurveyRep
 pub use stream::{DEFAULT_STREAM_GROUP, DataStream, DefaultStream, default_streams};
 pub use time::{NetworkTime, SensorPeriod, SensorPeriodError};
 pub use validation::{Problem, Problems, Validate};
+pub use zone::{
+    DEFAULT_HYSTERESIS_MM, DwellMs, DwellOutOfRange, HysteresisMm, HysteresisOutOfRange,
+    MAX_DWELL_MS, MAX_HYSTERESIS_MM, MAX_ZONE_FILTER, Zone, ZoneOccupant, ZonePolygon,
+};

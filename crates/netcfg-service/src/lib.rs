@@ -31,6 +31,7 @@ mod resources;
 mod schedules;
 mod settings;
 mod site;
+mod zones;
 
 pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
 pub use logs::LOG_FILE_LIMIT;
@@ -156,6 +157,9 @@ struct Inner {
     firing: std::sync::Mutex<std::collections::HashMap<ConfigName, Vec<netcfg_model::Firing>>>,
     /// The configurations whose schedules the scheduler must read again.
     reread: schedules::Reread,
+    /// Held while the zones are read and handed to the engine, so that two
+    /// changes in quick succession reach it in order.
+    zone_push: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Service {
@@ -175,6 +179,7 @@ impl Service {
                 observers: RwLock::new(Vec::new()),
                 firing: std::sync::Mutex::default(),
                 reread: schedules::Reread::default(),
+                zone_push: tokio::sync::Mutex::default(),
             }),
         }
     }
@@ -378,6 +383,7 @@ impl Service {
                 devices: net.devices()?,
                 streams: net.streams()?,
                 settings: net.settings(None)?,
+                zones: net.zones()?,
                 log_directory: store.log_dir(&name)?,
             })
         })

@@ -12,7 +12,11 @@ use crate::{Service, ServiceError};
 impl Service {
     /// A conflict unless the configuration runs: for reports only a
     /// running network can give.
-    async fn require_running(&self, name: &ConfigName, what: &str) -> Result<(), ServiceError> {
+    pub(crate) async fn require_running(
+        &self,
+        name: &ConfigName,
+        what: &str,
+    ) -> Result<(), ServiceError> {
         self.require_net(name).await?;
         if self.is_running(name) {
             Ok(())

@@ -108,6 +108,8 @@ pub enum Missing {
     AlertRule,
     /// A schedule.
     Schedule,
+    /// A zone.
+    Zone,
 }
 
 /// Why a change conflicts with a configuration's state.

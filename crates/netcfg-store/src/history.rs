@@ -30,7 +30,7 @@ use rusqlite::{Connection, types::Value};
 use crate::error::{ConflictKind, Missing, StoreError};
 
 /// The tables whose rows a restore puts back: a configuration's content.
-pub(crate) const TRACKED: [&str; 12] = [
+pub(crate) const TRACKED: [&str; 13] = [
     "configuration",
     "roles",
     "devices",
@@ -43,6 +43,7 @@ pub(crate) const TRACKED: [&str; 12] = [
     "settings",
     "alert_rules",
     "schedules",
+    "zones",
 ];
 
 /// How many entries a configuration keeps; older ones (and what restoring
@@ -231,6 +232,7 @@ fn nouns(table: &str) -> (&'static str, &'static str) {
         "position_limits" => ("position limit", "position limits"),
         "alert_rules" => ("alert rule", "alert rules"),
         "schedules" => ("schedule", "schedules"),
+        "zones" => ("zone", "zones"),
         _ => ("setting", "settings"),
     }
 }

@@ -52,8 +52,8 @@ pub use counters::{StoreCounters, counters};
 pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
 pub use history::KEPT as HISTORY_KEPT;
 pub use net::{
-    ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, Net, NewNotification, PairOutcome, SettingDeletion,
-    SettingWrite, StreamDeletion,
+    ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, MAX_ZONES, Net, NewNotification, PairOutcome,
+    SettingDeletion, SettingWrite, StreamDeletion,
 };
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use stamps::StampKind;

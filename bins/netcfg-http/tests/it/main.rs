@@ -19,3 +19,4 @@ mod schedules;
 mod security;
 mod site;
 mod tls;
+mod zones;

@@ -13,7 +13,7 @@ use crate::support::{Request, Server};
 
 /// Six anchors at 2 to 4 m around a 20 m × 15 m room (the first a
 /// seeder), a walking tag and a reference tag standing at (7 m, 6 m).
-fn room() -> Vec<Value> {
+pub(crate) fn room() -> Vec<Value> {
     let anchors = [
         (1, 3, 0, 0, 2_000),
         (2, 2, 20_000, 0, 3_000),
@@ -36,7 +36,7 @@ fn room() -> Vec<Value> {
     devices
 }
 
-fn set_instance(server: &Server, net: &str, instance: &str) -> Value {
+pub(crate) fn set_instance(server: &Server, net: &str, instance: &str) -> Value {
     server
         .send(&Request::json(
             "PATCH",
@@ -46,7 +46,7 @@ fn set_instance(server: &Server, net: &str, instance: &str) -> Value {
         .json()
 }
 
-fn act(server: &Server, net: &str, action: &str) {
+pub(crate) fn act(server: &Server, net: &str, action: &str) {
     server
         .send(&Request::json(
             "POST",

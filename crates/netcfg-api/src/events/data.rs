@@ -22,17 +22,20 @@ pub enum EventKind {
     Change,
     /// The client fell behind and missed events: reload the state.
     Resync,
+    /// A tag entered or left a zone.
+    Zone,
 }
 
 impl EventKind {
     /// Every kind.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Notification,
         Self::State,
         Self::Device,
         Self::Position,
         Self::Change,
         Self::Resync,
+        Self::Zone,
     ];
 
     /// The event's name on the wire (`event:`).
@@ -44,6 +47,7 @@ impl EventKind {
             Self::Position => "position",
             Self::Change => "change",
             Self::Resync => "resync",
+            Self::Zone => "zone",
         }
     }
 
@@ -65,6 +69,7 @@ impl EventKind {
             Self::Position => generator.subschema_for::<PositionEvent>(),
             Self::Change => generator.subschema_for::<ChangeEvent>(),
             Self::Resync => generator.subschema_for::<ResyncEvent>(),
+            Self::Zone => generator.subschema_for::<ZoneEvent>(),
         }
     }
 }
@@ -210,6 +215,41 @@ pub struct ChangeEvent {
     pub method: String,
     /// The request's path.
     pub path: String,
+}
+
+/// Entering or leaving (`zone`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneHappening {
+    /// The tag entered the zone.
+    Enter,
+    /// The tag left it.
+    Exit,
+}
+
+/// `zone`: a tag of `net` entered or left a zone (decisions §13). Never
+/// dropped the way positions are.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ZoneEvent {
+    /// The configuration.
+    pub net: String,
+    /// The zone's name.
+    pub zone: String,
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// Entering or leaving.
+    pub event: ZoneHappening,
+    /// The tag's position that decided it: east, mm.
+    pub x: i32,
+    /// North, mm.
+    pub y: i32,
+    /// Height, mm.
+    pub z: i32,
+    /// The network time of that position, in units of 1/975,000 s; 0 when
+    /// a change of the zone decided it.
+    pub network_time: u64,
+    /// When, in milliseconds since the Unix epoch.
+    pub time_ms: u64,
 }
 
 /// `resync`: this client fell behind and missed events; reload the state.

@@ -405,6 +405,12 @@ impl EventHub {
         self.publish(net, EventKind::Device, Queued::Event(bytes));
     }
 
+    /// Publishes a tag entering or leaving a zone.
+    pub fn zone(&self, event: &data::ZoneEvent, net: &ConfigName) {
+        let bytes = data::render(EventKind::Zone, None, event);
+        self.publish(net, EventKind::Zone, Queued::Event(bytes));
+    }
+
     /// Publishes a change made through the API.
     pub fn change(&self, net: &ConfigName, event: &ChangeEvent) {
         let bytes = data::render(EventKind::Change, None, event);

@@ -14,6 +14,7 @@ mod stream;
 
 use std::sync::Arc;
 
+use netcfg_model::geofence::CrossingKind;
 use netcfg_service::{DeviceChange, LiveEvent, NetworkChange};
 use tokio::{
     sync::broadcast::{Receiver, error::RecvError},
@@ -25,7 +26,7 @@ pub use hub::{EventHub, FRAME_PERIOD, FRAMES_PER_SECOND, MAX_PENDING_FRAMES, MAX
 pub use stream::KEEP_ALIVE_PERIOD;
 pub(crate) use stream::{EventStream, Scope};
 
-use data::{DeviceEvent, DeviceHappening, StateChange};
+use data::{DeviceEvent, DeviceHappening, StateChange, ZoneEvent, ZoneHappening};
 
 /// Passes the engine's live feed to `hub` and cuts position frames, until
 /// the feed closes. Run it on the engine's runtime.
@@ -76,6 +77,26 @@ fn relay(hub: &EventHub, event: LiveEvent) {
             },
             &configuration,
         ),
+        LiveEvent::Zone(event) => {
+            let [x, y, z] = event.position;
+            hub.zone(
+                &ZoneEvent {
+                    net: event.configuration.to_string(),
+                    zone: event.zone.to_string(),
+                    serial_number: event.serial_number,
+                    event: match event.kind {
+                        CrossingKind::Enter => ZoneHappening::Enter,
+                        CrossingKind::Exit => ZoneHappening::Exit,
+                    },
+                    x,
+                    y,
+                    z,
+                    network_time: event.network_time,
+                    time_ms: event.time_ms,
+                },
+                &event.configuration,
+            );
+        }
         LiveEvent::Network {
             configuration,
             change,

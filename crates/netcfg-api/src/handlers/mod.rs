@@ -24,6 +24,7 @@ pub(crate) mod schedules;
 pub(crate) mod settings;
 pub(crate) mod site;
 pub(crate) mod streams;
+pub(crate) mod zones;
 
 /// "1 device", "3 devices".
 pub(crate) fn count(number: usize, noun: &str) -> String {

@@ -104,6 +104,13 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::GetCoverage,
         Operation::RunSurvey,
         Operation::GetSurvey,
+        // And zones (decisions §13).
+        Operation::CreateZone,
+        Operation::GetZone,
+        Operation::ListZones,
+        Operation::UpdateZone,
+        Operation::DeleteZone,
+        Operation::GetZoneOccupancy,
     ] {
         changes.push(Change::Remove(operation));
     }

@@ -46,6 +46,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(alert_rules());
     routes.extend(schedules());
     routes.extend(site());
+    routes.extend(zones());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -890,6 +891,73 @@ fn alert_rules() -> Vec<Route> {
         )
         .responds(StatusCode::NO_CONTENT, message(), Information)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+    ]
+}
+
+/// Zones (decisions §13): 5.1 only.
+fn zones() -> Vec<Route> {
+    let one = || Payload::of::<keys::Zone>();
+    let path = "/nets/{net_name}/zones/{zone_name}";
+    vec![
+        Route::new(
+            POST,
+            &["/nets/{net_name}/zones"],
+            Operation::CreateZone,
+            "Add a zone: an area whose enters and exits are told",
+            zones::create,
+        )
+        .json_body::<ZonePostBody>()
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(GET, &[path], Operation::GetZone, "One zone", zones::get)
+            .responds(StatusCode::OK, one(), Debug)
+            .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/zones"],
+            Operation::ListZones,
+            "The zones of a configuration",
+            zones::list,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Zones>(), Debug),
+        Route::new(
+            PATCH,
+            &[path],
+            Operation::UpdateZone,
+            "Change a zone (null clears a field)",
+            zones::update,
+        )
+        .json_body::<ZonePatchBody>()
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            DELETE,
+            &[path],
+            Operation::DeleteZone,
+            "Delete a zone",
+            zones::delete,
+        )
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/zones/{zone_name}/occupancy"],
+            Operation::GetZoneOccupancy,
+            "The tags inside a zone now, each since its enter (409 while the configuration does not run)",
+            zones::occupancy,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Occupancy>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
     ]
 }
 

@@ -69,6 +69,7 @@ impl Session {
                 cached.position = Some(report.position);
             }
         }
+        self.track_zones(network_time, &reports).await;
         let positions = reports
             .iter()
             .map(|report| (report.serial_number, report.position))

@@ -2,6 +2,7 @@
 //! network's reports.
 
 mod locating;
+mod zoning;
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
@@ -93,6 +94,10 @@ pub(crate) struct Session {
     locator: Mutex<Locator>,
     /// Anchors the last survey judged `bad` (AnchorHealthV5 says so).
     badly_surveyed: Mutex<HashSet<SerialNumber>>,
+    /// The zones and where the tags stand with them.
+    zoning: Mutex<zoning::Zoning>,
+    /// The zones' device actions, for the task that sends them.
+    zone_actions: mpsc::Sender<(SerialNumber, DeviceAction)>,
 }
 
 /// Sends `message` and maps the driver's failures to engine errors.
@@ -249,6 +254,7 @@ impl Session {
     /// Builds the session and starts its tasks on the current runtime.
     pub(crate) fn launch(parts: SessionParts, events: mpsc::Receiver<DriverEvent>) -> Arc<Self> {
         let parts_plan_for_locator = parts.plan.clone();
+        let (zone_actions, actions) = mpsc::channel(zoning::ACTION_QUEUE);
         let session = Arc::new(Self {
             configuration: parts.plan.configuration.clone(),
             instance: parts.instance,
@@ -270,11 +276,14 @@ impl Session {
             live: parts.live,
             locator: Mutex::new(Locator::new(&parts_plan_for_locator)),
             badly_surveyed: Mutex::new(HashSet::new()),
+            zoning: Mutex::new(zoning::Zoning::new(&parts_plan_for_locator)),
+            zone_actions,
         });
         let tasks = vec![
             tokio::spawn(Arc::clone(&session).process(events)),
             tokio::spawn(Arc::clone(&session).heartbeat()),
             tokio::spawn(Arc::clone(&session).publish()),
+            tokio::spawn(Arc::clone(&session).run_zone_actions(actions)),
         ];
         *lock(&session.tasks) = tasks;
         session.forget_unplanned(&session.plan());
@@ -321,6 +330,9 @@ impl Session {
         // accuracy counts start again with them).
         *lock(&self.locator) = Locator::new(&plan);
         lock(&self.badly_surveyed).clear();
+        lock(&self.zoning).take_roles(&plan);
+        let told = self.replace_zones(plan.zones.clone());
+        self.send_told(told).await;
         *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
         // Names, roles and devices may have changed: say so at once.
         self.state_changed.notify_one();
@@ -643,6 +655,7 @@ impl Session {
                 });
                 self.activity_changed(serial_number, before).await;
                 self.device_changed(serial_number, DeviceChange::Lost);
+                self.forget_zones_of(serial_number).await;
                 self.journal.notify(
                     Level::Warning,
                     format!("device {serial_number} went silent"),
@@ -880,7 +893,7 @@ impl Session {
         let plan = self.plan();
         let announcement =
             live::announcement(self.configuration.as_str(), &self.hostname, &plan.streams);
-        let (user_state, anchor_state) = {
+        let (mut user_state, anchor_state) = {
             let caches = lock(&self.caches);
             let cache = caches.get(&self.configuration);
             (
@@ -888,6 +901,7 @@ impl Session {
                 live::anchor_state(&plan, cache),
             )
         };
+        user_state.extend(lock(&self.zoning).announcements());
         let streams = self.streams();
         for (stream, items) in [
             (&streams.config, announcement),

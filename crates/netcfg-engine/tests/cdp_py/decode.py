@@ -43,6 +43,8 @@ SIZES = {
     0x011A: (17, 1),
     0x011B: (0, 1),
     0x011C: (0, 1),
+    0x80DB: (64, 8),
+    0x80DC: (4, 2),
 }
 
 FIELDS = {
@@ -63,6 +65,8 @@ FIELDS = {
     0x011A: ["destination_ip", "destination_port", "interface_ip", "interface_netmask", "interface_port", "ttl", "name"],
     0x011B: ["hostname"],
     0x011C: ["instance_name"],
+    0x80DB: ["zone_id", "zone_name", "z_min", "z_max", "hysteresis"],
+    0x80DC: ["serial_number", "zone_list"],
 }
 
 
@@ -89,6 +93,8 @@ def decode(stream, data):
             entry[field] = plain(getattr(item, field))
         if item.type == 0x014A:
             entry["bad_paired_anchors"] = len(item.bad_paired_anchors)
+        if item.type == 0x80DB:
+            entry["vertices"] = [[vertex.x, vertex.y] for vertex in item.vertices]
         items.append(entry)
     return {
         "stream": stream,

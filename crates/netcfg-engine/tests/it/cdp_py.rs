@@ -44,10 +44,10 @@ use tokio::{
 const CDP_PY: &str = "1.8.1";
 
 /// One received datagram: the stream it came on and its bytes.
-type Received = (String, Vec<u8>);
+pub(crate) type Received = (String, Vec<u8>);
 
 /// Decodes `datagrams` with cdp-py; one JSON object per datagram.
-fn cdp_py(datagrams: &[Received]) -> Vec<Value> {
+pub(crate) fn cdp_py(datagrams: &[Received]) -> Vec<Value> {
     let mut input = tempfile::NamedTempFile::new().unwrap();
     for (stream, bytes) in datagrams {
         let hex: String = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
@@ -84,7 +84,7 @@ fn cdp_py(datagrams: &[Received]) -> Vec<Value> {
 
 /// Receives from the three sockets until `enough` says so (bounded by
 /// [`within`]); returns every datagram in arrival order per stream.
-async fn collect(
+pub(crate) async fn collect(
     sockets: &[(&str, &UdpSocket)],
     mut enough: impl FnMut(&[Received]) -> bool,
 ) -> Vec<Received> {
@@ -110,7 +110,7 @@ async fn collect(
     received
 }
 
-fn items<'a>(
+pub(crate) fn items<'a>(
     decoded: &'a [Value],
     stream: &'a str,
     item_type: u16,
@@ -122,7 +122,7 @@ fn items<'a>(
         .filter(move |item| item["type"] == item_type)
 }
 
-fn count(received: &[Received], stream: &str, item_type: u16) -> usize {
+pub(crate) fn count(received: &[Received], stream: &str, item_type: u16) -> usize {
     received
         .iter()
         .filter(|(name, _)| name == stream)
@@ -181,7 +181,7 @@ fn setting(key: &str, value: i64) -> SystemSetting {
 
 /// One listener for each stream of the site (Config, Anchor, User), each
 /// stream aimed at its own.
-async fn aim_every_stream(plan: &mut NetworkPlan) -> [UdpSocket; 3] {
+pub(crate) async fn aim_every_stream(plan: &mut NetworkPlan) -> [UdpSocket; 3] {
     let mut sockets = Vec::new();
     for stream in ["Config", "Anchor", "User"] {
         let (socket, port) = listener().await;

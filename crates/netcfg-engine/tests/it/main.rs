@@ -8,3 +8,4 @@ mod cdp_py;
 mod codec;
 mod driver_sim;
 mod streams;
+mod zones;

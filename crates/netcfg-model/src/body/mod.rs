@@ -21,6 +21,7 @@ mod schedule;
 mod setting;
 mod stream;
 mod v5_0;
+mod zone;
 
 pub use alert_rule::{AlertRulePatchBody, AlertRulePostBody};
 pub use calculate::{
@@ -42,6 +43,7 @@ pub use schedule::{SchedulePatchBody, SchedulePostBody};
 pub use setting::SettingsBody;
 pub use stream::DataStreamBody;
 pub use v5_0::{EngineCommand, EngineCommandBody, InterfaceRef, PairedInterfaceBody};
+pub use zone::{ZonePatchBody, ZonePostBody};
 
 /// Declares the `FromJson` and `Deserialize` of a body struct whose fields
 /// are all read the same way: `required` or `optional` leaves.

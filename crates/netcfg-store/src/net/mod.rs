@@ -16,6 +16,7 @@ mod roles;
 mod schedules;
 mod settings;
 mod streams;
+mod zones;
 
 use std::{future::Future, sync::Arc};
 
@@ -30,6 +31,7 @@ pub use notifications::NewNotification;
 pub use pairs::PairOutcome;
 pub use settings::{ACTIVE_RF_SETTING_KEY, SettingDeletion, SettingWrite};
 pub use streams::StreamDeletion;
+pub use zones::MAX_ZONES;
 
 use crate::{database::Database, error::StoreError, stamps::StampKind};
 

@@ -41,6 +41,7 @@ fn content(net: &Net) -> Content {
             )
             .unwrap(),
         ),
+        text(serde_json::to_value(net.zones().unwrap()).unwrap()),
         format!(
             "{:?}",
             net.devices()
@@ -314,6 +315,9 @@ enum Step {
     AddSchedule(u8),
     RetimeSchedule(u8, u8),
     DeleteSchedule(u8),
+    AddZone(u8),
+    MoveZone(u8, i16),
+    DeleteZone(u8),
 }
 
 fn serial(index: u8) -> SerialNumber {
@@ -341,6 +345,9 @@ fn step() -> impl Strategy<Value = Step> {
         (index(), any::<u16>()).prop_map(|(index, for_s)| Step::RetimeRule(index, for_s)),
         index().prop_map(Step::DeleteRule),
         index().prop_map(Step::AddSchedule),
+        index().prop_map(Step::AddZone),
+        (index(), any::<i16>()).prop_map(|(index, x)| Step::MoveZone(index, x)),
+        index().prop_map(Step::DeleteZone),
         (index(), 0..24_u8).prop_map(|(index, hour)| Step::RetimeSchedule(index, hour)),
         index().prop_map(Step::DeleteSchedule),
     ]
@@ -433,6 +440,26 @@ fn apply(net: &Net, step: &Step) {
         Step::DeleteSchedule(index) => {
             net.delete_schedule(format!("nightly {index}").parse().unwrap())
         }
+        Step::AddZone(index) => net
+            .create_zone(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("dock {index}"),
+                    "polygon": [[0, 0], [1000 + u32::from(*index), 0], [0, 1000]],
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::MoveZone(index, x) => net
+            .patch_zone(
+                format!("dock {index}").parse().unwrap(),
+                serde_json::from_value(json(serde_json::json!({
+                    "polygon": [[x, 0], [i32::from(*x) + 1000, 0], [x, 1000]],
+                    "z_max": 2500,
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::DeleteZone(index) => net.delete_zone(format!("dock {index}").parse().unwrap()),
         Step::DeleteLimit(index) => {
             net.delete_position_limit(netcfg_model::PositionLimitKey::Id(1 + u32::from(*index)))
         }

@@ -213,6 +213,11 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "alert_rules" => to_json(net.alert_rules()?),
         "patch_alert_rule" => to_json(net.patch_alert_rule(arg(step, "name"), arg(step, "body"))?),
         "delete_alert_rule" => to_json(net.delete_alert_rule(arg(step, "name"))?),
+        "create_zone" => to_json(net.create_zone(arg(step, "body"))?),
+        "zone" => to_json(net.zone(arg(step, "name"))?),
+        "zones" => to_json(net.zones()?),
+        "patch_zone" => to_json(net.patch_zone(arg(step, "name"), arg(step, "body"))?),
+        "delete_zone" => to_json(net.delete_zone(arg(step, "name"))?),
         // A schedule with its ledger: the time it counts from is left out
         // (it is the clock's), its last run kept.
         "create_schedule" => schedule_json(net.create_schedule(arg(step, "body"))?),

@@ -1,0 +1,151 @@
+//! Zones through the real server (decisions §13): a tag standing in a zone
+//! enters it after the dwell, over SSE and in the occupancy; changing and
+//! deleting the zone moves it out at once; a zone's filter keeps other
+//! tags out; every change is journalled.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+
+use crate::{
+    site::{act, room, set_instance},
+    support::{Request, Server},
+};
+
+const DESK: [[i32; 2]; 4] = [[6000, 5000], [8000, 5000], [8000, 7000], [6000, 7000]];
+const STANDING: &str = "01:05:0002";
+
+/// Matches the standing tag's `event` (enter or exit).
+fn is_standing(event: &'static str) -> impl Fn(&Value) -> bool {
+    move |data| data["serial_number"] == STANDING && data["event"] == event
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+fn occupancy(server: &Server, zone: &str) -> Value {
+    server
+        .send(&Request::get(&format!("/nets/room/zones/{zone}/occupancy")))
+        .expect(200)["occupancy"]
+        .clone()
+}
+
+fn patch_desk(server: &Server, body: &Value) {
+    server
+        .send(&Request::json("PATCH", "/nets/room/zones/desk", body))
+        .expect(200);
+}
+
+#[test]
+fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
+    let server = Server::start();
+    server.create_on_simulator("room", &room());
+    set_instance(&server, "room", "sim?toa_noise_mm=20&seed=4");
+    let created = server
+        .send(&Request::json(
+            "POST",
+            "/nets/room/zones",
+            &json!({"name": "desk", "polygon": DESK, "dwell_ms": 1000,
+                    "on_enter": {"action": "set_led", "color": "blue", "timeout": 5}}),
+        ))
+        .expect(201)["zone"]
+        .clone();
+    assert_eq!(created["zone_id"], 1);
+    // The same outline, for the walking tag only.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/room/zones",
+            &json!({"name": "walkers", "polygon": DESK, "tags": ["01:05:0001"]}),
+        ))
+        .expect(201);
+    server
+        .send(&Request::get("/nets/room/zones/desk/occupancy"))
+        .expect(409);
+
+    let mut events = server.events("/nets/room/events?types=zone", &[]);
+    let before_start = now_ms();
+    act(&server, "room", "start");
+    let (entered, skipped) = events.until("zone", is_standing("enter"));
+    assert_eq!(entered.data["zone"], "desk", "{:?}", entered.data);
+    assert!(
+        skipped
+            .iter()
+            .all(|event| event.data["serial_number"] != STANDING),
+        "the walkers' zone is not the standing tag's: {skipped:?}"
+    );
+    let entered_ms = entered.data["time_ms"].as_u64().unwrap();
+    assert!(
+        entered_ms >= before_start + 1_000,
+        "the dwell comes first: {entered_ms} vs {before_start}"
+    );
+    let x = entered.data["x"].as_i64().unwrap();
+    assert!((x - 7_000).abs() < 300, "{:?}", entered.data);
+    assert!(entered.data["network_time"].as_u64().unwrap() > 0);
+
+    let inside = occupancy(&server, "desk");
+    let standing = inside
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|occupant| occupant["serial_number"] == STANDING)
+        .unwrap_or_else(|| panic!("{inside}"));
+    assert_eq!(standing["since_ms"], entered_ms);
+    assert!(
+        occupancy(&server, "walkers")
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|occupant| occupant["serial_number"] != STANDING)
+    );
+
+    // Moved away: it leaves at once, decided by its last position.
+    patch_desk(
+        &server,
+        &json!({"polygon": [[0, 0], [1000, 0], [1000, 1000], [0, 1000]]}),
+    );
+    let (left, _) = events.until("zone", is_standing("exit"));
+    assert_eq!(
+        (left.data["zone"].clone(), left.data["network_time"].clone()),
+        (json!("desk"), json!(0))
+    );
+    assert!(
+        occupancy(&server, "desk")
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|occupant| occupant["serial_number"] != STANDING)
+    );
+
+    // Back, with no dwell: in again at once; deleted: out.
+    patch_desk(&server, &json!({"polygon": DESK, "dwell_ms": 0}));
+    let (again, _) = events.until("zone", is_standing("enter"));
+    assert_eq!(again.data["zone"], "desk");
+    let deleted = server.send(&Request::new("DELETE", "/nets/room/zones/desk"));
+    assert_eq!(deleted.status, 204);
+    let (gone, _) = events.until("zone", is_standing("exit"));
+    assert_eq!(gone.data["zone"], "desk");
+    assert!(
+        events
+            .next_within(Duration::from_millis(500))
+            .is_none_or(|event| { event.data["serial_number"] != STANDING }),
+        "a deleted zone tells nothing more of the standing tag"
+    );
+    events.close();
+
+    // No action failed, and the zones' changes are in the history.
+    let notifications = server
+        .send(&Request::get("/nets/room/notifications"))
+        .expect(200)["notifications"]
+        .to_string();
+    assert!(!notifications.contains("zone's"), "{notifications}");
+    let history =
+        server.send(&Request::get("/nets/room/history")).expect(200)["history"].to_string();
+    for summary in ["1 zone added", "1 zone changed", "1 zone removed"] {
+        assert!(history.contains(summary), "{summary}: {history}");
+    }
+}
