@@ -182,8 +182,9 @@ pub enum LiveEvent {
         /// Its latest status report, if any.
         status: Option<DeviceStatus>,
     },
-    /// A tag entered or left a zone (decisions §13).
-    Zone(ZoneEvent),
+    /// Tags entered or left zones (decisions §13): the crossings one batch
+    /// of positions (or one change of the zones) decided, in order.
+    Zones(Arc<[ZoneEvent]>),
     /// A configuration's network started or stopped, or its link went down.
     Network {
         /// The configuration.

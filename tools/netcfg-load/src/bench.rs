@@ -28,7 +28,9 @@
 //!    schedules (bench/rules.rs, `--only rules`): their CPU at 33,000
 //!    positions a second, how soon a rule fires and a schedule runs;
 //! 10. solved locations (bench/accuracy.rs, `--only accuracy`): reference
-//!     tags against the Cramér–Rao bound, noise, NLOS, coverage, survey.
+//!     tags against the Cramér–Rao bound, noise, NLOS, coverage, survey;
+//! 11. zones (bench/zones.rs, `--only zones`): their CPU at 33,000
+//!     positions a second, and how soon an event reaches a subscriber.
 
 mod accuracy;
 mod disk;
@@ -40,6 +42,7 @@ mod growth;
 mod report;
 mod rules;
 mod wrk;
+mod zones;
 
 use std::{
     fs,
@@ -135,6 +138,9 @@ pub enum Only {
     /// Solved locations: reference tags against the Cramér–Rao bound,
     /// ten times the noise, NLOS, coverage, the survey
     Accuracy,
+    /// Zones: their CPU at 33,000 positions a second against 1,000 and
+    /// 10,240 zones, and how soon an event reaches a subscriber
+    Zones,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -191,6 +197,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::Accuracy) {
         accuracy::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Zones) {
+        zones::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }
@@ -471,6 +480,7 @@ mod tests {
         assert_eq!(uses(Some(Only::FrontEnd), false), (false, true));
         assert_eq!(uses(Some(Only::Floods), false), (false, false));
         assert_eq!(uses(Some(Only::Accuracy), false), (false, false));
+        assert_eq!(uses(Some(Only::Zones), false), (false, false));
         // Writing the fixture measures nothing.
         assert_eq!(uses(None, true), (false, false));
     }

@@ -405,8 +405,16 @@ impl EventHub {
         self.publish(net, EventKind::Device, Queued::Event(bytes));
     }
 
-    /// Publishes a tag entering or leaving a zone.
+    /// Publishes a tag entering or leaving a zone (rendered only when
+    /// someone listens: a busy site crosses zones thousands of times a
+    /// second).
     pub fn zone(&self, event: &data::ZoneEvent, net: &ConfigName) {
+        let wanted = lock(&self.inner).subscribers.iter().any(|subscriber| {
+            subscriber.kinds.contains(EventKind::Zone) && subscriber.wants(net, EventKind::Zone)
+        });
+        if !wanted {
+            return;
+        }
         let bytes = data::render(EventKind::Zone, None, event);
         self.publish(net, EventKind::Zone, Queued::Event(bytes));
     }

@@ -77,25 +77,27 @@ fn relay(hub: &EventHub, event: LiveEvent) {
             },
             &configuration,
         ),
-        LiveEvent::Zone(event) => {
-            let [x, y, z] = event.position;
-            hub.zone(
-                &ZoneEvent {
-                    net: event.configuration.to_string(),
-                    zone: event.zone.to_string(),
-                    serial_number: event.serial_number,
-                    event: match event.kind {
-                        CrossingKind::Enter => ZoneHappening::Enter,
-                        CrossingKind::Exit => ZoneHappening::Exit,
+        LiveEvent::Zones(events) => {
+            for event in events.iter() {
+                let [x, y, z] = event.position;
+                hub.zone(
+                    &ZoneEvent {
+                        net: event.configuration.to_string(),
+                        zone: event.zone.to_string(),
+                        serial_number: event.serial_number,
+                        event: match event.kind {
+                            CrossingKind::Enter => ZoneHappening::Enter,
+                            CrossingKind::Exit => ZoneHappening::Exit,
+                        },
+                        x,
+                        y,
+                        z,
+                        network_time: event.network_time,
+                        time_ms: event.time_ms,
                     },
-                    x,
-                    y,
-                    z,
-                    network_time: event.network_time,
-                    time_ms: event.time_ms,
-                },
-                &event.configuration,
-            );
+                    &event.configuration,
+                );
+            }
         }
         LiveEvent::Network {
             configuration,

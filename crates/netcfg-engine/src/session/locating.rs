@@ -69,7 +69,7 @@ impl Session {
                 cached.position = Some(report.position);
             }
         }
-        self.track_zones(network_time, &reports).await;
+        let whereabouts = self.track_zones(network_time, &reports);
         let positions = reports
             .iter()
             .map(|report| (report.serial_number, report.position))
@@ -81,7 +81,8 @@ impl Session {
         });
         let streams = self.streams();
         if let Some(user) = &streams.user {
-            let items = live::positions(network_time, &reports);
+            let mut items = live::positions(network_time, &reports);
+            items.extend(whereabouts);
             let result = user.send_items(&items).await;
             if result.is_ok() {
                 crate::counters::positions_sent(reports.len());

@@ -127,13 +127,15 @@ pub(crate) struct Told {
 }
 
 impl Session {
-    /// Tests a batch of positions against the zones; tells what crossed.
-    pub(super) async fn track_zones(&self, network_time: u64, reports: &[PositionReport]) {
+    /// Tests a batch of positions against the zones; tells the live feed
+    /// and the tags what crossed, and returns the TagZoneInfo items for the
+    /// caller to send with the batch's positions (in the same datagrams).
+    pub(super) fn track_zones(&self, network_time: u64, reports: &[PositionReport]) -> Vec<Item> {
         let now = now_ms();
         let told = {
             let mut zoning = lock(&self.zoning);
             if zoning.geofence.is_empty() {
-                return;
+                return Vec::new();
             }
             let mut crossings = Vec::new();
             zoning.geofence.advance(now, &mut crossings);
@@ -154,11 +156,11 @@ impl Session {
                 );
             }
             if crossings.is_empty() {
-                return;
+                return Vec::new();
             }
             self.tell(&zoning, &crossings, network_time)
         };
-        self.send_told(told).await;
+        self.tell_live(told)
     }
 
     /// New zones for the running network, at once: the exits and enters
@@ -243,8 +245,18 @@ impl Session {
 
     /// Tells the live feed, the tags and the User stream.
     pub(crate) async fn send_told(&self, told: Told) {
-        for event in told.events {
-            let _ = self.live.send(LiveEvent::Zone(event));
+        let items = self.tell_live(told);
+        let streams = self.streams();
+        if let Some(user) = &streams.user {
+            let result = user.send_items(&items).await;
+            self.stream_result(user, result);
+        }
+    }
+
+    /// Tells the live feed and the tags; returns the User stream's items.
+    fn tell_live(&self, told: Told) -> Vec<Item> {
+        if !told.events.is_empty() {
+            let _ = self.live.send(LiveEvent::Zones(told.events.into()));
         }
         for (serial_number, action) in told.actions {
             if self.zone_actions.try_send((serial_number, action)).is_err() {
@@ -258,11 +270,7 @@ impl Session {
                 );
             }
         }
-        let streams = self.streams();
-        if let Some(user) = &streams.user {
-            let result = user.send_items(&told.items).await;
-            self.stream_result(user, result);
-        }
+        told.items
     }
 
     /// Sends the zones' device actions, one after another, until the

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use netcfg_engine::{
     Engine, EngineOptions, LiveEvent, NetcfgEngine, ZoneEvent,
-    cdp::{self},
+    cdp::{self, Item, Packet},
 };
 use netcfg_model::{SerialNumber, Zone, body::ZonePostBody, geofence::CrossingKind};
 use serde_json::{Value, json};
@@ -34,7 +34,7 @@ async fn next_zone_event(
     what: &str,
 ) -> ZoneEvent {
     first(feed, what, |event| match event {
-        LiveEvent::Zone(event) => Some(event),
+        LiveEvent::Zones(events) => events.first().cloned(),
         _ => None,
     })
     .await
@@ -115,9 +115,17 @@ async fn a_tag_in_a_zone_enters_it_and_cdp_py_reads_where_it_is() {
         "{left:?}"
     );
     assert!(engine.zone_occupancy(&name, 1).unwrap().is_empty());
+    // Until the TagZoneInfo that says so (an earlier one may still wait in
+    // the socket).
     received.extend(
         collect(&sockets, |received| {
-            count(received, "User", cdp::item_type::TAG_ZONE_INFO) >= 1
+            received.iter().any(|(_, bytes)| {
+                Packet::decode(bytes).is_ok_and(|packet| {
+                    packet.items.iter().any(|item| {
+                        matches!(item, Item::TagZoneInfo(info) if info.zones.is_empty())
+                    })
+                })
+            })
         })
         .await,
     );

@@ -168,7 +168,7 @@ fn positions_a_second(client: &Client, net: &str) -> Result<f64> {
 }
 
 /// Server cores used over `seconds`.
-fn server_cores(server: &Server, seconds: u32) -> Result<f64> {
+pub(crate) fn server_cores(server: &Server, seconds: u32) -> Result<f64> {
     // Let the watch read the new rules, and the counts settle.
     thread::sleep(Duration::from_secs(2));
     let path = format!("/proc/{}/stat", server.pid());
