@@ -53,6 +53,17 @@ SCREENSHOTS = Path(os.environ.get("NETCFG_SCREENSHOTS", WORKSPACE / "docs" / "ui
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 API_VERSION = "5.1"
+# A 20 m by 15 m room of six anchors (the first a seeder), at the corners
+# and the middle of the long walls, from 2 m to 4 m high: a site that
+# locates (the floor-plan tests of solved locations and zones use it).
+ROOM_ANCHORS = [
+    ("01:04:0001", (0, 0, 2000)),
+    ("01:04:0002", (20000, 0, 2400)),
+    ("01:04:0003", (20000, 15000, 2800)),
+    ("01:04:0004", (0, 15000, 3200)),
+    ("01:04:0005", (10000, 0, 3600)),
+    ("01:04:0006", (10000, 15000, 4000)),
+]
 # How long a user-visible change may take before a test gives up.
 WAIT = float(os.environ.get("NETCFG_BROWSER_WAIT", "20"))
 

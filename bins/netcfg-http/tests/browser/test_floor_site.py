@@ -11,22 +11,13 @@ from typing import Callable
 
 from selenium.webdriver.common.by import By
 
-from conftest import Api, Browser
+from conftest import ROOM_ANCHORS, Api, Browser
 
 NET = "site"
 # The simulator measures with 30 mm of timing noise, and puts anchor
 # 01:04:0003 1.5 m east of where the configuration says it is.
 INSTANCE = "sim?toa_noise_mm=30&survey_error=01:04:0003:1500:0:0"
-# A 20 m by 15 m room: anchors at the corners and the middle of the long
-# walls (the first a seeder), from 2 m to 4 m high.
-ANCHORS = [
-    ("01:04:0001", (0, 0, 2000)),
-    ("01:04:0002", (20000, 0, 2400)),
-    ("01:04:0003", (20000, 15000, 2800)),
-    ("01:04:0004", (0, 15000, 3200)),
-    ("01:04:0005", (10000, 0, 3600)),
-    ("01:04:0006", (10000, 15000, 4000)),
-]
+ANCHORS = ROOM_ANCHORS
 WALKING_TAG = "01:05:0001"
 REFERENCE_TAG = "01:05:0002"
 # A survey makes the anchors range each other: give it longer than a click.

@@ -7,7 +7,7 @@
 // environment is passed in, so node's test runner drives it with a fake
 // fetch and fake timers (tests/js/events.test.mjs).
 
-/** @typedef {"notification"|"state"|"device"|"position"|"change"|"resync"} EventType */
+/** @typedef {"notification"|"state"|"device"|"position"|"change"|"resync"|"zone"} EventType */
 /** @typedef {(data: any, type: EventType) => void} Handler */
 /** @typedef {"connecting"|"open"|"closed"} Connection */
 

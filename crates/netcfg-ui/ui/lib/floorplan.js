@@ -8,7 +8,9 @@
 // upwards on screen). Screen coordinates are CSS pixels of the canvas.
 //
 // Beneath everything it can draw the predicted coverage (lib/coverage.js)
-// and around the anchors the verdicts of the last survey.
+// and around the anchors the verdicts of the last survey. An overlay (the
+// zones: lib/zone_layer.js) draws between the limits and the anchors, and
+// gets the pointer and the keys first.
 
 import { cellAt, coverageExtent, coveragePixels, describeCell, formatError } from "./coverage.js";
 
@@ -48,6 +50,22 @@ import { cellAt, coverageExtent, coveragePixels, describeCell, formatError } fro
  * @property {number} min_y
  * @property {number} max_x
  * @property {number} max_y
+ */
+
+/**
+ * What another module draws on the plan, and the input it takes before the
+ * plan's own (screen points are CSS pixels of the canvas).
+ * @typedef {object} Overlay
+ * @property {() => void} draw                        over the limits, under the anchors
+ * @property {(add: (x: number, y: number) => void) => void} [extendBounds]  what there is to see of it
+ * @property {(sx: number, sy: number) => boolean} [pointerDown]  true: it takes this press (then drag… gets it)
+ * @property {(sx: number, sy: number) => void} [dragMove]
+ * @property {(sx: number, sy: number, moved: boolean) => void} [dragEnd]
+ * @property {() => void} [dragCancel]
+ * @property {(sx: number, sy: number) => string | null} [hover]  the pointer moves, no button down: a cursor, or null for the plan's
+ * @property {(sx: number, sy: number, onAnchor: boolean) => boolean} [click]  a click that did not drag: true when taken
+ * @property {(sx: number, sy: number) => boolean} [doubleClick]
+ * @property {(event: KeyboardEvent) => boolean} [key]  true when taken
  */
 
 /** A tag without a position for this long is drawn as stale. */
@@ -226,6 +244,8 @@ export class FloorPlan {
     this.hoverY = 0;
     /** @type {any} */
     this.drag = null;
+    /** @type {Overlay | null} */
+    this.overlay = null;
     this.frame = 0;
     this.destroyed = false;
 
@@ -238,6 +258,7 @@ export class FloorPlan {
       ["pointercancel", this.onPointerCancel.bind(this)],
       ["pointerleave", this.onPointerLeave.bind(this)],
       ["wheel", this.onWheel.bind(this), { passive: false }],
+      ["dblclick", this.onDoubleClick.bind(this)],
       ["keydown", this.onKey.bind(this)],
     ];
     for (const [type, handler, options] of this.bindings) canvas.addEventListener(type, handler, options);
@@ -316,6 +337,16 @@ export class FloorPlan {
    */
   setSurvey(report) {
     this.survey = new Map((report?.anchors || []).map((anchor) => [anchor.serial_number, anchor]));
+    if (this.autoFit) this.fit();
+    this.requestDraw();
+  }
+
+  /**
+   * What draws over the limits and takes input first (the zones), or none.
+   * @param {Overlay | null} overlay
+   */
+  setOverlay(overlay) {
+    this.overlay = overlay;
     if (this.autoFit) this.fit();
     this.requestDraw();
   }
@@ -443,6 +474,7 @@ export class FloorPlan {
       add(limit.max_x, limit.max_y);
     }
     for (const tag of this.tags.values()) add(tag.x, tag.y);
+    this.overlay?.extendBounds?.(add);
     if (minX === Infinity) return null;
     return { minX, minY, maxX, maxY };
   }
@@ -496,7 +528,7 @@ export class FloorPlan {
 
   // ---- input ------------------------------------------------------------
 
-  /** @param {PointerEvent | WheelEvent} event */
+  /** @param {MouseEvent} event */
   point(event) {
     const rect = this.canvas.getBoundingClientRect();
     return [event.clientX - rect.left, event.clientY - rect.top];
@@ -539,6 +571,11 @@ export class FloorPlan {
     const [sx, sy] = this.point(event);
     const anchor = this.anchorAt(sx, sy);
     this.canvas.setPointerCapture(event.pointerId);
+    if (this.overlay?.pointerDown?.(sx, sy)) {
+      this.autoFit = false;
+      this.drag = { kind: "overlay", sx, sy, moved: false };
+      return;
+    }
     if (anchor && (this.callbacks.canDrag?.() ?? true)) {
       this.autoFit = false;
       this.drag = { kind: "anchor", anchor, sx, sy, from: { x: anchor.x, y: anchor.y }, moved: false };
@@ -554,7 +591,9 @@ export class FloorPlan {
     const drag = this.drag;
     if (drag) {
       if (!drag.moved && (sx - drag.sx) ** 2 + (sy - drag.sy) ** 2 > 9) drag.moved = true;
-      if (drag.kind === "anchor") {
+      if (drag.kind === "overlay") {
+        if (drag.moved) this.overlay?.dragMove?.(sx, sy);
+      } else if (drag.kind === "anchor") {
         if (drag.moved) {
           const [wx, wy] = this.toWorld(sx, sy);
           drag.anchor.x = Math.round(wx);
@@ -578,7 +617,7 @@ export class FloorPlan {
     const changed = (hover?.kind !== this.hover?.kind)
       || (hover && this.hover && (/** @type {any} */ (hover).anchor !== /** @type {any} */ (this.hover).anchor || /** @type {any} */ (hover).tag !== /** @type {any} */ (this.hover).tag
         || /** @type {any} */ (hover).cell?.index !== /** @type {any} */ (this.hover).cell?.index));
-    this.canvas.style.cursor = anchor && (this.callbacks.canDrag?.() ?? true) ? "move" : "grab";
+    this.canvas.style.cursor = this.overlay?.hover?.(sx, sy) ?? (anchor && (this.callbacks.canDrag?.() ?? true) ? "move" : "grab");
     if (changed || hover) {
       this.hover = /** @type {any} */ (hover);
       this.hoverX = sx;
@@ -594,7 +633,10 @@ export class FloorPlan {
     this.canvas.style.cursor = "grab";
     if (!drag) return;
     if (this.canvas.hasPointerCapture(event.pointerId)) this.canvas.releasePointerCapture(event.pointerId);
-    if (drag.kind === "anchor") {
+    if (drag.kind === "overlay") {
+      const [sx, sy] = this.point(event);
+      this.overlay?.dragEnd?.(sx, sy, drag.moved);
+    } else if (drag.kind === "anchor") {
       if (drag.moved && (drag.anchor.x !== drag.from.x || drag.anchor.y !== drag.from.y)) {
         this.selectAnchor(drag.anchor.key);
         this.callbacks.onSelectAnchor?.(drag.anchor.key);
@@ -604,7 +646,10 @@ export class FloorPlan {
         this.callbacks.onSelectAnchor?.(drag.anchor.key);
       }
     } else if (!drag.moved) {
-      // A click: on an anchor (dragging off) selects it, elsewhere clears.
+      // A click: the overlay's if it takes it (a point of a zone being
+      // drawn); else on an anchor (dragging off) selects it, elsewhere clears.
+      const [sx, sy] = this.point(event);
+      if (this.overlay?.click?.(sx, sy, Boolean(drag.anchor))) return;
       const key = drag.anchor ? drag.anchor.key : null;
       this.selectAnchor(key);
       this.callbacks.onSelectAnchor?.(key);
@@ -616,6 +661,7 @@ export class FloorPlan {
     const drag = this.drag;
     this.drag = null;
     if (drag?.kind === "anchor") this.moveAnchor(drag.anchor.key, drag.from.x, drag.from.y);
+    if (drag?.kind === "overlay") this.overlay?.dragCancel?.();
     this.onPointerLeave();
     void event;
   }
@@ -625,6 +671,12 @@ export class FloorPlan {
       this.hover = null;
       this.requestDraw();
     }
+  }
+
+  /** @param {MouseEvent} event */
+  onDoubleClick(event) {
+    const [sx, sy] = this.point(event);
+    if (this.overlay?.doubleClick?.(sx, sy)) event.preventDefault();
   }
 
   /** @param {WheelEvent} event */
@@ -638,6 +690,10 @@ export class FloorPlan {
   /** @param {KeyboardEvent} event */
   onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (this.overlay?.key?.(event)) {
+      event.preventDefault();
+      return;
+    }
     const step = event.shiftKey ? 200 : 50;
     switch (event.key) {
       case "ArrowLeft": this.panBy(step, 0); break;
@@ -669,6 +725,7 @@ export class FloorPlan {
     this.drawCoverage();
     this.drawGrid(step);
     this.drawLimits();
+    this.overlay?.draw();
     this.drawAnchors();
     this.drawTags(started);
     this.drawScale(step);

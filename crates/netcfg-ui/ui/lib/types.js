@@ -54,6 +54,7 @@
  * @property {PositionEvent} position
  * @property {ChangeEvent} change
  * @property {ResyncEvent} resync
+ * @property {ZoneEvent} zone
  */
 
 // ---- resources, as docs/openapi/5.1.json declares them --------------------
@@ -626,6 +627,53 @@
 /**
  * What a survey says of an anchor's configured position.
  * @typedef {"good" | "check" | "bad"} Verdict
+ */
+
+/**
+ * A zone of a configuration.
+ * @typedef {object} Zone
+ * @property {number} dwell_ms  How long a tag must stay inside before it enters, ms.
+ * @property {number} hysteresis_mm  How far inside a tag must be to enter, and outside to leave, mm.
+ * @property {ItemName} name  Unique name within the configuration.
+ * @property {Record<string, any> | null} [on_enter]  The action sent to a tag that enters.
+ * @property {Record<string, any> | null} [on_exit]  The action sent to a tag that leaves.
+ * @property {ZonePolygon} polygon  Its outline.
+ * @property {RoleId[]} roles  The roles it applies to; empty: every role.
+ * @property {SerialNumber[]} tags  The tags it applies to; empty: every tag.
+ * @property {number | null} [z_max]  The highest height inside, mm; none: no ceiling.
+ * @property {number | null} [z_min]  The lowest height inside, mm; none: no floor.
+ * @property {number} zone_id  The zone's number, given when it was added and kept through renames.
+ */
+
+/**
+ * `zone`: a tag of `net` entered or left a zone (decisions §13). Never dropped the way positions are.
+ * @typedef {object} ZoneEvent
+ * @property {ZoneHappening} event  Entering or leaving.
+ * @property {string} net  The configuration.
+ * @property {number} network_time  The network time of that position, in units of 1/975,000 s; 0 when a change of the zone decided it.
+ * @property {SerialNumber} serial_number  The tag.
+ * @property {number} time_ms  When, in milliseconds since the Unix epoch.
+ * @property {number} x  The tag's position that decided it: east, mm.
+ * @property {number} y  North, mm.
+ * @property {number} z  Height, mm.
+ * @property {string} zone  The zone's name.
+ */
+
+/**
+ * Entering or leaving (`zone`).
+ * @typedef {"enter" | "exit"} ZoneHappening
+ */
+
+/**
+ * A tag inside a zone, as `GET .../zones/{zone_name}/occupancy` lists it.
+ * @typedef {object} ZoneOccupant
+ * @property {SerialNumber} serial_number  The tag.
+ * @property {number} since_ms  When it entered, in milliseconds since the Unix epoch.
+ */
+
+/**
+ * A simple polygon (no edge crosses another), [x, y] points in mm, closed back to the first.
+ * @typedef {[number, number][]} ZonePolygon
  */
 
 export {};

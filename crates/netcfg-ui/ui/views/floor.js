@@ -3,7 +3,9 @@
 // (lib/floorplan.js draws it). An anchor dragged on the plan, or moved with
 // the form below it, is saved through the API (PATCH of its device).
 // Under them, on request, the predicted coverage; around the anchors, the
-// last survey's verdicts (both from views/floor_site.js).
+// last survey's verdicts (both from views/floor_site.js). Over the limits,
+// the zones with how many tags are inside, drawn and edited on the plan
+// (views/floor_zones.js, views/zone_forms.js, lib/zone_layer.js).
 //
 // Positions never go through Preact: they land in the plan's Map and the
 // plan redraws on the next animation frame. Only the tag list re-renders,
@@ -16,6 +18,9 @@ import { useForm, Field, FormFooter, describeFailure, numberOrUndefined } from "
 import { href } from "../lib/router.js";
 import { FloorPlan, COLORS, VERDICT_COLORS, STALE_MS, newStats, formatAge } from "../lib/floorplan.js";
 import { useCoverage, CoverageLegend, useSurvey, SurveyPanel } from "./floor_site.js";
+import { useZones, ZoneTools, ZonePanel } from "./floor_zones.js";
+import { NewZoneForm, ZoneEditor, saveOutline } from "./zone_forms.js";
+import { ZoneLayer, ZONE_COLORS } from "../lib/zone_layer.js";
 
 const ANCHOR = 2;
 const SEEDER = 3;
@@ -83,6 +88,7 @@ export default function View({ params }) {
 
   const canvas = useRef(/** @type {HTMLCanvasElement | null} */ (null));
   const plan = useRef(/** @type {FloorPlan | null} */ (null));
+  const zoneLayer = useRef(/** @type {ZoneLayer | null} */ (null));
   const [selected, setSelected] = useState(/** @type {string | null} */ (null));
   const [dragging, setDragging] = useState(true);
   const canDrag = useRef(true);
@@ -98,6 +104,18 @@ export default function View({ params }) {
   latest.current = { deviceList, names, net };
   const coverage = useCoverage(net, showCoverage, devices.data ? anchors : undefined);
   const survey = useSurvey(net);
+  const running = config.data?.configuration?.state === "running";
+  const zones = useZones(net, running, () => plan.current?.requestDraw());
+  const latestZones = useRef(zones);
+  latestZones.current = zones;
+  const [selectedZone, setSelectedZone] = useState(/** @type {string | null} */ (null));
+  /** The outline being drawn: its points so far; null when not drawing. */
+  const [drawn, setDrawn] = useState(/** @type {[number, number][] | null} */ (null));
+  /** A closed outline waiting for its name. */
+  const [outline, setOutline] = useState(/** @type {[number, number][] | null} */ (null));
+  const [zoneFailure, setZoneFailure] = useState(/** @type {{zone: string, message: string, problems: string[]} | null} */ (null));
+  const drawing = useRef(false);
+  drawing.current = drawn !== null;
 
   /**
    * Saves an anchor's position; resolves with the answer or throws the API's error.
@@ -121,7 +139,8 @@ export default function View({ params }) {
     const stats = newStats();
     /** @type {any} */ (window).netcfgFloorStats = stats;
     const floor = new FloorPlan(element, {
-      canDrag: () => canDrag.current,
+      // While drawing a zone, a click on an anchor is a point of the outline.
+      canDrag: () => canDrag.current && !drawing.current,
       tagName: (serial) => latest.current.names.get(serial),
       onSelectAnchor: (key) => setSelected(key),
       onAnchorDrop: async (anchor, x, y, from) => {
@@ -138,10 +157,39 @@ export default function View({ params }) {
       },
     }, stats);
     plan.current = floor;
+    // Where a plan point is on the canvas, for the browser tests (they click there).
+    const where = { toScreen: (/** @type {number} */ x, /** @type {number} */ y) => floor.toScreen(x, y) };
+    /** @type {any} */ (window).netcfgFloorPlan = where;
+    zoneLayer.current = new ZoneLayer(floor, {
+      count: (zone) => latestZones.current.book.count(zone),
+      onSelect: (zone) => setSelectedZone(zone),
+      onDraftChange: (points) => setDrawn(points),
+      onDraftClosed: (points) => {
+        setDrawn(null);
+        setOutline(points);
+      },
+      onDraftCancel: () => stopDrawing(),
+      onPolygonDrop: async (zone, polygon, from) => {
+        setZoneFailure(null);
+        try {
+          const answer = await saveOutline(latest.current.net, zone, polygon);
+          say(answer.message || `Zone ${zone} updated`, answer.level);
+          latestZones.current.list.reload();
+        } catch (failure) {
+          zoneLayer.current?.moveZone(zone, from);
+          const { message } = describeFailure(failure);
+          const problems = failure instanceof ApiError ? failure.problems.map((item) => (item.field ? `${item.field}: ${item.problem}` : item.problem)) : [];
+          setZoneFailure({ zone, message, problems });
+          say(message, 1);
+        }
+      },
+    });
     return () => {
       floor.destroy();
       plan.current = null;
+      zoneLayer.current = null;
       if (/** @type {any} */ (window).netcfgFloorStats === stats) delete /** @type {any} */ (window).netcfgFloorStats;
+      if (/** @type {any} */ (window).netcfgFloorPlan === where) delete /** @type {any} */ (window).netcfgFloorPlan;
     };
   }, [net]);
 
@@ -150,12 +198,44 @@ export default function View({ params }) {
   useEffect(() => plan.current?.selectAnchor(selected), [selected]);
   useEffect(() => plan.current?.setCoverage((showCoverage && coverage.data) || null), [showCoverage, coverage.data]);
   useEffect(() => plan.current?.setSurvey(survey.report), [survey.report]);
+  useEffect(() => zoneLayer.current?.setZones(zones.zones), [zones.list.data]);
+  useEffect(() => zoneLayer.current?.select(selectedZone), [selectedZone]);
+  useEffect(() => zoneLayer.current?.setPending(outline), [outline]);
+  // A selected zone that is gone (deleted, renamed elsewhere) is unselected.
+  useEffect(() => {
+    if (selectedZone !== null && zones.list.data && !zones.zones.some((zone) => zone.name === selectedZone)) setSelectedZone(null);
+  }, [zones.list.data]);
+
+  function startDrawing() {
+    setOutline(null);
+    setSelectedZone(null);
+    setZoneFailure(null);
+    setDrawn([]);
+    zoneLayer.current?.startDrawing();
+    // Enter and Escape go to the plan.
+    canvas.current?.focus();
+  }
+
+  function stopDrawing() {
+    zoneLayer.current?.stopDrawing();
+    setDrawn(null);
+  }
+
+  /** @param {import("../lib/types.js").Zone} zone */
+  function zoneSaved(zone) {
+    setOutline(null);
+    setSelectedZone(zone.name);
+    // Drawn at once, without waiting for the change event.
+    const others = zones.zones.filter((item) => item.name !== zone.name && item.name !== selectedZone);
+    zoneLayer.current?.setZones([...others, zone]);
+    zones.list.reload();
+  }
 
   useLive(["position"], (data, type) => {
     if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
   }, net);
 
-  const running = config.data?.configuration?.state === "running";
+  const selectedZoneItem = zones.zones.find((zone) => zone.name === selectedZone) || null;
   const loadError = devices.error || limits.error || (showCoverage && coverage.error);
 
   return html`<${Page} title="Floor plan" view="floor">
@@ -165,6 +245,11 @@ export default function View({ params }) {
     ${loadError && html`<${Notice} level=${1}>
       <p>${describeFailure(loadError).message}</p>
       <button type="button" onClick=${() => { devices.reload(); limits.reload(); coverage.reload(); }}>Try again</button>
+    <//>`}
+    ${zoneFailure && html`<${Notice} level=${1}>
+      <p>The outline of zone ${zoneFailure.zone} was not changed: ${zoneFailure.message}</p>
+      ${zoneFailure.problems.length > 0 && html`<ul>${zoneFailure.problems.map((text) => html`<li>${text}</li>`)}</ul>`}
+      <button type="button" onClick=${() => setZoneFailure(null)}>Dismiss</button>
     <//>`}
     ${dropFailure && html`<${Notice} level=${1}>
       <p>Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}</p>
@@ -185,18 +270,28 @@ export default function View({ params }) {
         <input id="floor-coverage" type="checkbox" checked=${showCoverage}
           onChange=${(/** @type {Event} */ event) => setShowCoverage(/** @type {HTMLInputElement} */ (event.target).checked)} />
       </div>
+      <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
+        onStart=${startDrawing} onCancel=${stopDrawing}
+        onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
     </div>
     <div class="floor">
       <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
         aria-label=${`Floor plan of ${net}: ${anchors.length} anchors and seeders; the tags are listed below`}
         aria-describedby="floor-help"></canvas>
     </div>
+    ${outline ? html`<${NewZoneForm} key=${outline.join(";")} net=${net} points=${outline} onSaved=${zoneSaved}
+        onCancel=${() => setOutline(null)} />`
+      : selectedZoneItem && html`<${ZoneEditor} key=${selectedZoneItem.zone_id} net=${net} zone=${selectedZoneItem}
+        onSaved=${zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
     <p id="floor-help" class="muted">
       Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
       Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there). Drag an anchor to correct its survey, or use the form below.
+      Draw zone adds a zone point by point; click a zone to select it and drag its points.
     </p>
     ${showCoverage && html`<${CoverageLegend} coverage=${coverage.data} loading=${coverage.loading} />`}
     <${Legend} surveyed=${survey.report !== null} />
+    <${ZonePanel} zones=${zones.zones} book=${zones.book} running=${running} selected=${selectedZone} onSelect=${setSelectedZone}
+      names=${names} failure=${zones.list.error} />
     <${SurveyPanel} survey=${survey} running=${running} names=${names} />
     <div style=${{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "0 2rem" }}>
       <${MoveAnchor} anchors=${anchors} selected=${selected} onSelect=${setSelected} save=${saveAnchor} />
@@ -225,6 +320,8 @@ function Legend({ surveyed }) {
       ${item(COLORS.tag, "●", "Tag")}
       ${item(COLORS.stale, "●", `Tag with no position for ${STALE_MS / 1000} s`)}
       ${item(COLORS.limit, "⬚", "Position limit")}
+      ${item(ZONE_COLORS.edge, "▱", "Zone")}
+      ${item(ZONE_COLORS.occupiedEdge, "▰", "Zone with tags inside")}
       ${item(COLORS.selected, "○", "Selected")}
       ${item(COLORS.tag, "◯", "Tag's 95% error (when zoomed in)")}
       ${surveyed && html`
