@@ -121,9 +121,9 @@ async fn a_tag_in_a_zone_enters_it_and_cdp_py_reads_where_it_is() {
         collect(&sockets, |received| {
             received.iter().any(|(_, bytes)| {
                 Packet::decode(bytes).is_ok_and(|packet| {
-                    packet.items.iter().any(|item| {
-                        matches!(item, Item::TagZoneInfo(info) if info.zones.is_empty())
-                    })
+                    packet.items.iter().any(
+                        |item| matches!(item, Item::TagZoneInfo(info) if info.zones.is_empty()),
+                    )
                 })
             })
         })
