@@ -13,7 +13,7 @@ use std::{net::Ipv4Addr, path::Path};
 use netcfg_engine::cdp::{
     self, AccelerometerV3, AnchorHealthV5, DeviceActivityState, DeviceNames, Item,
     MAX_DATAGRAM_LEN, Packet, PositionV3, PressureV2, QuaternionV3, RoleReport, StreamInformation,
-    Synchronization, TemperatureV2, Vector3,
+    Synchronization, TemperatureV2, Vector3, item_type,
 };
 use netcfg_model::SerialNumber;
 
@@ -48,6 +48,8 @@ fn every_cdp_fixture_decodes_as_recorded_and_valid_packets_re_encode_to_their_by
         t::STREAM_INFORMATION,
         t::HOSTNAME_ANNOUNCE,
         t::INSTANCE_ANNOUNCE,
+        t::GEOFENCER_ZONE_INFO,
+        t::TAG_ZONE_INFO,
     ] {
         assert!(
             types.contains(&item_type),
@@ -246,7 +248,17 @@ fn item() -> impl Strategy<Value = Item> {
         ),
         name().prop_map(Item::HostnameAnnounce),
         name().prop_map(Item::InstanceAnnounce),
+        (serial(), prop::collection::vec(any::<u16>(), 0..8)).prop_map(|(serial_number, zones)| {
+            Item::TagZoneInfo(cdp::TagZoneInfo {
+                serial_number,
+                zones,
+            })
+        }),
+        // Types this codec reads are not unknown: their layouts apply.
         (0x0200u16.., prop::collection::vec(any::<u8>(), 0..64))
+            .prop_filter("an unknown type", |(item_type, _)| {
+                ![item_type::GEOFENCER_ZONE_INFO, item_type::TAG_ZONE_INFO].contains(item_type)
+            })
             .prop_map(|(item_type, data)| Item::Unknown { item_type, data }),
     ]
 }
