@@ -303,6 +303,19 @@ impl Session {
         lock(&self.heard).retain(|serial| planned.contains(serial));
     }
 
+    /// Says the link dropped, and why, then treats the network as down.
+    fn link_dropped(&self, reason: &str) {
+        self.journal.notify(
+            Level::Error,
+            format!(
+                "link to the network interface device on {} dropped: {reason}",
+                self.instance
+            ),
+            None,
+        );
+        self.link_went_down();
+    }
+
     pub(crate) fn plan(&self) -> Arc<NetworkPlan> {
         Arc::clone(&self.plan.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -540,15 +553,7 @@ impl Session {
                         .line(Level::Debug, &format!("damaged frame skipped: {error}"));
                 }
                 DriverEvent::LinkDown(reason) => {
-                    self.journal.notify(
-                        Level::Error,
-                        format!(
-                            "link to the network interface device on {} dropped: {reason}",
-                            self.instance
-                        ),
-                        None,
-                    );
-                    self.link_went_down();
+                    self.link_dropped(&reason);
                     return;
                 }
             }
@@ -804,15 +809,7 @@ impl Session {
                     if missed >= self.timing.missed_heartbeats {
                         let reason = format!("{missed} pings in a row went unanswered");
                         if self.driver.declare_down(reason.clone()) {
-                            self.journal.notify(
-                                Level::Error,
-                                format!(
-                                    "link to the network interface device on {} dropped: {reason}",
-                                    self.instance
-                                ),
-                                None,
-                            );
-                            self.link_went_down();
+                            self.link_dropped(&reason);
                         }
                         return;
                     }
