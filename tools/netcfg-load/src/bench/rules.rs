@@ -72,16 +72,9 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
     ));
     let server = launch.start()?;
     let client = server.client();
-    let nets: Vec<String> = (1..=NETS).map(|index| format!("rules{index}")).collect();
+    let nets = start_sites(&server, "rules", NETS)?;
     for net in &nets {
-        create_net(&client, net)?;
-        growth::send_concurrently(server.port(), super::LOADERS, &site(net))?;
         set_rules(&client, net, &[])?;
-        client.expect_ok(
-            "POST",
-            &format!("/nets/{net}"),
-            Some(r#"{"action": "start"}"#),
-        )?;
     }
     thread::sleep(Duration::from_secs(3));
     let positions_per_second = positions_a_second(&client, &nets[0])? * NETS as f64;
@@ -121,6 +114,25 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         after_restart_ms,
     });
     Ok(())
+}
+
+/// Creates and starts `count` configurations named `{prefix}1`, ... of
+/// the live events' site on the simulator; returns their names.
+pub(crate) fn start_sites(server: &Server, prefix: &str, count: usize) -> Result<Vec<String>> {
+    let client = server.client();
+    let nets: Vec<String> = (1..=count)
+        .map(|index| format!("{prefix}{index}"))
+        .collect();
+    for net in &nets {
+        create_net(&client, net)?;
+        growth::send_concurrently(server.port(), super::LOADERS, &site(net))?;
+        client.expect_ok(
+            "POST",
+            &format!("/nets/{net}"),
+            Some(r#"{"action": "start"}"#),
+        )?;
+    }
+    Ok(nets)
 }
 
 /// A configuration's devices: four anchors around a 30 m square and the

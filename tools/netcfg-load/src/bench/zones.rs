@@ -29,7 +29,7 @@ use std::{
 
 use anyhow::{Context, Result};
 
-use super::{create_net, events, growth, rules, step};
+use super::{events, growth, rules, step};
 use crate::server::{Client, Launch, Value};
 
 /// Configurations running at once.
@@ -65,20 +65,7 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
     ));
     let server = launch.start()?;
     let client = server.client();
-    let nets: Vec<String> = (1..=NETS).map(|index| format!("zones{index}")).collect();
-    for net in &nets {
-        create_net(&client, net)?;
-        let site: Vec<_> = events::site_bodies()
-            .into_iter()
-            .map(|body| ("POST", format!("/nets/{net}/devices"), body))
-            .collect();
-        growth::send_concurrently(server.port(), super::LOADERS, &site)?;
-        client.expect_ok(
-            "POST",
-            &format!("/nets/{net}"),
-            Some(r#"{"action": "start"}"#),
-        )?;
-    }
+    let nets = rules::start_sites(&server, "zones", NETS)?;
     thread::sleep(Duration::from_secs(3));
 
     let mut cpu = Vec::new();
