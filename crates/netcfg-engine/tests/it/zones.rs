@@ -1,13 +1,15 @@
 //! Zones in a running engine (decisions §13): a tag standing in a zone
 //! enters it, on the live feed and on the User stream as TagZoneInfo that
 //! the vendor's cdp-py reads; new zones decide again at once from each
-//! tag's last position, and the occupancy follows.
+//! tag's last position, and the occupancy follows; the zone's action
+//! reaches the tag, and a tag that goes silent leaves.
 
 use std::time::Duration;
 
 use netcfg_engine::{
     Engine, EngineOptions, LiveEvent, NetcfgEngine, ZoneEvent,
     cdp::{self, Item, Packet},
+    sim::SimFault,
 };
 use netcfg_model::{SerialNumber, Zone, body::ZonePostBody, geofence::CrossingKind};
 use serde_json::{Value, json};
@@ -129,6 +131,29 @@ async fn a_tag_in_a_zone_enters_it_and_cdp_py_reads_where_it_is() {
         })
         .await,
     );
+    // Back in the desk: its on_enter action reaches the tag. Then silent:
+    // the tag leaves.
+    let simulator = engine.simulator(&name).expect("the simulator");
+    let commands = simulator.stats().commands();
+    engine.set_zones(&name, vec![desk()]);
+    let back = next_zone_event(&mut feed, "the enter again").await;
+    assert_eq!(
+        (back.serial_number, back.kind),
+        (standing, CrossingKind::Enter)
+    );
+    within("the desk's action", async {
+        while simulator.stats().commands() == commands {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(simulator.inject(SimFault::Silence(standing)));
+    let gone = next_zone_event(&mut feed, "the exit of a silent tag").await;
+    assert_eq!(
+        (gone.serial_number, gone.kind),
+        (standing, CrossingKind::Exit)
+    );
+    assert!(engine.zone_occupancy(&name, 1).unwrap().is_empty());
     within("stop", engine.stop(&name)).await.unwrap();
     assert!(
         engine.zone_occupancy(&name, 1).is_err(),
