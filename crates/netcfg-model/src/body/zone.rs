@@ -205,15 +205,12 @@ fn clearable<T>(
     name: &'static str,
     problems: &mut Problems,
     read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
-) -> (Option<Option<T>>, bool) {
+) -> Option<Option<T>> {
     if value.get(name).is_some_and(Value::is_null) {
         fields.tolerate(&[name]);
-        return (Some(None), true);
+        return Some(None);
     }
-    let before = problems.as_slice().len();
-    let read = fields.optional_with(name, problems, read);
-    let clean = problems.as_slice().len() == before;
-    (read.map(Some), clean)
+    fields.optional_with(name, problems, read).map(Some)
 }
 
 fn action(value: &Value, path: &str, problems: &mut Problems) -> Option<DeviceAction> {
@@ -259,14 +256,14 @@ impl FromJson for ZonePatchBody {
         let before = problems.as_slice().len();
         let name = fields.optional("name", problems);
         let polygon = fields.optional("polygon", problems);
-        let (z_min, _) = clearable(&mut fields, value, "z_min", problems, leaf);
-        let (z_max, _) = clearable(&mut fields, value, "z_max", problems, leaf);
+        let z_min = clearable(&mut fields, value, "z_min", problems, leaf);
+        let z_max = clearable(&mut fields, value, "z_max", problems, leaf);
         let hysteresis_mm = fields.optional("hysteresis_mm", problems);
         let dwell_ms = fields.optional("dwell_ms", problems);
-        let (tags, _) = clearable(&mut fields, value, "tags", problems, filter_list);
-        let (roles, _) = clearable(&mut fields, value, "roles", problems, filter_list);
-        let (on_enter, _) = clearable(&mut fields, value, "on_enter", problems, action);
-        let (on_exit, _) = clearable(&mut fields, value, "on_exit", problems, action);
+        let tags = clearable(&mut fields, value, "tags", problems, filter_list);
+        let roles = clearable(&mut fields, value, "roles", problems, filter_list);
+        let on_enter = clearable(&mut fields, value, "on_enter", problems, action);
+        let on_exit = clearable(&mut fields, value, "on_exit", problems, action);
         if value.as_object().is_some_and(|object| object.is_empty()) {
             problems.push(
                 path,
