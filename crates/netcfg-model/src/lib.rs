@@ -34,6 +34,7 @@ mod cache;
 mod configuration;
 mod device;
 mod device_action;
+pub mod event;
 pub mod geofence;
 mod history;
 mod host;
@@ -46,6 +47,7 @@ mod misc;
 mod names;
 mod network_mode;
 mod notification;
+mod output;
 mod pair;
 mod position_limit;
 mod rf;
@@ -89,6 +91,12 @@ pub use names::{
 };
 pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
 pub use notification::Notification;
+pub use output::{
+    BatchMs, BatchOutOfRange, DEFAULT_TOPIC_PREFIX, MAX_BATCH_MS, MAX_CREDENTIAL_LENGTH,
+    MAX_OUTPUTS, MAX_RATE_HZ, Output, OutputEventKind, OutputPlan, OutputScheme, OutputSecrets,
+    OutputStatus, OutputUrl, OutputUrlError, Qos, QosError, RateHz, RateOutOfRange, TopicPrefix,
+    TopicPrefixError,
+};
 pub use pair::{DevicePair, PairType, UnknownPairType};
 pub use position_limit::{PositionLimit, PositionLimitKey};
 pub use rf::{

@@ -75,6 +75,8 @@ macro_rules! bounded_u32 {
     };
 }
 
+pub(crate) use bounded_u32;
+
 bounded_u32!(
     HysteresisMm,
     MAX_HYSTERESIS_MM,

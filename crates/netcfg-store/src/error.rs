@@ -110,6 +110,8 @@ pub enum Missing {
     Schedule,
     /// A zone.
     Zone,
+    /// An output.
+    Output,
 }
 
 /// Why a change conflicts with a configuration's state.

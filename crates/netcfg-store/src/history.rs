@@ -30,7 +30,7 @@ use rusqlite::{Connection, types::Value};
 use crate::error::{ConflictKind, Missing, StoreError};
 
 /// The tables whose rows a restore puts back: a configuration's content.
-pub(crate) const TRACKED: [&str; 13] = [
+pub(crate) const TRACKED: [&str; 14] = [
     "configuration",
     "roles",
     "devices",
@@ -44,6 +44,7 @@ pub(crate) const TRACKED: [&str; 13] = [
     "alert_rules",
     "schedules",
     "zones",
+    "outputs",
 ];
 
 /// How many entries a configuration keeps; older ones (and what restoring
@@ -233,6 +234,7 @@ fn nouns(table: &str) -> (&'static str, &'static str) {
         "alert_rules" => ("alert rule", "alert rules"),
         "schedules" => ("schedule", "schedules"),
         "zones" => ("zone", "zones"),
+        "outputs" => ("output", "outputs"),
         _ => ("setting", "settings"),
     }
 }

@@ -43,6 +43,7 @@ mod history;
 mod logs;
 mod net;
 mod schema;
+mod secrets;
 mod sql;
 mod stamps;
 mod store;

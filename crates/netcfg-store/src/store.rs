@@ -73,6 +73,18 @@ struct Registry {
 struct Shared {
     registry: Mutex<Registry>,
     freed: Condvar,
+    /// Held while an outputs' credentials file is read and rewritten.
+    secrets: Mutex<()>,
+}
+
+impl Store {
+    /// Serialises the read-modify-write of credentials files.
+    pub(crate) fn secrets_lock(&self) -> MutexGuard<'_, ()> {
+        self.shared
+            .secrets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Shared {
@@ -322,6 +334,9 @@ impl Store {
         files::sync_file(temp)?;
         let _busy = Busy::take(&self.shared, &[name]);
         let target = self.check_free(name)?;
+        // A file new under this name (created, copied, uploaded) carries no
+        // credentials, whatever a crash left behind.
+        self.drop_secrets(name)?;
         files::publish(temp, &target, &format!("configuration {name}"))
     }
 
@@ -460,6 +475,7 @@ impl Store {
                 })?;
             }
             files::sync_dir(&self.dir)?;
+            self.move_secrets(name, new_name)?;
         }
         self.get(new_name)
     }
@@ -499,6 +515,7 @@ impl Store {
             fs::remove_dir_all(&logs)
                 .map_err(|error| StoreError::file(format!("deleting the logs of {name}"), error))?;
         }
+        self.drop_secrets(name)?;
         files::sync_dir(&self.dir)
     }
 }

@@ -13,6 +13,7 @@ mod calculate;
 mod device;
 mod misc;
 mod net;
+mod output;
 mod pair;
 mod position_limit;
 mod rf;
@@ -35,6 +36,7 @@ pub use misc::{
     GroupImagePatchBody, MagnetometerCalibrationBody, NotificationPatchBody, OperatingModePatchBody,
 };
 pub use net::{ActionBody, NetworkBody};
+pub use output::{OutputPatchBody, OutputPostBody};
 pub use pair::{DevicePairsBody, PairBody};
 pub use position_limit::{PositionLimitsPatchBody, PositionLimitsPostBody};
 pub use rf::{RfSettingsPatchBody, RfSettingsPostBody};

@@ -199,7 +199,7 @@ where
 
 /// Reads an optional field that `null` clears: absent `None`, `null`
 /// `Some(None)`.
-fn clearable<T>(
+pub(super) fn clearable<T>(
     fields: &mut Fields<'_>,
     value: &Value,
     name: &'static str,

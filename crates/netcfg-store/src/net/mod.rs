@@ -10,6 +10,7 @@ mod cache;
 mod devices;
 mod limits;
 mod notifications;
+mod outputs;
 mod pairs;
 mod rf;
 mod roles;

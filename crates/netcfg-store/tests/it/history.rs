@@ -42,6 +42,7 @@ fn content(net: &Net) -> Content {
             .unwrap(),
         ),
         text(serde_json::to_value(net.zones().unwrap()).unwrap()),
+        text(serde_json::to_value(net.outputs().unwrap()).unwrap()),
         format!(
             "{:?}",
             net.devices()
@@ -318,6 +319,9 @@ enum Step {
     AddZone(u8),
     MoveZone(u8, i16),
     DeleteZone(u8),
+    AddOutput(u8),
+    RetimeOutput(u8, u16),
+    DeleteOutput(u8),
 }
 
 fn serial(index: u8) -> SerialNumber {
@@ -348,6 +352,9 @@ fn step() -> impl Strategy<Value = Step> {
         index().prop_map(Step::AddZone),
         (index(), any::<i16>()).prop_map(|(index, x)| Step::MoveZone(index, x)),
         index().prop_map(Step::DeleteZone),
+        index().prop_map(Step::AddOutput),
+        (index(), any::<u16>()).prop_map(|(index, batch)| Step::RetimeOutput(index, batch)),
+        index().prop_map(Step::DeleteOutput),
         (index(), 0..24_u8).prop_map(|(index, hour)| Step::RetimeSchedule(index, hour)),
         index().prop_map(Step::DeleteSchedule),
     ]
@@ -460,6 +467,28 @@ fn apply(net: &Net, step: &Step) {
             )
             .map(drop),
         Step::DeleteZone(index) => net.delete_zone(format!("dock {index}").parse().unwrap()),
+        Step::AddOutput(index) => net
+            .create_output(
+                serde_json::from_value(json(serde_json::json!({
+                    "name": format!("broker {index}"),
+                    "url": format!("mqtt://10.0.0.{index}:1883"),
+                    "events": ["position", "zone"],
+                    "password": "never in the file",
+                })))
+                .unwrap(),
+            )
+            .map(drop),
+        Step::RetimeOutput(index, batch) => net
+            .patch_output(
+                format!("broker {index}").parse().unwrap(),
+                serde_json::from_value(json(serde_json::json!({
+                    "batch_ms": u32::from(*batch) % 60_001, "qos": 1,
+                })))
+                .unwrap(),
+                netcfg_model::OutputSecrets::default(),
+            )
+            .map(drop),
+        Step::DeleteOutput(index) => net.delete_output(format!("broker {index}").parse().unwrap()),
         Step::DeleteLimit(index) => {
             net.delete_position_limit(netcfg_model::PositionLimitKey::Id(1 + u32::from(*index)))
         }

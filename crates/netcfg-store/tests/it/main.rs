@@ -12,4 +12,5 @@ mod history;
 mod hostile;
 mod lifecycle;
 mod scenarios;
+mod secrets;
 mod store;

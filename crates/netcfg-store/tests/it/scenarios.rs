@@ -218,6 +218,14 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "zones" => to_json(net.zones()?),
         "patch_zone" => to_json(net.patch_zone(arg(step, "name"), arg(step, "body"))?),
         "delete_zone" => to_json(net.delete_zone(arg(step, "name"))?),
+        "create_output" => to_json(net.create_output(arg(step, "body"))?.0),
+        "output" => to_json(net.output(arg(step, "name"))?),
+        "outputs" => to_json(net.outputs()?),
+        "patch_output" => to_json(
+            net.patch_output(arg(step, "name"), arg(step, "body"), Default::default())?
+                .0,
+        ),
+        "delete_output" => to_json(net.delete_output(arg(step, "name"))?),
         // A schedule with its ledger: the time it counts from is left out
         // (it is the clock's), its last run kept.
         "create_schedule" => schedule_json(net.create_schedule(arg(step, "body"))?),
