@@ -23,6 +23,11 @@ const CDP: &str = "cdp-py==1.8.1";
 /// The Prometheus project's Python client, whose parser reads `/metrics`
 /// in the server's tests.
 const PROMETHEUS_CLIENT: &str = "prometheus-client==0.26.0";
+/// The Eclipse Paho MQTT client, the outputs' tests' subscriber (see
+/// ../shared/tooling.md).
+const PAHO_MQTT: &str = "paho-mqtt==2.1.0";
+/// Where Debian's mosquitto package puts the broker.
+pub(crate) const MOSQUITTO: &str = "/usr/sbin/mosquitto";
 
 /// Everything the steps of `cargo xtask ci` run. sqlite3 only deepens the
 /// crash check (it runs without it and says so), so it cannot fail this.
@@ -32,6 +37,7 @@ pub(crate) fn install_for_ci() -> Result<()> {
     schemathesis()?;
     cdp()?;
     prometheus_client()?;
+    mqtt()?;
     if let Err(why) = sqlite3() {
         eprintln!("tools: {why:#} (the crash check will skip its sqlite3 checks)");
     }
@@ -92,6 +98,17 @@ pub(crate) fn prometheus_client() -> Result<()> {
     pip(PROMETHEUS_CLIENT, || {
         python_has("prometheus-client", version_of(PROMETHEUS_CLIENT))
     })
+}
+
+/// A real MQTT broker and clients for the outputs' tests: mosquitto (with
+/// mosquitto_sub and mosquitto_pub) and paho-mqtt.
+pub(crate) fn mqtt() -> Result<()> {
+    apt("mosquitto", || Path::new(MOSQUITTO).exists())?;
+    apt("mosquitto-clients", || {
+        succeeds(Command::new("mosquitto_sub").arg("--help"))
+            || Path::new("/usr/bin/mosquitto_sub").exists()
+    })?;
+    pip(PAHO_MQTT, || python_has("paho-mqtt", version_of(PAHO_MQTT)))
 }
 
 /// True when python3 has the distribution `name` at `version`.

@@ -87,6 +87,8 @@ error_codes! {
     ScheduleNotFound = (NOT_FOUND, "schedule_not_found", "The configuration has no schedule with this name."),
     /// The zone does not exist.
     ZoneNotFound = (NOT_FOUND, "zone_not_found", "The configuration has no zone with this name."),
+    /// The output does not exist.
+    OutputNotFound = (NOT_FOUND, "output_not_found", "The configuration has no output with this name."),
     /// No survey was made of this configuration yet.
     SurveyNotFound = (NOT_FOUND, "survey_not_found", "No survey of this configuration's anchors was made yet: POST one while it runs."),
     /// The setting does not exist.

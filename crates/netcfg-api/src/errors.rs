@@ -27,6 +27,7 @@ impl From<StoreError> for ApiError {
                 Missing::AlertRule => ErrorCode::AlertRuleNotFound,
                 Missing::Schedule => ErrorCode::ScheduleNotFound,
                 Missing::Zone => ErrorCode::ZoneNotFound,
+                Missing::Output => ErrorCode::OutputNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,

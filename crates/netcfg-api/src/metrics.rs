@@ -8,8 +8,8 @@ use std::{sync::Mutex, time::Duration};
 
 use actix_web::http::Method;
 use prometheus::{
-    Counter, Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts,
-    Registry, TextEncoder,
+    Counter, Encoder, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
+    IntGaugeVec, Opts, Registry, TextEncoder,
 };
 
 use netcfg_service::Service;
@@ -34,6 +34,8 @@ pub struct Metrics {
     subscribers: IntGauge,
     running: IntGauge,
     ready: IntGauge,
+    /// Each output's counters (decisions §14), by `net` and `output`.
+    outputs: OutputGauges,
     /// Scrapes mirror the counters one at a time (see [`mirror`]).
     scraping: Mutex<()>,
 }
@@ -106,6 +108,7 @@ impl Metrics {
             "1 when the last readiness check passed (GET /readyz), 0 when it failed",
         )
         .expect("valid");
+        let outputs = OutputGauges::new(&registry);
         for collector in [
             Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
             Box::new(latency.clone()),
@@ -161,6 +164,7 @@ impl Metrics {
             subscribers,
             running,
             ready,
+            outputs,
             scraping: Mutex::new(()),
         }
     }
@@ -211,12 +215,91 @@ impl Metrics {
                 .set(i64::try_from(events.subscribers()).unwrap_or(i64::MAX));
             self.running
                 .set(i64::try_from(service.running_count()).unwrap_or(i64::MAX));
+            self.outputs.show(service);
         }
         let mut bytes = Vec::new();
         TextEncoder::new()
             .encode(&self.registry.gather(), &mut bytes)
             .expect("the text encoder writes to memory");
         String::from_utf8(bytes).expect("the text format is UTF-8")
+    }
+}
+
+/// The outputs' counters. They start again from zero when their
+/// configuration starts, so they are gauges set at each scrape, and an
+/// output that is gone leaves the set.
+#[derive(Debug)]
+struct OutputGauges {
+    connected: IntGaugeVec,
+    sent: IntGaugeVec,
+    queued: IntGaugeVec,
+    dropped: IntGaugeVec,
+    dropped_events: IntGaugeVec,
+}
+
+impl OutputGauges {
+    fn new(registry: &Registry) -> Self {
+        let gauge = |name: &str, help: &str| {
+            let gauge = IntGaugeVec::new(Opts::new(name, help), &["net", "output"]).expect("valid");
+            registry
+                .register(Box::new(gauge.clone()))
+                .expect("registered once");
+            gauge
+        };
+        Self {
+            connected: gauge(
+                "netcfg_output_connected",
+                "1 while an output is connected to its broker (or its webhook's last delivery succeeded)",
+            ),
+            sent: gauge(
+                "netcfg_output_messages_sent",
+                "Messages an output delivered since its configuration started",
+            ),
+            queued: gauge(
+                "netcfg_output_messages_queued",
+                "Messages waiting in an output's queue",
+            ),
+            dropped: gauge(
+                "netcfg_output_positions_dropped",
+                "Positions an output dropped because its queue was full, since its configuration started",
+            ),
+            dropped_events: gauge(
+                "netcfg_output_events_dropped",
+                "Events other than positions an output dropped because its queue was full of them",
+            ),
+        }
+    }
+
+    fn show(&self, service: &Service) {
+        let all = [
+            &self.connected,
+            &self.sent,
+            &self.queued,
+            &self.dropped,
+            &self.dropped_events,
+        ];
+        for gauge in all {
+            gauge.reset();
+        }
+        let as_gauge = |count: u64| i64::try_from(count).unwrap_or(i64::MAX);
+        for (net, output, status) in service.output_statuses() {
+            let labels = [net.as_str(), output.as_str()];
+            self.connected
+                .with_label_values(&labels)
+                .set(i64::from(status.connected));
+            self.sent
+                .with_label_values(&labels)
+                .set(as_gauge(status.sent));
+            self.queued
+                .with_label_values(&labels)
+                .set(as_gauge(status.queued));
+            self.dropped
+                .with_label_values(&labels)
+                .set(as_gauge(status.dropped));
+            self.dropped_events
+                .with_label_values(&labels)
+                .set(as_gauge(status.dropped_events));
+        }
     }
 }
 

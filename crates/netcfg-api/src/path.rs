@@ -143,6 +143,8 @@ path_types! {
     SchedulePath { net_name: ConfigName, schedule_name: ItemName }
     /// One zone: `.../zones/{zone_name}`.
     ZonePath { net_name: ConfigName, zone_name: ItemName }
+    /// One output: `.../outputs/{output_name}`.
+    OutputPath { net_name: ConfigName, output_name: ItemName }
     /// A role.
     RolePath { net_name: ConfigName, role_id: u32 }
     /// A notification.

@@ -64,6 +64,12 @@ pub mod keys {
         Zones = "zones": Vec<m::Zone>;
         /// The tags inside a zone now.
         Occupancy = "occupancy": Vec<m::ZoneOccupant>;
+        /// One output (never its credentials).
+        Output = "output": m::Output;
+        /// Every output.
+        Outputs = "outputs": Vec<m::Output>;
+        /// How an output fares.
+        OutputStatus = "status": m::OutputStatus;
         /// The reference tags' accuracy.
         Accuracy = "accuracy": Vec<m::TagAccuracy>;
         /// The predicted error over a grid.

@@ -73,13 +73,14 @@ impl AppState {
     /// Starts, on `runtime`, the tasks that feed the event hub from the
     /// engine: the notification pump (which stores each notification, then
     /// publishes it), the alert rules' watch and the scheduler (whose
-    /// notifications go the same way) and the live relay (positions,
-    /// devices, networks).
+    /// notifications go the same way), the live relay (positions,
+    /// devices, networks) and the outputs' relay (MQTT, webhooks).
     pub fn start_events(&self, runtime: &tokio::runtime::Handle) {
         runtime.spawn(self.service.clone().pump_engine_notifications());
         runtime.spawn(self.service.clone().watch_alerts());
         runtime.spawn(self.service.clone().run_schedules());
         runtime.spawn(events::relay_live(self.events.clone(), self.service.live()));
+        runtime.spawn(self.service.clone().relay_outputs());
     }
 
     /// The access control in force.

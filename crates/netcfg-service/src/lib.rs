@@ -27,13 +27,14 @@ mod live;
 mod logs;
 mod nets;
 mod notifications;
+mod outputs;
 mod resources;
 mod schedules;
 mod settings;
 mod site;
 mod zones;
 
-pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
+pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange, device_event, zone_event};
 pub use logs::LOG_FILE_LIMIT;
 pub use resources::MaxTagsSource;
 
@@ -160,6 +161,11 @@ struct Inner {
     /// Held while the zones are read and handed to the engine, so that two
     /// changes in quick succession reach it in order.
     zone_push: tokio::sync::Mutex<()>,
+    /// The running configurations' outputs.
+    outputs: netcfg_outputs::Outputs,
+    /// Held while the outputs are read and handed over, so that a start
+    /// and a change, or two changes, arrive in order.
+    output_push: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Service {
@@ -180,6 +186,8 @@ impl Service {
                 firing: std::sync::Mutex::default(),
                 reread: schedules::Reread::default(),
                 zone_push: tokio::sync::Mutex::default(),
+                outputs: netcfg_outputs::Outputs::new(),
+                output_push: tokio::sync::Mutex::default(),
             }),
         }
     }

@@ -36,3 +36,64 @@ impl Service {
         self.pump_notifications(feed).await;
     }
 }
+
+/// Now, in milliseconds since the Unix epoch.
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
+/// A zone crossing as the events' payload gives it (SSE and outputs alike).
+pub fn zone_event(event: &netcfg_engine::ZoneEvent) -> netcfg_model::event::ZoneEvent {
+    use netcfg_model::{event::ZoneHappening, geofence::CrossingKind};
+    let [x, y, z] = event.position;
+    netcfg_model::event::ZoneEvent {
+        net: event.configuration.to_string(),
+        zone: event.zone.to_string(),
+        serial_number: event.serial_number,
+        event: match event.kind {
+            CrossingKind::Enter => ZoneHappening::Enter,
+            CrossingKind::Exit => ZoneHappening::Exit,
+        },
+        x,
+        y,
+        z,
+        network_time: event.network_time,
+        time_ms: event.time_ms,
+    }
+}
+
+/// A device's change as the events' payload gives it, with its
+/// configuration; `None` for another kind of live event.
+pub fn device_event(
+    event: &LiveEvent,
+) -> Option<(netcfg_model::ConfigName, netcfg_model::event::DeviceEvent)> {
+    use netcfg_model::event::{DeviceEvent, DeviceHappening};
+    let LiveEvent::Device {
+        configuration,
+        serial_number,
+        change,
+        connectivity,
+        synchronisation,
+        status,
+    } = event
+    else {
+        return None;
+    };
+    let device = DeviceEvent {
+        net: configuration.to_string(),
+        serial_number: *serial_number,
+        event: match change {
+            DeviceChange::Joined => DeviceHappening::Joined,
+            DeviceChange::Lost => DeviceHappening::Lost,
+            DeviceChange::Health => DeviceHappening::Health,
+        },
+        connectivity: *connectivity,
+        synchronisation: *synchronisation,
+        status: status.clone(),
+    };
+    Some((configuration.clone(), device))
+}

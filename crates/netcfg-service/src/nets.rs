@@ -156,6 +156,8 @@ impl Service {
             .await?;
         self.forget(name);
         if configuration.name != *name {
+            // Its outputs' counters under the old name mean nothing now.
+            self.inner.outputs.forget(name);
             self.tell(name, Lifecycle::Renamed(&configuration.name));
         }
         Ok(self.with_state(configuration))
@@ -175,6 +177,7 @@ impl Service {
         let deleted = name.clone();
         self.blocking(move |store| store.delete(&deleted)).await?;
         self.forget(name);
+        self.inner.outputs.forget(name);
         self.tell(name, Lifecycle::Deleted);
         Ok(())
     }

@@ -178,6 +178,14 @@ impl Service {
                         for observer in service.observers() {
                             observer.notifications(&name, &stored);
                         }
+                        for notification in stored {
+                            service.inner.outputs.send(
+                                &name,
+                                netcfg_outputs::OutputEvent::Notification(std::sync::Arc::new(
+                                    notification,
+                                )),
+                            );
+                        }
                     }
                     // The configuration may have been deleted since.
                     Err(error) => {

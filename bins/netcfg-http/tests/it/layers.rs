@@ -119,6 +119,23 @@ const RULES: &[Rule] = &[
         why: "the service layer knows no HTTP: any front door (the API, a program) calls it",
     },
     Rule {
+        subject: "netcfg-outputs",
+        reach: Reach::Any,
+        forbidden: &[
+            HTTP,
+            SQLITE,
+            SERIAL,
+            &[
+                "netcfg-store",
+                "netcfg-engine",
+                "netcfg-api",
+                "netcfg-host",
+                "netcfg-service",
+            ],
+        ],
+        why: "the outputs publish what they are handed (MQTT, webhooks as an HTTP client): no server, no saved state, no devices",
+    },
+    Rule {
         subject: "netcfg-api",
         reach: Reach::Direct,
         forbidden: &[

@@ -15,6 +15,7 @@ mod floods;
 mod history;
 mod layers;
 mod operations;
+mod outputs;
 mod schedules;
 mod security;
 mod site;

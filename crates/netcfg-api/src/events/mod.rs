@@ -14,8 +14,7 @@ mod stream;
 
 use std::sync::Arc;
 
-use netcfg_model::geofence::CrossingKind;
-use netcfg_service::{DeviceChange, LiveEvent, NetworkChange};
+use netcfg_service::{LiveEvent, NetworkChange};
 use tokio::{
     sync::broadcast::{Receiver, error::RecvError},
     time::MissedTickBehavior,
@@ -26,7 +25,7 @@ pub use hub::{EventHub, FRAME_PERIOD, FRAMES_PER_SECOND, MAX_PENDING_FRAMES, MAX
 pub use stream::KEEP_ALIVE_PERIOD;
 pub(crate) use stream::{EventStream, Scope};
 
-use data::{DeviceEvent, DeviceHappening, StateChange, ZoneEvent, ZoneHappening};
+use data::StateChange;
 
 /// Passes the engine's live feed to `hub` and cuts position frames, until
 /// the feed closes. Run it on the engine's runtime.
@@ -55,48 +54,14 @@ fn relay(hub: &EventHub, event: LiveEvent) {
             network_time,
             positions,
         } => hub.positions(&configuration, network_time, &positions),
-        LiveEvent::Device {
-            configuration,
-            serial_number,
-            change,
-            connectivity,
-            synchronisation,
-            status,
-        } => hub.device(
-            &DeviceEvent {
-                net: configuration.to_string(),
-                serial_number,
-                event: match change {
-                    DeviceChange::Joined => DeviceHappening::Joined,
-                    DeviceChange::Lost => DeviceHappening::Lost,
-                    DeviceChange::Health => DeviceHappening::Health,
-                },
-                connectivity,
-                synchronisation,
-                status,
-            },
-            &configuration,
-        ),
+        LiveEvent::Device { .. } => {
+            if let Some((configuration, device)) = netcfg_service::device_event(&event) {
+                hub.device(&device, &configuration);
+            }
+        }
         LiveEvent::Zones(events) => {
             for event in events.iter() {
-                let [x, y, z] = event.position;
-                hub.zone(
-                    &ZoneEvent {
-                        net: event.configuration.to_string(),
-                        zone: event.zone.to_string(),
-                        serial_number: event.serial_number,
-                        event: match event.kind {
-                            CrossingKind::Enter => ZoneHappening::Enter,
-                            CrossingKind::Exit => ZoneHappening::Exit,
-                        },
-                        x,
-                        y,
-                        z,
-                        network_time: event.network_time,
-                        time_ms: event.time_ms,
-                    },
-                    &event.configuration,
-                );
+                hub.zone(&netcfg_service::zone_event(event), &event.configuration);
             }
         }
         LiveEvent::Network {

@@ -17,6 +17,7 @@ pub(crate) mod max_tags;
 pub(crate) mod misc;
 pub(crate) mod nets;
 pub(crate) mod notifications;
+pub(crate) mod outputs;
 pub(crate) mod pairs;
 pub(crate) mod rf;
 pub(crate) mod roles;

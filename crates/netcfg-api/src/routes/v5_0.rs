@@ -111,6 +111,13 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::UpdateZone,
         Operation::DeleteZone,
         Operation::GetZoneOccupancy,
+        // And outputs (decisions §14).
+        Operation::CreateOutput,
+        Operation::GetOutput,
+        Operation::ListOutputs,
+        Operation::UpdateOutput,
+        Operation::DeleteOutput,
+        Operation::GetOutputStatus,
     ] {
         changes.push(Change::Remove(operation));
     }

@@ -47,6 +47,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(schedules());
     routes.extend(site());
     routes.extend(zones());
+    routes.extend(outputs());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -958,6 +959,79 @@ fn zones() -> Vec<Route> {
         )
         .responds(StatusCode::OK, Payload::of::<keys::Occupancy>(), Debug)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+    ]
+}
+
+/// Outputs (decisions §14): 5.1 only.
+fn outputs() -> Vec<Route> {
+    let one = || Payload::of::<keys::Output>();
+    let path = "/nets/{net_name}/outputs/{output_name}";
+    vec![
+        Route::new(
+            POST,
+            &["/nets/{net_name}/outputs"],
+            Operation::CreateOutput,
+            "Add an output: an MQTT broker or a webhook that the running configuration's events go to (username, password and secret are write-only)",
+            outputs::create,
+        )
+        .json_body::<OutputPostBody>()
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &[path],
+            Operation::GetOutput,
+            "One output (never its credentials: only whether each is set)",
+            outputs::get,
+        )
+        .responds(StatusCode::OK, one(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/outputs"],
+            Operation::ListOutputs,
+            "The outputs of a configuration",
+            outputs::list,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Outputs>(), Debug),
+        Route::new(
+            PATCH,
+            &[path],
+            Operation::UpdateOutput,
+            "Change an output (null clears topic_prefix, ca_file, username, password); a running one reconnects",
+            outputs::update,
+        )
+        .json_body::<OutputPatchBody>()
+        .responds(StatusCode::OK, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            DELETE,
+            &[path],
+            Operation::DeleteOutput,
+            "Delete an output and its credentials",
+            outputs::delete,
+        )
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/outputs/{output_name}/status"],
+            Operation::GetOutputStatus,
+            "How an output fares: running, connected, messages sent, queued and dropped, its last error",
+            outputs::status,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::OutputStatus>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
 

@@ -143,6 +143,8 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "update_schedule" => "schedule_patch_body",
         "create_zone" => "zone_post_body",
         "update_zone" => "zone_patch_body",
+        "create_output" => "output_post_body",
+        "update_output" => "output_patch_body",
         "update_position_limit" => "position_limits_patch_body",
         "create_rf_setting" => "rf_settings_post_body",
         "update_rf_setting" => "rf_settings_patch_body",

@@ -21,7 +21,7 @@ use netcfg_model::{
 use netcfg_store::StampKind;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::Service;
+use crate::{Service, live::now_ms};
 
 /// How often the rules are evaluated: twice a second, so that a rule
 /// fires within half a second of its condition having held for its time
@@ -171,14 +171,6 @@ impl LookClock {
         }
         look_ms
     }
-}
-
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
 }
 
 impl Service {

@@ -98,8 +98,9 @@ export function describeFailure(failure) {
 /**
  * A labelled control with its problem beside it.
  * kinds: text (default), number, select (options: [value, label][]),
- * checkbox, textarea, file, password.
- * @param {{form: Form, name: string, label: string, kind?: string, options?: [string, string][], hint?: string, required?: boolean, step?: string, min?: number, max?: number, placeholder?: string, disabled?: boolean, onFile?: (file: File | null) => void, autofocus?: boolean}} props
+ * checkbox, textarea, file, password. `autocomplete` keeps a browser from
+ * filling a credential it saved for this site into a field meant for another.
+ * @param {{form: Form, name: string, label: string, kind?: string, options?: [string, string][], hint?: string, required?: boolean, step?: string, min?: number, max?: number, placeholder?: string, disabled?: boolean, onFile?: (file: File | null) => void, autofocus?: boolean, autocomplete?: string}} props
  */
 export function Field(props) {
   const { form, name, label, kind = "text", hint } = props;
@@ -115,6 +116,7 @@ export function Field(props) {
     required: props.required,
     disabled: props.disabled || form.busy,
     autofocus: props.autofocus,
+    ...(props.autocomplete ? { autocomplete: props.autocomplete } : {}),
   };
   const value = form.values[name] ?? "";
   /** @param {Event} event */

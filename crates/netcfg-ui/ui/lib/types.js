@@ -410,6 +410,42 @@
  */
 
 /**
+ * An output of a configuration (decisions §14): where its live events go,
+ * an MQTT broker or a webhook. Its credentials are write-only: only
+ * whether each is set.
+ * @typedef {object} Output
+ * @property {number} batch_ms  Positions gathered this long go as one message; 0: one message per position.
+ * @property {string | null} ca_file  mqtts and https: a PEM file of the certificate authorities to trust; none: the system's.
+ * @property {boolean} enabled  Whether it runs while the configuration runs.
+ * @property {OutputEventKind[]} events  The events it carries.
+ * @property {number} max_rate_hz  The most positions a second per tag; 0: every position.
+ * @property {ItemName} name  Unique name within the configuration.
+ * @property {boolean} password_set  MQTT: whether a password is kept for it.
+ * @property {0 | 1 | null} qos  MQTT: the QoS of positions and device events; null for a webhook.
+ * @property {boolean} secret_set  Webhook: whether its signing secret is kept.
+ * @property {string | null} topic_prefix  MQTT: the topics' first levels (`{net_name}` is the configuration's name); null for a webhook.
+ * @property {string} url  `mqtt://host:port`, `mqtts://host:port`, or a webhook's http or https URL.
+ * @property {boolean} username_set  MQTT: whether a username is kept for it.
+ */
+
+/**
+ * A live event an output may carry.
+ * @typedef {"position" | "zone" | "notification" | "device" | "state"} OutputEventKind
+ */
+
+/**
+ * How an output fares (`GET .../outputs/{output_name}/status`).
+ * @typedef {object} OutputStatus
+ * @property {boolean} connected  Connected to its broker (MQTT), or its last delivery succeeded (webhook).
+ * @property {number} dropped  Positions dropped because the queue was full.
+ * @property {number} dropped_events  Other events dropped because the queue was full of them.
+ * @property {string | null} last_error  The last error since it last delivered, if any.
+ * @property {number} queued  Messages waiting in its queue.
+ * @property {boolean} running  Whether it runs now (its configuration runs and it is enabled).
+ * @property {number} sent  Messages delivered since the configuration started (a batch counts once).
+ */
+
+/**
  * Whether an installed component is usable.
  * @typedef {"installed" | "missing"} PackageState
  */

@@ -18,6 +18,7 @@ use std::{
 use serde_json::Value;
 
 pub(crate) mod disk;
+pub(crate) mod mqtt;
 mod sse;
 pub(crate) use sse::{EventClient, SseEvent};
 
@@ -80,7 +81,7 @@ pub(crate) struct Server {
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())
         .expect("a free loopback port")

@@ -119,6 +119,9 @@ pub(crate) struct Expect {
     /// The payload is an array of at least this many items.
     #[serde(default)]
     pub(crate) min_items: Option<usize>,
+    /// Keys the payload (an object) must not have: write-only fields.
+    #[serde(default)]
+    pub(crate) absent: Option<Vec<String>>,
     /// The response is a file (no envelope) of this content type.
     #[serde(default)]
     pub(crate) file: Option<String>,

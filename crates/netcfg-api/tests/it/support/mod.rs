@@ -390,6 +390,13 @@ fn check(
     {
         return Err(format!("the payload does not contain {expected}"));
     }
+    for key in expect.absent.iter().flatten() {
+        if payload.and_then(|payload| payload.get(key)).is_some() {
+            return Err(format!(
+                "the payload has {key:?}, which must never be shown"
+            ));
+        }
+    }
     if let Some(minimum) = expect.min_items {
         let items = payload.and_then(Value::as_array).map_or(0, Vec::len);
         if items < minimum {

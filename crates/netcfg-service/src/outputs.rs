@@ -1,0 +1,241 @@
+//! Outputs (decisions §14): a configuration's outputs, kept with its
+//! content (history, ETags, the saved-state file) while their credentials
+//! are kept aside by the store; and their running: while a configuration
+//! runs, [`Service::relay_outputs`] hands its live events, and the service
+//! its stored notifications, to `netcfg-outputs`, which publishes them.
+
+use std::sync::Arc;
+
+use netcfg_engine::{LiveEvent, NetworkChange};
+use netcfg_model::{
+    ConfigName, ItemName, Output, OutputPlan, OutputSecrets, OutputStatus,
+    body::{OutputPatchBody, OutputPostBody},
+    event::{StateChange, StateEvent},
+};
+use netcfg_outputs::OutputEvent;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::{Service, ServiceError, Write, live};
+
+impl Service {
+    /// Adds an output; its credentials are kept outside the configuration's
+    /// file.
+    pub async fn create_output(
+        &self,
+        name: &ConfigName,
+        body: OutputPostBody,
+        write: Write,
+    ) -> Result<Output, ServiceError> {
+        let (output, secrets) = self
+            .change(name, write, move |net| net.create_output(body))
+            .await?;
+        self.keep_secrets(name, None, &output.name, secrets).await?;
+        self.push_outputs(name).await?;
+        Ok(output)
+    }
+
+    /// One output (never its credentials).
+    pub async fn output(
+        &self,
+        name: &ConfigName,
+        output: ItemName,
+    ) -> Result<Output, ServiceError> {
+        self.read(name, move |net| net.output(output)).await
+    }
+
+    /// Every output, by name.
+    pub async fn outputs(&self, name: &ConfigName) -> Result<Vec<Output>, ServiceError> {
+        self.read(name, |net| net.outputs()).await
+    }
+
+    /// Changes an output (and its credentials, which stay outside the file).
+    pub async fn patch_output(
+        &self,
+        name: &ConfigName,
+        output: ItemName,
+        body: OutputPatchBody,
+        write: Write,
+    ) -> Result<Output, ServiceError> {
+        let secrets = self.secrets_of(name, &output).await?;
+        let old_name = output.clone();
+        let (changed, secrets) = self
+            .change(name, write, move |net| {
+                net.patch_output(output, body, secrets)
+            })
+            .await?;
+        let renamed = (changed.name != old_name).then_some(&old_name);
+        self.keep_secrets(name, renamed, &changed.name, secrets)
+            .await?;
+        self.push_outputs(name).await?;
+        Ok(changed)
+    }
+
+    /// Deletes an output and its credentials.
+    pub async fn delete_output(
+        &self,
+        name: &ConfigName,
+        output: ItemName,
+        write: Write,
+    ) -> Result<(), ServiceError> {
+        let gone = output.clone();
+        self.change(name, write, move |net| net.delete_output(output))
+            .await?;
+        let net = name.clone();
+        self.blocking(move |store| store.remove_output_secrets(&net, &gone))
+            .await?;
+        self.push_outputs(name).await
+    }
+
+    /// How an output fares: connected, sent, queued, dropped, its last
+    /// error. All zero and not running while its configuration is stopped
+    /// and before its first run.
+    pub async fn output_status(
+        &self,
+        name: &ConfigName,
+        output: ItemName,
+    ) -> Result<OutputStatus, ServiceError> {
+        let output = self.output(name, output).await?;
+        Ok(self
+            .inner
+            .outputs
+            .status(name, &output.name)
+            .unwrap_or_default())
+    }
+
+    /// Every output that ran since the process started, with its status
+    /// (for `/metrics`).
+    pub fn output_statuses(&self) -> Vec<(ConfigName, ItemName, OutputStatus)> {
+        self.inner.outputs.statuses()
+    }
+
+    /// Hands the running configuration's outputs to `netcfg-outputs` as
+    /// they are now (outputs not changed keep their connections).
+    async fn push_outputs(&self, name: &ConfigName) -> Result<(), ServiceError> {
+        let _order = self.inner.output_push.lock().await;
+        if self.is_running(name) {
+            let plans = self.output_plans(name).await?;
+            self.inner.outputs.run(name, plans);
+        }
+        Ok(())
+    }
+
+    /// Each output of `name` with its credentials.
+    async fn output_plans(&self, name: &ConfigName) -> Result<Vec<OutputPlan>, ServiceError> {
+        let net = name.clone();
+        self.blocking(move |store| {
+            let outputs = store.net(&net)?.outputs()?;
+            let mut book = store.output_secrets(&net)?;
+            Ok(outputs
+                .into_iter()
+                .map(|output| OutputPlan {
+                    secrets: book.remove(output.name.as_str()).unwrap_or_default(),
+                    output,
+                })
+                .collect())
+        })
+        .await
+    }
+
+    async fn secrets_of(
+        &self,
+        name: &ConfigName,
+        output: &ItemName,
+    ) -> Result<OutputSecrets, ServiceError> {
+        let (net, output) = (name.clone(), output.clone());
+        self.blocking(move |store| {
+            Ok(store
+                .output_secrets(&net)?
+                .remove(output.as_str())
+                .unwrap_or_default())
+        })
+        .await
+    }
+
+    /// Writes an output's credentials once its change committed (a crash
+    /// between the two leaves an output that reports what it lacks).
+    async fn keep_secrets(
+        &self,
+        name: &ConfigName,
+        old_name: Option<&ItemName>,
+        output: &ItemName,
+        secrets: OutputSecrets,
+    ) -> Result<(), ServiceError> {
+        let (net, old_name, output) = (name.clone(), old_name.cloned(), output.clone());
+        self.blocking(move |store| {
+            store.set_output_secrets(&net, old_name.as_ref(), &output, secrets)
+        })
+        .await
+    }
+
+    /// Hands the live feed to the running configurations' outputs, starting
+    /// them when their configuration starts and stopping them when it
+    /// stops, until the feed closes. Run it on the engine's runtime.
+    pub async fn relay_outputs(self) {
+        let mut feed = self.live();
+        loop {
+            let event = match feed.recv().await {
+                Ok(event) => event,
+                Err(RecvError::Lagged(missed)) => {
+                    log::warn!("{missed} live events went by before the outputs could take them");
+                    continue;
+                }
+                Err(RecvError::Closed) => break,
+            };
+            self.to_outputs(event).await;
+        }
+    }
+
+    async fn to_outputs(&self, event: LiveEvent) {
+        let outputs = &self.inner.outputs;
+        match event {
+            LiveEvent::Positions {
+                configuration,
+                network_time,
+                positions,
+            } => outputs.send(
+                &configuration,
+                OutputEvent::Positions {
+                    network_time,
+                    time_ms: live::now_ms(),
+                    positions,
+                },
+            ),
+            LiveEvent::Zones(events) => {
+                for event in events.iter() {
+                    outputs.send(
+                        &event.configuration,
+                        OutputEvent::Zone(Arc::new(live::zone_event(event))),
+                    );
+                }
+            }
+            LiveEvent::Device { .. } => {
+                if let Some((configuration, device)) = live::device_event(&event) {
+                    outputs.send(&configuration, OutputEvent::Device(Arc::new(device)));
+                }
+            }
+            LiveEvent::Network {
+                configuration,
+                change,
+            } => match change {
+                NetworkChange::Started => {
+                    let _order = self.inner.output_push.lock().await;
+                    match self.output_plans(&configuration).await {
+                        Ok(plans) => outputs.run(&configuration, plans),
+                        Err(error) => log::warn!(
+                            "the outputs of {configuration} could not be read to start them: {error}"
+                        ),
+                    }
+                }
+                NetworkChange::Stopped => outputs.stop(&configuration),
+                NetworkChange::LinkDown => outputs.send(
+                    &configuration,
+                    OutputEvent::State(StateEvent {
+                        net: configuration.to_string(),
+                        state: StateChange::LinkDown,
+                        renamed_to: None,
+                    }),
+                ),
+            },
+        }
+    }
+}
