@@ -28,20 +28,33 @@ const DESK: [[i32; 2]; 4] = [[6000, 5000], [8000, 5000], [8000, 7000], [6000, 70
 const STANDING: &str = "01:05:0002";
 const PASSWORD: &str = "not-for-your-eyes";
 
-fn status(server: &Server, output: &str) -> Value {
+fn status_in(server: &Server, net: &str, output: &str) -> Value {
     server
         .send(&Request::get(&format!(
-            "/nets/room/outputs/{output}/status"
+            "/nets/{net}/outputs/{output}/status"
         )))
         .expect(200)["status"]
         .clone()
 }
 
+fn status(server: &Server, output: &str) -> Value {
+    status_in(server, "room", output)
+}
+
 /// Polls the output's status until `wanted` holds.
 fn status_until(server: &Server, output: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    status_until_in(server, "room", output, wanted)
+}
+
+fn status_until_in(
+    server: &Server,
+    net: &str,
+    output: &str,
+    wanted: impl Fn(&Value) -> bool,
+) -> Value {
     let deadline = Instant::now() + HUNG;
     loop {
-        let now = status(server, output);
+        let now = status_in(server, net, output);
         if wanted(&now) {
             return now;
         }
@@ -173,6 +186,24 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
     assert!(!shown.contains(PASSWORD) && !history.contains(PASSWORD));
     assert!(crate::support::find(&file.body, PASSWORD.as_bytes()).is_none());
     assert!(history.contains("1 output added"), "{history}");
+
+    // A copy carries no credentials: its output says what it lacks and
+    // stays away from the broker.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/room",
+            &json!({"action": "copy", "name": "room-copy"}),
+        ))
+        .expect(200);
+    act(&server, "room-copy", "start");
+    let lacking = status_until_in(&server, "room-copy", "broker", |status| {
+        status["last_error"].is_string()
+    });
+    assert_eq!(lacking["connected"], false, "{lacking}");
+    let error = lacking["last_error"].as_str().unwrap();
+    assert!(error.contains("password"), "{error}");
+    act(&server, "room-copy", "stop");
 }
 
 /// One request the webhook receiver got: its headers (lower-case names)
