@@ -541,6 +541,9 @@ pub struct OutputStatus {
     pub dropped: u64,
     /// Other events dropped because the queue was full of them.
     pub dropped_events: u64,
+    /// Webhook deliveries the web service refused (a 4xx or 3xx: not
+    /// retried).
+    pub rejected: u64,
     /// The last error, if any since it last delivered.
     pub last_error: Option<String>,
 }

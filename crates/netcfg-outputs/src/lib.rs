@@ -344,14 +344,6 @@ impl Outputs {
             })
             .collect()
     }
-
-    /// How many deliveries a webhook refused with a 4xx (not retried):
-    /// `OutputStatus` has no field for it yet. `None` as for [`Outputs::status`].
-    pub fn rejected(&self, net: &ConfigName, output: &ItemName) -> Option<u64> {
-        let registry = self.lock();
-        let slot = registry.nets.get(net)?.slots.get(output)?;
-        Some(slot.counters.rejected())
-    }
 }
 
 fn slot_status(slot: &Slot) -> OutputStatus {

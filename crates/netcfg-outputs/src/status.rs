@@ -73,16 +73,13 @@ impl Counters {
         self.dropped_events.load(Ordering::Relaxed)
     }
 
-    pub(crate) fn rejected(&self) -> u64 {
-        self.rejected.load(Ordering::Relaxed)
-    }
-
     /// The status, with `queued` entries waiting in the queue.
     pub(crate) fn status(&self, queued: usize) -> OutputStatus {
         OutputStatus {
             running: self.running.load(Ordering::Relaxed),
             connected: self.connected.load(Ordering::Relaxed),
             sent: self.sent.load(Ordering::Relaxed),
+            rejected: self.rejected.load(Ordering::Relaxed),
             queued: queued as u64 + self.in_hand.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
             dropped_events: self.dropped_events.load(Ordering::Relaxed),

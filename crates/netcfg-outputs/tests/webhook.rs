@@ -224,7 +224,12 @@ fn a_client_error_is_not_retried() {
             .last_error
             .is_some_and(|e| e.contains("HTTP 400"))
     });
-    assert_eq!(outputs.rejected(&site, &item("hook")), Some(1));
+    assert_eq!(
+        outputs
+            .status(&site, &item("hook"))
+            .map(|status| status.rejected),
+        Some(1)
+    );
     outputs.send(&site, zone("site", "dock", 2));
     wait_until("the next event", || zones(&server) == [2]);
     let requests = server.requests();

@@ -55,7 +55,7 @@ function hook(changes = {}) {
  * @returns {OutputStatus}
  */
 function status(changes = {}) {
-  return { running: true, connected: false, sent: 0, queued: 0, dropped: 0, dropped_events: 0, last_error: null, ...changes };
+  return { running: true, connected: false, sent: 0, queued: 0, dropped: 0, dropped_events: 0, rejected: 0, last_error: null, ...changes };
 }
 
 test("the scheme decides the kind of output, whatever its case", () => {

@@ -266,8 +266,9 @@ export function describeStatus(output, status, netRunning) {
  * @param {OutputStatus} status
  */
 export function countersText(status) {
-  return `${status.sent.toLocaleString()} sent, ${status.queued.toLocaleString()} queued, ` +
+  const text = `${status.sent.toLocaleString()} sent, ${status.queued.toLocaleString()} queued, ` +
     `${status.dropped.toLocaleString()} positions and ${status.dropped_events.toLocaleString()} other events dropped`;
+  return status.rejected ? `${text}, ${status.rejected.toLocaleString()} refused by the web service` : text;
 }
 
 /**

@@ -439,6 +439,7 @@
  * @property {boolean} connected  Connected to its broker (MQTT), or its last delivery succeeded (webhook).
  * @property {number} dropped  Positions dropped because the queue was full.
  * @property {number} dropped_events  Other events dropped because the queue was full of them.
+ * @property {number} rejected  Webhook deliveries the web service refused (4xx, 3xx; not retried).
  * @property {string | null} last_error  The last error since it last delivered, if any.
  * @property {number} queued  Messages waiting in its queue.
  * @property {boolean} running  Whether it runs now (its configuration runs and it is enabled).
