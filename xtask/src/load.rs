@@ -59,6 +59,10 @@ fn install_tools(task: &Task) -> Result<()> {
                 tools::chromium()?;
                 tools::browser_tests()?;
             }
+            if options.uses_mqtt() {
+                tools::mqtt()?;
+                tools::cdp()?;
+            }
         }
         // Optional: without sqlite3 the crash check skips its integrity
         // checks, and says so.

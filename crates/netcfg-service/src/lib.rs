@@ -166,6 +166,8 @@ struct Inner {
     /// Held while the outputs are read and handed over, so that a start
     /// and a change, or two changes, arrive in order.
     output_push: tokio::sync::Mutex<()>,
+    /// Stored notifications on their way to the outputs.
+    stored_notifications: outputs::StoredNotifications,
 }
 
 impl std::fmt::Debug for Service {
@@ -188,6 +190,7 @@ impl Service {
                 zone_push: tokio::sync::Mutex::default(),
                 outputs: netcfg_outputs::Outputs::new(),
                 output_push: tokio::sync::Mutex::default(),
+                stored_notifications: outputs::StoredNotifications::default(),
             }),
         }
     }

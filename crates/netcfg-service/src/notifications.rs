@@ -179,12 +179,7 @@ impl Service {
                             observer.notifications(&name, &stored);
                         }
                         for notification in stored {
-                            service.inner.outputs.send(
-                                &name,
-                                netcfg_outputs::OutputEvent::Notification(std::sync::Arc::new(
-                                    notification,
-                                )),
-                            );
+                            service.inner.stored_notifications.pass(&name, notification);
                         }
                     }
                     // The configuration may have been deleted since.

@@ -17,6 +17,48 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::{Service, ServiceError, Write, live};
 
+/// How many stored notifications may wait for the outputs' relay; past it
+/// they are not handed to the outputs (and a warning says so).
+const NOTIFICATIONS_WAITING: usize = 4_096;
+
+/// The stored notifications on their way to the outputs' relay.
+pub(crate) struct StoredNotifications {
+    sender: tokio::sync::mpsc::Sender<(ConfigName, netcfg_model::Notification)>,
+    receiver: std::sync::Mutex<
+        Option<tokio::sync::mpsc::Receiver<(ConfigName, netcfg_model::Notification)>>,
+    >,
+}
+
+impl Default for StoredNotifications {
+    fn default() -> Self {
+        let (sender, receiver) = tokio::sync::mpsc::channel(NOTIFICATIONS_WAITING);
+        Self {
+            sender,
+            receiver: std::sync::Mutex::new(Some(receiver)),
+        }
+    }
+}
+
+impl StoredNotifications {
+    /// Passes a stored notification on; never waits.
+    pub(crate) fn pass(&self, name: &ConfigName, notification: netcfg_model::Notification) {
+        if self.sender.try_send((name.clone(), notification)).is_err() {
+            log::warn!(
+                "a notification of {name} was not handed to its outputs: their relay is behind"
+            );
+        }
+    }
+
+    fn take_receiver(
+        &self,
+    ) -> Option<tokio::sync::mpsc::Receiver<(ConfigName, netcfg_model::Notification)>> {
+        self.receiver
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+    }
+}
+
 impl Service {
     /// Adds an output; its credentials are kept outside the configuration's
     /// file.
@@ -170,18 +212,37 @@ impl Service {
     /// Hands the live feed to the running configurations' outputs, starting
     /// them when their configuration starts and stopping them when it
     /// stops, until the feed closes. Run it on the engine's runtime.
+    ///
+    /// Stored notifications reach it through [`StoredNotifications`], not
+    /// straight from the notification pump, so that they take their turn
+    /// behind the start that precedes them: the outputs of a configuration
+    /// run before its first notification is handed to them.
     pub async fn relay_outputs(self) {
         let mut feed = self.live();
+        let notifications = self.inner.stored_notifications.take_receiver();
+        let Some(mut notifications) = notifications else {
+            log::error!("the outputs' relay runs once per service");
+            return;
+        };
         loop {
-            let event = match feed.recv().await {
-                Ok(event) => event,
-                Err(RecvError::Lagged(missed)) => {
-                    log::warn!("{missed} live events went by before the outputs could take them");
-                    continue;
+            tokio::select! {
+                // The live feed first: a start waiting there comes before
+                // the notifications it led to.
+                biased;
+                received = feed.recv() => match received {
+                    Ok(event) => self.to_outputs(event).await,
+                    Err(RecvError::Lagged(missed)) => {
+                        log::warn!("{missed} live events went by before the outputs could take them");
+                    }
+                    Err(RecvError::Closed) => break,
+                },
+                Some((name, notification)) = notifications.recv() => {
+                    self.inner.outputs.send(
+                        &name,
+                        OutputEvent::Notification(Arc::new(notification)),
+                    );
                 }
-                Err(RecvError::Closed) => break,
-            };
-            self.to_outputs(event).await;
+            }
         }
     }
 

@@ -31,6 +31,9 @@
 //!     tags against the Cramér–Rao bound, noise, NLOS, coverage, survey;
 //! 11. zones (bench/zones.rs, `--only zones`): their CPU at 33,000
 //!     positions a second, and how soon an event reaches a subscriber.
+//! 12. outputs to MQTT (bench/outputs.rs, `--only outputs`): every
+//!     position delivered one by one and batched, the CPU of a position
+//!     beside a Python bridge, and a broker outage of 60 s.
 
 mod accuracy;
 mod disk;
@@ -39,6 +42,7 @@ mod fixture;
 mod floods;
 mod front_end;
 mod growth;
+mod outputs;
 mod report;
 mod rules;
 mod wrk;
@@ -117,6 +121,12 @@ impl Options {
     pub fn uses_chromium(&self) -> bool {
         self.runs(Only::FrontEnd)
     }
+
+    /// Whether the run needs mosquitto, its clients, paho-mqtt and cdp-py
+    /// (the outputs' step).
+    pub fn uses_mqtt(&self) -> bool {
+        self.runs(Only::Outputs)
+    }
 }
 
 /// Steps that run alone.
@@ -141,6 +151,10 @@ pub enum Only {
     /// Zones: their CPU at 33,000 positions a second against 1,000 and
     /// 10,240 zones, and how soon an event reaches a subscriber
     Zones,
+    /// Outputs to MQTT: every position delivered (one by one, and batched
+    /// at 33,000 a second), the CPU of a position beside a Python bridge,
+    /// and what a broker outage of 60 s loses
+    Outputs,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -156,6 +170,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if options.uses_chromium() {
         tools::chromium()?;
+    }
+    if options.uses_mqtt() {
+        tools::mqtt()?;
     }
     let binary = server::build(Profile::Release)?;
 
@@ -200,6 +217,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::Zones) {
         zones::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Outputs) {
+        outputs::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }
@@ -472,17 +492,22 @@ mod tests {
     fn each_part_says_which_tools_it_needs() {
         let uses = |only, write_fixture| {
             let options = options(only, write_fixture);
-            (options.uses_wrk(), options.uses_chromium())
+            (
+                options.uses_wrk(),
+                options.uses_chromium(),
+                options.uses_mqtt(),
+            )
         };
-        assert_eq!(uses(None, false), (true, true));
-        assert_eq!(uses(Some(Only::Site), false), (true, false));
-        assert_eq!(uses(Some(Only::Events), false), (true, false));
-        assert_eq!(uses(Some(Only::FrontEnd), false), (false, true));
-        assert_eq!(uses(Some(Only::Floods), false), (false, false));
-        assert_eq!(uses(Some(Only::Accuracy), false), (false, false));
-        assert_eq!(uses(Some(Only::Zones), false), (false, false));
+        assert_eq!(uses(None, false), (true, true, true));
+        assert_eq!(uses(Some(Only::Site), false), (true, false, false));
+        assert_eq!(uses(Some(Only::Events), false), (true, false, false));
+        assert_eq!(uses(Some(Only::FrontEnd), false), (false, true, false));
+        assert_eq!(uses(Some(Only::Floods), false), (false, false, false));
+        assert_eq!(uses(Some(Only::Accuracy), false), (false, false, false));
+        assert_eq!(uses(Some(Only::Zones), false), (false, false, false));
+        assert_eq!(uses(Some(Only::Outputs), false), (false, false, true));
         // Writing the fixture measures nothing.
-        assert_eq!(uses(None, true), (false, false));
+        assert_eq!(uses(None, true), (false, false, false));
     }
 
     #[test]

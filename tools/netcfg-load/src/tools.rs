@@ -30,6 +30,32 @@ pub(crate) fn chromium() -> Result<()> {
     )
 }
 
+/// The outputs' bench: the mosquitto broker and its clients (Debian's
+/// `mosquitto`, `mosquitto-clients`), and python3 with paho-mqtt and
+/// cdp-py (PyPI) for the bridge it compares with.
+pub(crate) fn mqtt() -> Result<()> {
+    require(
+        "mosquitto",
+        Path::new("/usr/sbin/mosquitto").exists(),
+        "bench",
+    )?;
+    require(
+        "mosquitto-clients",
+        runs(Command::new("mosquitto_sub").arg("--help")),
+        "bench",
+    )?;
+    let imports = Command::new("python3")
+        .args(["-c", "import cdp, paho.mqtt.client"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !imports {
+        bail!(
+            "python3 cannot import cdp and paho.mqtt: install them with `pip install cdp-py==1.8.1 paho-mqtt==2.1.0` (`cargo xtask bench` installs them)"
+        );
+    }
+    Ok(())
+}
+
 /// Whether the program could be started (whatever it then answered).
 fn runs(command: &mut Command) -> bool {
     command.output().is_ok()

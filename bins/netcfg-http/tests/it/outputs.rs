@@ -113,20 +113,35 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
     let (started, _) = subscriber.until(|message| message.topic == "netcfg/room/state");
     assert_eq!(started.payload, json!({"net": "room", "state": "started"}));
     assert_eq!(started.qos, 1);
-    // A batch's crossings may leave before its positions: take both in
-    // whichever order they come.
+    // A batch's crossings may leave before its positions, and the start's
+    // notification before or after them: take all three in whichever order
+    // they come. (The notification must not be lost to a race with the
+    // start that led to it.)
     let position_topic = format!("netcfg/room/tags/{STANDING}/position");
-    let (mut position, mut entered) = (None, None);
-    while position.is_none() || entered.is_none() {
-        let (message, _) = subscriber
-            .until(|message| message.topic == position_topic || zone_message("enter")(message));
+    let is_start_note = |message: &Message| {
+        message.topic == "netcfg/room/notifications"
+            && message.payload["message"]
+                .as_str()
+                .is_some_and(|text| text.starts_with("network started"))
+    };
+    let (mut position, mut entered, mut started_note) = (None, None, None);
+    while position.is_none() || entered.is_none() || started_note.is_none() {
+        let (message, _) = subscriber.until(|message| {
+            message.topic == position_topic
+                || zone_message("enter")(message)
+                || is_start_note(message)
+        });
         if message.topic == position_topic {
             position.get_or_insert(message);
+        } else if is_start_note(&message) {
+            started_note.get_or_insert(message);
         } else {
             entered.get_or_insert(message);
         }
     }
-    let (position, entered) = (position.unwrap(), entered.unwrap());
+    let (position, entered, started_note) =
+        (position.unwrap(), entered.unwrap(), started_note.unwrap());
+    assert_eq!(started_note.payload["net"], "room");
     let x = position.payload["x"].as_i64().unwrap();
     assert!((x - 7_000).abs() < 500, "{:?}", position.payload);
     for field in ["y", "z", "quality", "error_mm", "network_time", "time_ms"] {

@@ -47,7 +47,7 @@ pub(crate) const SUBSCRIBERS: usize = 1_000;
 /// Tags (role 4, DEFAULT TAG: a 100 ms beacon period, 10 Hz).
 pub(crate) const TAGS: usize = 330;
 /// The beacon period of role 4 that gives 10 Hz, in network time units.
-const TAG_PERIOD_UNITS: u64 = 97_500;
+pub(crate) const TAG_PERIOD_UNITS: u64 = 97_500;
 /// Position batches a second each subscriber asks for (the default).
 pub(crate) const MAX_RATE: u32 = 10;
 /// Position frames the server cuts a second.

@@ -121,7 +121,7 @@ fn count(received: &Mutex<Received>, layout: usize) -> usize {
 }
 
 /// An octagon in each cell of a `side` × `side` grid over the square.
-fn grid(side: usize) -> Vec<String> {
+pub(crate) fn grid(side: usize) -> Vec<String> {
     let cell = SQUARE_MM / side as f64;
     let radius = cell * 0.4;
     let mut bodies = Vec::with_capacity(side * side);
@@ -226,7 +226,7 @@ fn subscribe(port: u16, layout: Arc<AtomicUsize>, received: Arc<Mutex<Received>>
 }
 
 /// One chunk of a chunked body, as text; `None` at the end or on an error.
-fn read_chunk(reader: &mut BufReader<TcpStream>) -> Option<String> {
+pub(crate) fn read_chunk(reader: &mut BufReader<TcpStream>) -> Option<String> {
     let mut size_line = String::new();
     reader.read_line(&mut size_line).ok()?;
     let size = usize::from_str_radix(size_line.trim(), 16).ok()?;
