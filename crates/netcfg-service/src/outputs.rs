@@ -213,7 +213,7 @@ impl Service {
     /// them when their configuration starts and stopping them when it
     /// stops, until the feed closes. Run it on the engine's runtime.
     ///
-    /// Stored notifications reach it through [`StoredNotifications`], not
+    /// Stored notifications reach it through a channel of their own, not
     /// straight from the notification pump, so that they take their turn
     /// behind the start that precedes them: the outputs of a configuration
     /// run before its first notification is handed to them.
