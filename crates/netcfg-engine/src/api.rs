@@ -1,12 +1,14 @@
 //! The engine's public API: the [`Engine`] trait the HTTP layer holds as
 //! `Arc<dyn Engine>`, and the values it takes and gives.
 
-use std::{future::Future, path::PathBuf, pin::Pin, sync::Arc, time::Duration};
+use std::{
+    fmt::Debug, future::Future, net::SocketAddr, path::PathBuf, pin::Pin, sync::Arc, time::Duration,
+};
 
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
-    Instance, Level, MagnetometerCalibration, PackageStatus, Position, RunState, SerialNumber,
-    SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice, Zone,
+    Instance, Level, MagnetometerCalibration, PackageStatus, Position, ReplayControl, ReplayState,
+    RunState, SerialNumber, SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice, Zone,
     geofence::{CrossingKind, Occupant},
 };
 use tokio::sync::broadcast;
@@ -238,6 +240,27 @@ pub enum NetworkChange {
     LinkDown,
 }
 
+/// Where a recording takes the datagrams a running configuration sends
+/// (`Engine::record`).
+pub trait DatagramSink: Send + Sync + Debug {
+    /// One datagram as it was sent, from `source` to `destination`, at
+    /// `time_us` (microseconds since the Unix epoch). Called on the engine's
+    /// async workers: never blocks. False: the sink wants no more.
+    fn datagram(
+        &self,
+        time_us: u64,
+        source: SocketAddr,
+        destination: SocketAddr,
+        datagram: &[u8],
+    ) -> bool;
+
+    /// Whether it still wants datagrams.
+    fn is_open(&self) -> bool;
+
+    /// The configuration stopped: no datagram follows.
+    fn ended(&self);
+}
+
 /// The engine as the HTTP layer sees it. Dyn-compatible: hold it as
 /// `Arc<dyn Engine>`; with the `mock` feature, `MockEngine` stands in for it
 /// in handler tests.
@@ -355,6 +378,35 @@ pub trait Engine: Send + Sync {
     /// The engine's own components (engine, wire protocol, simulator) and
     /// their versions; no I/O. The host's packages are `netcfg-host`'s.
     fn package_status(&self) -> Vec<PackageStatus>;
+
+    /// Hands every datagram the running `configuration` sends from now on
+    /// to `sink`, until the sink says it is done or the configuration stops
+    /// (then [`DatagramSink::ended`]).
+    ///
+    /// # Errors
+    /// `NotRunning`.
+    fn record(
+        &self,
+        configuration: &ConfigName,
+        sink: Arc<dyn DatagramSink>,
+    ) -> Result<(), EngineError>;
+
+    /// Where the replay running as `configuration` stands.
+    ///
+    /// # Errors
+    /// `NotRunning`, `NotReplaying`.
+    fn replay_state(&self, configuration: &ConfigName) -> Result<ReplayState, EngineError>;
+
+    /// Pauses, resumes, changes the speed of or moves the replay running as
+    /// `configuration`; where it stands after.
+    ///
+    /// # Errors
+    /// `NotRunning`, `NotReplaying`.
+    fn replay_control(
+        &self,
+        configuration: &ConfigName,
+        control: ReplayControl,
+    ) -> Result<ReplayState, EngineError>;
 }
 
 #[cfg(test)]

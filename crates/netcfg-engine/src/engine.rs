@@ -9,16 +9,17 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
-    MagnetometerCalibration, PackageState, PackageStatus, RunState, SerialNumber, SurveyReport,
-    TagAccuracy, UnconfiguredDevice, Zone, geofence::Occupant,
+    MagnetometerCalibration, PackageState, PackageStatus, ReplayControl, ReplayState, RunState,
+    SerialNumber, SurveyReport, TagAccuracy, UnconfiguredDevice, Zone, geofence::Occupant,
 };
 use tokio::{runtime::Handle, sync::broadcast};
 use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
 
 use crate::{
     api::{
-        BeaconCounts, DeviceCommandResult, DeviceLink, Engine, EngineCommand, EngineEvent,
-        EngineFuture, LiveEvent, NetworkChange, NetworkStatus, StartOutcome, StopOutcome,
+        BeaconCounts, DatagramSink, DeviceCommandResult, DeviceLink, Engine, EngineCommand,
+        EngineEvent, EngineFuture, LiveEvent, NetworkChange, NetworkStatus, StartOutcome,
+        StopOutcome,
     },
     driver::Driver,
     error::EngineError,
@@ -28,7 +29,7 @@ use crate::{
     protocol::PROTOCOL_VERSION,
     session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
     sim::{SimHandle, SimOptions, Simulator, radio::RadioOptions},
-    streams::Streams,
+    streams::{Streams, Tap},
 };
 
 /// How the engine behaves; the defaults suit real hardware.
@@ -260,6 +261,10 @@ impl Shared {
                 });
                 Ok((port, Some(SimRun { handle, task })))
             }
+            Instance::Replay(_) => Err(EngineError::Replay {
+                path: std::path::PathBuf::new(),
+                reason: "replays are not wired yet".to_owned(),
+            }),
             Instance::ServerDefault => Err(EngineError::NoDefaultInstance),
         }
     }
@@ -286,7 +291,7 @@ impl Shared {
             &format!("starting `{}` on {instance}", plan.configuration),
         );
         match self.bring_up(&plan, &instance).await {
-            Ok((driver, events, simulator, streams)) => {
+            Ok((driver, events, simulator, streams, tap)) => {
                 let devices = plan.enabled_devices().count();
                 let configuration = plan.configuration.clone();
                 let serial_number = self.serial_of(&plan);
@@ -299,8 +304,10 @@ impl Shared {
                         instance: instance.clone(),
                         driver,
                         simulator,
+                        replay: None,
                         journal: Arc::clone(&journal),
                         streams,
+                        tap,
                         serial_number,
                         hostname: self.hostname.clone(),
                         caches: Arc::clone(&self.caches),
@@ -342,21 +349,23 @@ impl Shared {
             tokio::sync::mpsc::Receiver<crate::driver::DriverEvent>,
             Option<SimRun>,
             Streams,
+            Arc<Tap>,
         ),
         EngineError,
     > {
         let (port, simulator) = self.open_instance(instance)?;
         let (driver, events) = Driver::spawn(port, &self.runtime);
+        let tap = Arc::new(Tap::default());
         let result = async {
             session::push_configuration(&driver, plan, self.options.push_timeout).await?;
-            let streams = Streams::open(&plan.streams, self.serial_of(plan))
+            let streams = Streams::open(&plan.streams, self.serial_of(plan), &tap)
                 .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
             session::start_network(&driver, plan, self.options.push_timeout).await?;
             Ok(streams)
         }
         .await;
         match result {
-            Ok(streams) => Ok((driver, events, simulator, streams)),
+            Ok(streams) => Ok((driver, events, simulator, streams, tap)),
             Err(error) => {
                 driver.close();
                 if let Some(simulator) = simulator {
@@ -632,5 +641,34 @@ impl Engine for NetcfgEngine {
             installed("netcfg-wire-protocol", PROTOCOL_VERSION.to_string()),
             installed("netcfg-simulator", version),
         ]
+    }
+
+    fn record(
+        &self,
+        configuration: &ConfigName,
+        sink: Arc<dyn DatagramSink>,
+    ) -> Result<(), EngineError> {
+        self.shared.running(configuration)?.tap.attach(sink);
+        Ok(())
+    }
+
+    fn replay_state(&self, configuration: &ConfigName) -> Result<ReplayState, EngineError> {
+        let session = self.shared.running(configuration)?;
+        match &session.replay {
+            Some(replay) => Ok(replay.handle.state()),
+            None => Err(EngineError::NotReplaying(configuration.clone())),
+        }
+    }
+
+    fn replay_control(
+        &self,
+        configuration: &ConfigName,
+        control: ReplayControl,
+    ) -> Result<ReplayState, EngineError> {
+        let session = self.shared.running(configuration)?;
+        match &session.replay {
+            Some(replay) => Ok(replay.handle.control(control)),
+            None => Err(EngineError::NotReplaying(configuration.clone())),
+        }
     }
 }

@@ -99,6 +99,17 @@ pub enum EngineError {
     /// A message could not be encoded (a configuration too large for a frame).
     #[error("cannot encode a message for the network: {0}")]
     Encode(#[from] EncodeError),
+    /// The running configuration does not replay a recording.
+    #[error("configuration `{0}` is not a replay (its instance is not `replay:...`)")]
+    NotReplaying(ConfigName),
+    /// The recording a replay plays cannot be read.
+    #[error("cannot replay {}: {reason}", path.display())]
+    Replay {
+        /// The recording's file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
     /// An engine task failed (a bug, or the engine's runtime shut down).
     #[error("engine task failed: {0}")]
     Internal(String),

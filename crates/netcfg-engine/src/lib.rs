@@ -34,6 +34,7 @@ mod live;
 mod locator;
 mod plan;
 pub mod protocol;
+mod replay;
 mod session;
 pub mod sim;
 mod streams;
@@ -42,11 +43,12 @@ mod util;
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockEngine;
 pub use api::{
-    BeaconCounts, DeviceChange, DeviceCommandResult, DeviceLink, Engine, EngineCommand,
-    EngineEvent, EngineFuture, EngineNotification, LiveEvent, NetworkChange, NetworkStatus,
-    StartOutcome, StopOutcome, ZoneEvent,
+    BeaconCounts, DatagramSink, DeviceChange, DeviceCommandResult, DeviceLink, Engine,
+    EngineCommand, EngineEvent, EngineFuture, EngineNotification, LiveEvent, NetworkChange,
+    NetworkStatus, StartOutcome, StopOutcome, ZoneEvent,
 };
 pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};
 pub use error::EngineError;
 pub use plan::NetworkPlan;
+pub use replay::ReplayPlan;

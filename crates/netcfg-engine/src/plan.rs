@@ -31,6 +31,8 @@ pub struct NetworkPlan {
     pub zones: Vec<Zone>,
     /// The directory this start's log file goes into (created if missing).
     pub log_directory: PathBuf,
+    /// For a `replay:` instance, the recording the caller found for it.
+    pub replay: Option<crate::replay::ReplayPlan>,
 }
 
 impl NetworkPlan {
@@ -47,6 +49,7 @@ impl NetworkPlan {
             settings: Vec::new(),
             zones: Vec::new(),
             log_directory,
+            replay: None,
         }
     }
 

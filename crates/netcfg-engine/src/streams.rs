@@ -5,21 +5,83 @@
 use std::{
     io,
     net::{IpAddr, SocketAddr},
-    sync::atomic::{AtomicBool, Ordering},
+    sync::{
+        Arc, PoisonError, RwLock,
+        atomic::{AtomicBool, Ordering},
+    },
 };
 
 use netcfg_model::{DataStream, DefaultStream, SerialNumber};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use tokio::{net::UdpSocket, sync::Mutex};
 
-use crate::cdp::{self, Item};
+use crate::{
+    api::DatagramSink,
+    cdp::{self, Item},
+    util::now_us,
+};
+
+/// The recordings of one running configuration: every datagram its streams
+/// send is handed to each sink, after the send (decisions §15).
+#[derive(Debug, Default)]
+pub(crate) struct Tap {
+    sinks: RwLock<Vec<Arc<dyn DatagramSink>>>,
+    /// Whether any sink listens: one relaxed load per datagram otherwise.
+    listening: AtomicBool,
+}
+
+impl Tap {
+    pub(crate) fn attach(&self, sink: Arc<dyn DatagramSink>) {
+        let mut sinks = self.sinks.write().unwrap_or_else(PoisonError::into_inner);
+        sinks.push(sink);
+        self.listening.store(true, Ordering::Release);
+    }
+
+    fn hand(&self, source: SocketAddr, destination: SocketAddr, datagram: &[u8]) {
+        if !self.listening.load(Ordering::Acquire) {
+            return;
+        }
+        let time_us = now_us();
+        let mut finished = false;
+        for sink in self
+            .sinks
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+        {
+            finished |= !sink.datagram(time_us, source, destination, datagram);
+        }
+        if finished {
+            self.detach_finished();
+        }
+    }
+
+    fn detach_finished(&self) {
+        let mut sinks = self.sinks.write().unwrap_or_else(PoisonError::into_inner);
+        sinks.retain(|sink| sink.is_open());
+        self.listening.store(!sinks.is_empty(), Ordering::Release);
+    }
+
+    /// Tells every sink the configuration stopped, and lets them go.
+    pub(crate) fn end(&self) {
+        let sinks =
+            std::mem::take(&mut *self.sinks.write().unwrap_or_else(PoisonError::into_inner));
+        self.listening.store(false, Ordering::Release);
+        for sink in sinks {
+            sink.ended();
+        }
+    }
+}
 
 /// One open data stream.
 #[derive(Debug)]
 pub(crate) struct StreamSocket {
     pub(crate) name: String,
     socket: UdpSocket,
+    /// The socket's own address, as a capture shows the sender.
+    source: SocketAddr,
     destination: SocketAddr,
+    tap: Arc<Tap>,
     /// The header's serial: the manager instance's (see `identity`).
     serial_number: SerialNumber,
     /// The next datagram's sequence number. Held across a batch of sends so
@@ -39,7 +101,11 @@ pub(crate) enum SendFailure {
 
 impl StreamSocket {
     /// Opens the socket of `stream`. Must run inside the engine's runtime.
-    pub(crate) fn open(stream: &DataStream, serial_number: SerialNumber) -> io::Result<Self> {
+    pub(crate) fn open(
+        stream: &DataStream,
+        serial_number: SerialNumber,
+        tap: Arc<Tap>,
+    ) -> io::Result<Self> {
         let destination = SocketAddr::new(stream.destination_ip, stream.destination_port);
         let domain = Domain::for_address(destination);
         let socket = Socket::new(domain, Type::DGRAM, Some(Protocol::UDP))?;
@@ -71,10 +137,13 @@ impl StreamSocket {
         socket.bind(&SockAddr::from(local))?;
         socket.set_nonblocking(true)?;
         let socket = UdpSocket::from_std(socket.into())?;
+        let source = socket.local_addr()?;
         Ok(Self {
             name: stream.name.to_string(),
             socket,
+            source,
             destination,
+            tap,
             serial_number,
             sequence: Mutex::new(0),
             failing: AtomicBool::new(false),
@@ -100,6 +169,7 @@ impl StreamSocket {
             match self.socket.send_to(&datagram, self.destination).await {
                 Ok(_) => {
                     crate::counters::datagram_sent();
+                    self.tap.hand(self.source, self.destination, &datagram);
                     *sequence = sequence.wrapping_add(1);
                     self.failing.store(false, Ordering::Relaxed);
                 }
@@ -137,6 +207,7 @@ impl Streams {
     pub(crate) fn open(
         streams: &[DataStream],
         serial_number: SerialNumber,
+        tap: &Arc<Tap>,
     ) -> Result<Self, (String, io::Error)> {
         let mut open = Self::default();
         for stream in streams {
@@ -147,7 +218,7 @@ impl Streams {
                 _ => continue,
             };
             *slot = Some(
-                StreamSocket::open(stream, serial_number)
+                StreamSocket::open(stream, serial_number, Arc::clone(tap))
                     .map_err(|error| (stream.name.to_string(), error))?,
             );
         }

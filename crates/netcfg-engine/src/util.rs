@@ -10,6 +10,14 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Microseconds since the Unix epoch (a capture's time stamps).
+pub(crate) fn now_us() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|elapsed| u64::try_from(elapsed.as_micros()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// Year, month, day, hour, minute, second, millisecond of `ms` (UTC).
 fn civil(ms: u64) -> (i64, u32, u32, u32, u32, u32, u32) {
     let seconds = ms / 1000;

@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
-use crate::{names::ConfigName, network_mode::NetworkMode, sim_parameters::SimParameters};
+use crate::{
+    names::ConfigName, network_mode::NetworkMode, recording::ReplaySource,
+    sim_parameters::SimParameters,
+};
 
 /// Which engine runs a configuration: `network_body.instance`.
 ///
@@ -18,6 +21,7 @@ use crate::{names::ConfigName, network_mode::NetworkMode, sim_parameters::SimPar
 /// assert!(matches!("sim:warehouse".parse::<Instance>().unwrap(), Instance::Simulator { scenario: Some(_), .. }));
 /// assert!(matches!("/dev/ttyUSB0".parse::<Instance>().unwrap(), Instance::SerialPort(_)));
 /// assert!("ttyUSB0".parse::<Instance>().is_err());
+/// assert!(matches!("replay:site/night?speed=10".parse::<Instance>().unwrap(), Instance::Replay(_)));
 /// ```
 #[derive(
     Debug,
@@ -42,6 +46,8 @@ pub enum Instance {
     },
     /// The absolute path of the serial port of the network interface device.
     SerialPort(String),
+    /// `replay:<net_name>/<recording>`: a recording played as if live.
+    Replay(ReplaySource),
 }
 
 /// Text that names no engine instance.
@@ -102,9 +108,12 @@ impl FromStr for Instance {
                 parameters,
             });
         }
+        if let Some(source) = text.strip_prefix("replay:") {
+            return ReplaySource::parse(source).map(Self::Replay).map_err(error);
+        }
         if !text.starts_with('/') {
             return Err(error(
-                "give the absolute path of a serial port, `sim`, `sim:<scenario>`, `sim?<parameters>`, or an empty string".to_owned(),
+                "give the absolute path of a serial port, `sim`, `sim:<scenario>`, `sim?<parameters>`, `replay:<net_name>/<recording>`, or an empty string".to_owned(),
             ));
         }
         if text.len() > 4096 || text.chars().any(char::is_control) {
@@ -134,6 +143,7 @@ impl fmt::Display for Instance {
                 Ok(())
             }
             Self::SerialPort(path) => f.write_str(path),
+            Self::Replay(source) => write!(f, "replay:{source}"),
         }
     }
 }
@@ -146,9 +156,9 @@ impl schemars::JsonSchema for Instance {
         schemars::json_schema!({
             "type": "string",
             "maxLength": 4096,
-            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})(&((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})){0,6})?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
-            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), or an empty string for the server's default.",
-            "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", ""]
+            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})(&((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})){0,6})?|replay:[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}/[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}(\\?(speed=[0-9.]{1,12}|loop=[01])(&(speed=[0-9.]{1,12}|loop=[01]))?)?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
+            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), `replay:<net_name>/<recording>` (optionally `?speed=0.1..50&loop=1`) to play a recording as if live, or an empty string for the server's default.",
+            "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", "replay:site/night?speed=10", ""]
         })
     }
 }

@@ -49,7 +49,9 @@ mod network_mode;
 mod notification;
 mod output;
 mod pair;
+pub mod pcap;
 mod position_limit;
+mod recording;
 mod rf;
 mod role;
 mod schedule;
@@ -87,7 +89,7 @@ pub use level::Level;
 pub use misc::{GroupImage, MagnetometerCalibration};
 pub use names::{
     ConfigName, ConfigNameError, ItemName, ItemNameError, LogFileName, LogFileNameError,
-    MAX_NAME_LENGTH, SettingKey, SettingKeyError,
+    MAX_NAME_LENGTH, RecordingName, RecordingNameError, SettingKey, SettingKeyError,
 };
 pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
 pub use notification::Notification;
@@ -99,6 +101,10 @@ pub use output::{
 };
 pub use pair::{DevicePair, PairType, UnknownPairType};
 pub use position_limit::{PositionLimit, PositionLimitKey};
+pub use recording::{
+    MAX_RECORDING_S, MAX_REPLAY_SPEED, MIN_REPLAY_SPEED, Recording, RecordingEnd, ReplayControl,
+    ReplaySource, ReplaySpeed, ReplaySpeedError, ReplayState,
+};
 pub use rf::{
     BitRate, Channel, PreambleCode, PreambleCodeError, PreambleLength, Prf, RfSetting,
     suitable_preamble_codes,

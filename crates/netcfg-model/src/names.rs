@@ -141,6 +141,38 @@ name_type! {
     }
 }
 
+fn check_recording_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() || name.len() > MAX_NAME_LENGTH {
+        return Err("a recording name has 1 to 64 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err("a recording name uses only A-Z a-z 0-9 . _ -");
+    }
+    if name.starts_with('.') {
+        return Err("a recording name must not start with '.'");
+    }
+    Ok(())
+}
+
+name_type! {
+    /// The name of a recording: the rules of a configuration's name, so it
+    /// is safe as a file name (`<name>.pcap`).
+    ///
+    /// ```
+    /// use netcfg_model::RecordingName;
+    /// assert!("night-shift_2".parse::<RecordingName>().is_ok());
+    /// assert!("a/b".parse::<RecordingName>().is_err());
+    /// ```
+    RecordingName, RecordingNameError, check_recording_name, {
+        "type": "string", "minLength": 1, "maxLength": 64,
+        "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$",
+        "description": "Recording name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'."
+    }
+}
+
 fn check_item_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() || name.chars().count() > MAX_NAME_LENGTH {
         return Err("a name has 1 to 64 characters");

@@ -30,8 +30,9 @@ use crate::{
     locator::Locator,
     plan::NetworkPlan,
     protocol::{Message, WireDevice},
+    replay::ReplayRun,
     sim::SimHandle,
-    streams::{SendFailure, StreamSocket, Streams},
+    streams::{SendFailure, StreamSocket, Streams, Tap},
     util::now_ms,
 };
 
@@ -71,8 +72,12 @@ pub(crate) struct Session {
     pub(crate) instance: Instance,
     plan: RwLock<Arc<NetworkPlan>>,
     streams: RwLock<Arc<Streams>>,
+    /// The recordings listening to the streams.
+    pub(crate) tap: Arc<Tap>,
     pub(crate) driver: Driver,
     pub(crate) simulator: Option<SimRun>,
+    /// The player of a `replay:` instance.
+    pub(crate) replay: Option<ReplayRun>,
     pub(crate) journal: Arc<Journal>,
     pub(crate) started_at_ms: u64,
     heard: Mutex<HashSet<SerialNumber>>,
@@ -225,8 +230,10 @@ pub(crate) struct SessionParts {
     pub(crate) instance: Instance,
     pub(crate) driver: Driver,
     pub(crate) simulator: Option<SimRun>,
+    pub(crate) replay: Option<ReplayRun>,
     pub(crate) journal: Arc<Journal>,
     pub(crate) streams: Streams,
+    pub(crate) tap: Arc<Tap>,
     pub(crate) serial_number: SerialNumber,
     pub(crate) hostname: String,
     pub(crate) caches: Caches,
@@ -260,8 +267,10 @@ impl Session {
             instance: parts.instance,
             plan: RwLock::new(Arc::new(parts.plan)),
             streams: RwLock::new(Arc::new(parts.streams)),
+            tap: parts.tap,
             driver: parts.driver,
             simulator: parts.simulator,
+            replay: parts.replay,
             journal: parts.journal,
             started_at_ms: now_ms(),
             heard: Mutex::new(HashSet::new()),
@@ -333,7 +342,7 @@ impl Session {
         self.require_link()?;
         push_configuration(&self.driver, &plan, self.timing.push_timeout).await?;
         if plan.streams != self.plan().streams {
-            let streams = Streams::open(&plan.streams, self.serial_number)
+            let streams = Streams::open(&plan.streams, self.serial_number, &self.tap)
                 .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
             *self.streams.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(streams);
         }
@@ -523,6 +532,10 @@ impl Session {
         if let Some(simulator) = &self.simulator {
             simulator.task.abort();
         }
+        if let Some(replay) = &self.replay {
+            replay.task.abort();
+        }
+        self.tap.end();
         self.journal
             .notify(Level::Information, "network stopped".to_owned(), None);
         self.journal.close().await;
