@@ -82,6 +82,9 @@ fn main() -> Result<()> {
     let state = actix_web::web::Data::new(
         AppState::new(settings.version()?, services).with_auth(settings.auth()?),
     );
+    state
+        .service()
+        .set_recording_limits(settings.recording_limits());
     state.start_events(engine_runtime.handle());
     let hub = state.events().clone();
     let address = (settings.bind, settings.port);

@@ -109,6 +109,21 @@ pub(crate) const KEYS: &[Key] = &[
         default: "5",
         meaning: "Seconds an idle kept-alive connection stays open between requests.",
     },
+    Key {
+        name: "recording_limit_mib",
+        default: "1024",
+        meaning: "The largest one recording grows, MiB: it stops there (`ended: recording_limit`).",
+    },
+    Key {
+        name: "recordings_limit_mib",
+        default: "10240",
+        meaning: "The most all recordings of all configurations hold together, MiB: a recording stops there (`total_limit`), and none starts past it.",
+    },
+    Key {
+        name: "recording_keep_free_mib",
+        default: "256",
+        meaning: "A recording stops (`disk`) before the data directory's disk has less than this free, MiB, and none starts below it.",
+    },
 ];
 
 /// The keys, for `--help`.
@@ -134,9 +149,13 @@ pub(crate) fn reference_table() -> String {
     );
     for key in KEYS {
         let flag = match key.name {
-            "default_instance" | "max_connections" | "request_timeout" | "keep_alive" => {
-                "(file or environment only)".to_owned()
-            }
+            "default_instance"
+            | "max_connections"
+            | "request_timeout"
+            | "keep_alive"
+            | "recording_limit_mib"
+            | "recordings_limit_mib"
+            | "recording_keep_free_mib" => "(file or environment only)".to_owned(),
             "auth.tokens" => "(file only)".to_owned(),
             name => format!("`--{}`", name.replace('_', "-")),
         };
@@ -204,6 +223,9 @@ pub(crate) struct Settings {
     pub(crate) max_connections: usize,
     pub(crate) request_timeout: u64,
     pub(crate) keep_alive: u64,
+    pub(crate) recording_limit_mib: u64,
+    pub(crate) recordings_limit_mib: u64,
+    pub(crate) recording_keep_free_mib: u64,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -284,6 +306,16 @@ impl Settings {
     }
 
     /// The default API version.
+    /// How large recordings may grow.
+    pub(crate) fn recording_limits(&self) -> netcfg_api::RecordingLimits {
+        let mib = |value: u64| value.saturating_mul(1 << 20);
+        netcfg_api::RecordingLimits {
+            per_recording: mib(self.recording_limit_mib),
+            total: mib(self.recordings_limit_mib),
+            keep_free: mib(self.recording_keep_free_mib),
+        }
+    }
+
     pub(crate) fn version(&self) -> Result<ApiVersion> {
         self.api_version
             .parse()

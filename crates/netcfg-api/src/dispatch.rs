@@ -28,6 +28,9 @@ use crate::{
 
 /// The largest JSON body, in bytes: 1 MiB.
 pub const JSON_BODY_LIMIT: usize = 1 << 20;
+/// The largest file sent as a whole body (an uploaded recording); the
+/// recordings' own limits apply too.
+pub(crate) const FILE_BODY_LIMIT: usize = 4 << 30;
 /// The largest upload, in bytes: 64 MiB.
 pub const UPLOAD_BODY_LIMIT: usize = 64 << 20;
 
@@ -311,6 +314,7 @@ async fn read_body(
     let (expected, limit) = match body {
         Body::Json(_) => ("application/json", JSON_BODY_LIMIT),
         Body::Multipart(_) => ("multipart/form-data", UPLOAD_BODY_LIMIT),
+        Body::File(media_type) => (media_type, FILE_BODY_LIMIT),
     };
     let declared_length = request
         .headers()
@@ -332,7 +336,9 @@ async fn read_body(
         .and_then(|value| value.to_str().ok())
         .unwrap_or("");
     let media_type = content_type.split(';').next().unwrap_or("").trim();
-    if !media_type.eq_ignore_ascii_case(expected) {
+    let octets = matches!(body, Body::File(_))
+        && media_type.eq_ignore_ascii_case("application/octet-stream");
+    if !media_type.eq_ignore_ascii_case(expected) && !octets {
         // A client that sends no body at all gets the body's own error.
         if declared_length == Some(0) || (media_type.is_empty() && declared_length.is_none()) {
             return Ok((web::Bytes::new(), None));
@@ -345,7 +351,7 @@ async fn read_body(
             ),
         ));
     }
-    if let Body::Multipart(_) = body {
+    if let Body::Multipart(_) | Body::File(_) = body {
         return Ok((web::Bytes::new(), Some(payload)));
     }
     let mut bytes = web::BytesMut::new();

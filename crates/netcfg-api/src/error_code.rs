@@ -89,6 +89,8 @@ error_codes! {
     ZoneNotFound = (NOT_FOUND, "zone_not_found", "The configuration has no zone with this name."),
     /// The output does not exist.
     OutputNotFound = (NOT_FOUND, "output_not_found", "The configuration has no output with this name."),
+    /// The recording does not exist.
+    RecordingNotFound = (NOT_FOUND, "recording_not_found", "The configuration has no recording with this name."),
     /// No survey was made of this configuration yet.
     SurveyNotFound = (NOT_FOUND, "survey_not_found", "No survey of this configuration's anchors was made yet: POST one while it runs."),
     /// The setting does not exist.
@@ -127,6 +129,8 @@ error_codes! {
     SchemaTooNew = (CONFLICT, "schema_too_new", "The configuration's file was written by a newer version of this server."),
     /// The configuration's instance cannot run.
     InstanceUnavailable = (CONFLICT, "instance_unavailable", "The configuration's instance cannot run: no such serial port, the port is busy, an unknown simulator scenario, or no default instance."),
+    /// The running configuration is not a replay.
+    NotAReplay = (CONFLICT, "not_a_replay", "The configuration does not replay a recording: its instance is not `replay:<net_name>/<recording>`."),
     /// The calculator's inputs conflict.
     InputsConflict = (CONFLICT, "inputs_conflict", "The maximum-tag calculation's inputs conflict with each other or with the configuration; `problems` names the fields."),
     /// The `If-Match` tag is stale.

@@ -28,6 +28,7 @@ impl From<StoreError> for ApiError {
                 Missing::Schedule => ErrorCode::ScheduleNotFound,
                 Missing::Zone => ErrorCode::ZoneNotFound,
                 Missing::Output => ErrorCode::OutputNotFound,
+                Missing::Recording => ErrorCode::RecordingNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,
@@ -66,7 +67,9 @@ impl From<EngineError> for ApiError {
             // no instance at all. Its state conflicts with starting it.
             EngineError::NoDefaultInstance
             | EngineError::UnknownScenario(_)
-            | EngineError::SerialPort { .. } => ErrorCode::InstanceUnavailable,
+            | EngineError::SerialPort { .. }
+            | EngineError::Replay { .. } => ErrorCode::InstanceUnavailable,
+            EngineError::NotReplaying(_) => ErrorCode::NotAReplay,
             EngineError::UnknownDevice { .. } => ErrorCode::DeviceNotFound,
             EngineError::DeviceTimeout { .. } => ErrorCode::DeviceTimeout,
             EngineError::NetworkTimeout { .. } => ErrorCode::NetworkTimeout,

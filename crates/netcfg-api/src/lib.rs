@@ -66,7 +66,7 @@ pub use dispatch::{JSON_BODY_LIMIT, UPLOAD_BODY_LIMIT};
 pub use envelope::{CLASSIFICATION_HEADER, MESSAGE_HEADER};
 pub use error_code::ErrorCode;
 pub use gate::{VersionGate, VersionGateService};
-pub use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, Services};
+pub use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, RecordingLimits, Services};
 pub use openapi::document;
 pub use operation::Operation;
 pub use payload::{PayloadKey, keys};

@@ -11,8 +11,8 @@ use std::{fmt::Display, str::FromStr};
 
 use actix_web::HttpRequest;
 use netcfg_model::{
-    ConfigName, DeviceKey, ItemName, LogFileName, PairType, PositionLimitKey, RoleId, SerialNumber,
-    SettingKey, SettingScope, body::InterfaceRef,
+    ConfigName, DeviceKey, ItemName, LogFileName, PairType, PositionLimitKey, RecordingName,
+    RoleId, SerialNumber, SettingKey, SettingScope, body::InterfaceRef,
 };
 use serde_json::{Value, json};
 
@@ -143,6 +143,8 @@ path_types! {
     SchedulePath { net_name: ConfigName, schedule_name: ItemName }
     /// One zone: `.../zones/{zone_name}`.
     ZonePath { net_name: ConfigName, zone_name: ItemName }
+    /// One recording: `.../recordings/{recording_name}`.
+    RecordingPath { net_name: ConfigName, recording_name: RecordingName }
     /// One output: `.../outputs/{output_name}`.
     OutputPath { net_name: ConfigName, output_name: ItemName }
     /// A role.
@@ -303,6 +305,12 @@ impl LimitPath for NamePath {
 const SERIAL_PATTERN: &str = "[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}";
 
 impl PathValue for ConfigName {
+    fn schema() -> Value {
+        json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"})
+    }
+}
+
+impl PathValue for RecordingName {
     fn schema() -> Value {
         json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"})
     }

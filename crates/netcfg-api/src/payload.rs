@@ -70,6 +70,12 @@ pub mod keys {
         Outputs = "outputs": Vec<m::Output>;
         /// How an output fares.
         OutputStatus = "status": m::OutputStatus;
+        /// One recording.
+        Recording = "recording": m::Recording;
+        /// Every recording.
+        Recordings = "recordings": Vec<m::Recording>;
+        /// Where a replay stands.
+        Replay = "replay": m::ReplayState;
         /// The reference tags' accuracy.
         Accuracy = "accuracy": Vec<m::TagAccuracy>;
         /// The predicted error over a grid.

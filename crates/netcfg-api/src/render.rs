@@ -30,6 +30,17 @@ fn event_stream(stream: crate::events::EventStream) -> HttpResponse {
         .streaming(chunks)
 }
 
+/// A file's pieces as a body; a read error ends the body short (the
+/// declared length tells the client it is incomplete).
+fn file_chunks(
+    chunks: tokio::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+) -> impl futures_core::Stream<Item = Result<actix_web::web::Bytes, std::io::Error>> {
+    futures_util::stream::unfold(chunks, |mut chunks| async move {
+        let chunk = chunks.recv().await?;
+        Some((chunk.map(actix_web::web::Bytes::from), chunks))
+    })
+}
+
 /// The level of a response with `status` on `route`: its declared level,
 /// else level 1 (a failure no row names).
 fn level_of(route: Option<&Route>, status: StatusCode) -> Level {
@@ -77,6 +88,22 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
                 ),
             ))
             .body(bytes),
+        Content::FileStream {
+            length,
+            chunks,
+            content_type,
+            file_name,
+        } => HttpResponse::build(reply.status)
+            .content_type(content_type)
+            .insert_header((
+                header::CONTENT_DISPOSITION,
+                format!(
+                    "attachment; filename=\"{}\"",
+                    file_name.replace(['"', '\\'], "_")
+                ),
+            ))
+            .no_chunking(length)
+            .streaming(file_chunks(chunks)),
         Content::Document {
             bytes,
             content_type,

@@ -49,6 +49,13 @@ pub(crate) enum Content {
         content_type: &'static str,
         file_name: String,
     },
+    /// A file sent as it is read (a recording), with its length.
+    FileStream {
+        length: u64,
+        chunks: tokio::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+        content_type: &'static str,
+        file_name: String,
+    },
     /// An HTML page.
     Html(String),
     /// A document in its own format, not an attachment (the API description).
@@ -127,6 +134,24 @@ impl Reply {
             key: K::KEY,
         };
         self
+    }
+
+    /// A file download read as it is sent: `length` bytes in `chunks`.
+    pub fn file_stream(
+        length: u64,
+        chunks: tokio::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+        content_type: &'static str,
+        file_name: impl Into<String>,
+    ) -> Self {
+        Self {
+            content: Content::FileStream {
+                length,
+                chunks,
+                content_type,
+                file_name: file_name.into(),
+            },
+            ..Self::ok(String::new())
+        }
     }
 
     /// A file download.

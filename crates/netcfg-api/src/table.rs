@@ -192,6 +192,9 @@ pub enum Body {
     Json(SchemaFn),
     /// `multipart/form-data` (the upload); the schema of its form.
     Multipart(SchemaFn),
+    /// A file sent as the whole body (a pcap capture), read as a stream;
+    /// its media type.
+    File(&'static str),
 }
 
 /// One operation of a route table.
@@ -341,6 +344,13 @@ impl Route {
     /// Declares a multipart request body described by `T`.
     pub fn multipart_body<T: JsonSchema>(mut self) -> Self {
         self.body = Some(Body::Multipart(schema_of::<T>));
+        self
+    }
+
+    /// Declares a file sent as the whole body, of `media_type`
+    /// (`application/octet-stream` is taken too).
+    pub fn file_body(mut self, media_type: &'static str) -> Self {
+        self.body = Some(Body::File(media_type));
         self
     }
 

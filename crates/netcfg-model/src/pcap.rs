@@ -298,6 +298,12 @@ fn ip_udp(packet: &[u8]) -> Option<Udp<'_>> {
     })
 }
 
+/// Whether `payload` starts as a CDP datagram does: the mark `LC02` and
+/// `CDP0002\0` (cdp.md); the data protocol's decoder says the rest.
+pub fn is_cdp(payload: &[u8]) -> bool {
+    payload.len() >= 20 && payload[0..4] == *b"LC02" && payload[8..16] == *b"CDP0002\0"
+}
+
 /// Appends one record, as netcfg writes it under [`FileHeader::NETCFG`]:
 /// the record header, an IP header (IPv4 when both addresses are IPv4, else
 /// IPv6 with mapped addresses), a UDP header with its checksum, `payload`.

@@ -243,27 +243,17 @@ pub struct ReplayState {
     pub loops: u64,
 }
 
-/// What `PATCH .../replay` changes; each field is optional.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
+/// What a replay is asked to change; `None` keeps what it is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReplayControl {
     /// Pauses (true) or resumes (false).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub paused: Option<bool>,
     /// A new speed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ReplaySpeed")]
     pub speed: Option<ReplaySpeed>,
     /// Jumps to this point, milliseconds from the recording's first
     /// datagram (past its end: to its end).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u64")]
     pub position_ms: Option<u64>,
     /// Starts again at the end, or not.
-    #[serde(default, rename = "loop", skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub looping: Option<bool>,
 }
 

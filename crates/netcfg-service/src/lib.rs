@@ -28,6 +28,7 @@ mod logs;
 mod nets;
 mod notifications;
 mod outputs;
+mod recordings;
 mod resources;
 mod schedules;
 mod settings;
@@ -36,6 +37,7 @@ mod zones;
 
 pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange, device_event, zone_event};
 pub use logs::LOG_FILE_LIMIT;
+pub use recordings::{RECORDING_QUEUE, RecordingLimits, RecordingRequest};
 pub use resources::MaxTagsSource;
 
 use std::{
@@ -51,8 +53,8 @@ pub use alerts::ALERT_PERIOD;
 pub use devices::CommandResult;
 pub use error::{BadUpload, ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
 pub use netcfg_store::{
-    HISTORY_KEPT, PairOutcome, SettingDeletion, SettingWrite, StampKind, StoreCounters,
-    StreamDeletion, Upload, counters as store_counters,
+    HISTORY_KEPT, PairOutcome, RecordingUpload, SettingDeletion, SettingWrite, StampKind,
+    StoreCounters, StreamDeletion, Upload, counters as store_counters,
 };
 pub use nets::{EngineCommandOutcome, StartMessage};
 pub use notifications::Resume;
@@ -168,6 +170,7 @@ struct Inner {
     output_push: tokio::sync::Mutex<()>,
     /// Stored notifications on their way to the outputs.
     stored_notifications: outputs::StoredNotifications,
+    recorders: recordings::Recorders,
 }
 
 impl std::fmt::Debug for Service {
@@ -191,6 +194,7 @@ impl Service {
                 outputs: netcfg_outputs::Outputs::new(),
                 output_push: tokio::sync::Mutex::default(),
                 stored_notifications: outputs::StoredNotifications::default(),
+                recorders: recordings::Recorders::default(),
             }),
         }
     }
@@ -385,6 +389,18 @@ impl Service {
         self.blocking(move |store| {
             let net = store.net(&name)?;
             let configuration = net.configuration()?;
+            let replay = match &configuration.instance {
+                netcfg_model::Instance::Replay(source) => {
+                    let path = store.recording_path(&source.net, &source.recording)?;
+                    let recording = store.recording(&source.net, &source.recording)?;
+                    Some(netcfg_engine::ReplayPlan {
+                        source: source.clone(),
+                        path,
+                        duration_ms: recording.duration_ms,
+                    })
+                }
+                _ => None,
+            };
             Ok(NetworkPlan {
                 configuration: name.clone(),
                 instance: configuration.instance,
@@ -396,6 +412,7 @@ impl Service {
                 settings: net.settings(None)?,
                 zones: net.zones()?,
                 log_directory: store.log_dir(&name)?,
+                replay,
             })
         })
         .await

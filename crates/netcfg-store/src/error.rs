@@ -112,6 +112,8 @@ pub enum Missing {
     Zone,
     /// An output.
     Output,
+    /// A recording (decisions §15).
+    Recording,
 }
 
 /// Why a change conflicts with a configuration's state.
@@ -221,6 +223,19 @@ pub enum BadUpload {
     BadContent {
         /// The value and why.
         detail: String,
+    },
+    /// An uploaded recording is not a classic pcap capture netcfg reads.
+    #[error("it is not a pcap capture netcfg can replay: {0}")]
+    NotPcap(String),
+    /// An uploaded capture holds no CDP datagram.
+    #[error(
+        "it holds no CDP datagram ({records} record(s), {datagrams} of them UDP): capture the data streams' UDP traffic, e.g. `tcpdump -w site.pcap udp port 7667`"
+    )]
+    NoCdp {
+        /// Records in the capture.
+        records: u64,
+        /// Of them, UDP datagrams.
+        datagrams: u64,
     },
 }
 

@@ -42,6 +42,7 @@ mod files;
 mod history;
 mod logs;
 mod net;
+mod recordings;
 mod schema;
 mod secrets;
 mod sql;
@@ -56,6 +57,7 @@ pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, MAX_ZONES, Net, NewNotification, PairOutcome,
     SettingDeletion, SettingWrite, StreamDeletion,
 };
+pub use recordings::{RecordingUpload, RecordingWriter};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use stamps::StampKind;
 pub use store::{Store, StoreOptions};

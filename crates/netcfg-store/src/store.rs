@@ -476,6 +476,7 @@ impl Store {
             }
             files::sync_dir(&self.dir)?;
             self.move_secrets(name, new_name)?;
+            self.move_recordings(name, new_name)?;
         }
         self.get(new_name)
     }
@@ -516,6 +517,7 @@ impl Store {
                 .map_err(|error| StoreError::file(format!("deleting the logs of {name}"), error))?;
         }
         self.drop_secrets(name)?;
+        self.drop_recordings(name)?;
         files::sync_dir(&self.dir)
     }
 }

@@ -261,18 +261,17 @@ fn operation(
         ),
     });
     let request_body = route.body.map(|body| {
-        let (media_type, schema_fn) = match body {
-            Body::Json(schema_fn) => ("application/json", schema_fn),
-            Body::Multipart(schema_fn) => ("multipart/form-data", schema_fn),
+        let (media_type, schema) = match body {
+            Body::Json(schema_fn) => ("application/json", bounded(schema_fn(requests))),
+            Body::Multipart(schema_fn) => ("multipart/form-data", bounded(schema_fn(requests))),
+            Body::File(media_type) => (
+                media_type,
+                schema(json!({"type": "string", "format": "binary"})),
+            ),
         };
         RequestBody {
             required: true,
-            content: BTreeMap::from([(
-                media_type.to_owned(),
-                MediaType {
-                    schema: bounded(schema_fn(requests)),
-                },
-            )]),
+            content: BTreeMap::from([(media_type.to_owned(), MediaType { schema })]),
         }
     });
     Operation {

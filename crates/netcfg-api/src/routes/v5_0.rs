@@ -118,6 +118,14 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::UpdateOutput,
         Operation::DeleteOutput,
         Operation::GetOutputStatus,
+        Operation::StartRecording,
+        Operation::ListRecordings,
+        Operation::GetRecording,
+        Operation::DeleteRecording,
+        Operation::DownloadRecording,
+        Operation::UploadRecording,
+        Operation::GetReplay,
+        Operation::ControlReplay,
     ] {
         changes.push(Change::Remove(operation));
     }

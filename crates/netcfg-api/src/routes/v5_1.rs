@@ -48,6 +48,7 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(site());
     routes.extend(zones());
     routes.extend(outputs());
+    routes.extend(recordings());
     routes.extend(rf_settings());
     routes.extend(roles());
     routes.extend(settings());
@@ -1034,6 +1035,104 @@ fn outputs() -> Vec<Route> {
         .errors(&[StatusCode::NOT_FOUND]),
     ]
 }
+
+/// Recordings and replays (decisions §15): 5.1 only.
+fn recordings() -> Vec<Route> {
+    let one = || Payload::of::<keys::Recording>();
+    let path = "/nets/{net_name}/recordings/{recording_name}";
+    let replay = "/nets/{net_name}/replay";
+    vec![
+        Route::new(
+            POST,
+            &["/nets/{net_name}/recordings"],
+            Operation::StartRecording,
+            "Record the running configuration's data streams, every datagram as sent, to a pcap file (optional name and duration_s)",
+            recordings::start,
+        )
+        .json_body::<RecordingPostBody>()
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/recordings"],
+            Operation::ListRecordings,
+            "The configuration's recordings: size, start, duration, datagrams, whether each is still recording",
+            recordings::list,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Recordings>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(GET, &[path], Operation::GetRecording, "One recording", recordings::get)
+            .responds(StatusCode::OK, one(), Debug)
+            .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            DELETE,
+            &[path],
+            Operation::DeleteRecording,
+            "Stop a recording (200, the file kept) or delete a stopped one (204)",
+            recordings::delete,
+        )
+        .responds(StatusCode::OK, one(), Information)
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/recordings/{recording_name}/download"],
+            Operation::DownloadRecording,
+            "The recording's capture file (classic pcap, raw IP: Wireshark and tcpdump open it)",
+            recordings::download,
+        )
+        .responds(StatusCode::OK, Payload::File { content_type: PCAP }, Information)
+        .errors(&[StatusCode::NOT_FOUND]),
+        Route::new(
+            PUT,
+            &[path],
+            Operation::UploadRecording,
+            "Upload a pcap capture of CDP datagrams (made elsewhere, or by another netcfg) as a recording, to replay it",
+            recordings::upload,
+        )
+        .file_body(PCAP)
+        .responds(StatusCode::CREATED, one(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+            StatusCode::PAYLOAD_TOO_LARGE,
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            StatusCode::INTERNAL_SERVER_ERROR,
+        ]),
+        Route::new(
+            GET,
+            &[replay],
+            Operation::GetReplay,
+            "Where the running replay stands: position, duration, speed, paused, loop",
+            recordings::replay,
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Replay>(), Debug)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(
+            PATCH,
+            &[replay],
+            Operation::ControlReplay,
+            "Pause, resume, change the speed (0.1 to 50), loop or seek (position_ms) the running replay",
+            recordings::control,
+        )
+        .json_body::<ReplayPatchBody>()
+        .responds(StatusCode::OK, Payload::of::<keys::Replay>(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+        ]),
+    ]
+}
+
+/// The media type of a capture file.
+const PCAP: &str = "application/vnd.tcpdump.pcap";
 
 /// How well a site locates (decisions §12): 5.1 only.
 fn site() -> Vec<Route> {

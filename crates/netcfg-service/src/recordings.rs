@@ -1,0 +1,558 @@
+//! Recordings and replays (decisions §15): a running configuration's
+//! datagrams to a capture file, written on a thread of each recording's
+//! own behind a bounded queue; the replay's controls.
+
+use std::{
+    collections::HashMap,
+    io::Read as _,
+    net::SocketAddr,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+        mpsc,
+    },
+    time::{Duration, Instant},
+};
+
+use netcfg_engine::DatagramSink;
+use netcfg_model::{
+    ConfigName, Recording, RecordingEnd, RecordingName, ReplayControl, ReplayState,
+};
+use netcfg_store::{RecordingUpload, RecordingWriter, Store, StoreError};
+use tokio::sync::{mpsc as async_mpsc, watch};
+
+use crate::{Service, ServiceError, live::now_ms};
+
+/// Datagrams that may wait for a recording's writer: about 4 s of ten
+/// busy configurations' streams.
+pub const RECORDING_QUEUE: usize = 16_384;
+/// How often a writer with nothing to write checks its deadline and stop.
+const WRITER_TICK: Duration = Duration::from_millis(100);
+/// How often (bytes written) a writer asks the disk how much room is left.
+const FREE_CHECK_BYTES: u64 = 8 << 20;
+/// A download is read in pieces of this size.
+const DOWNLOAD_CHUNK: usize = 256 << 10;
+
+/// How large recordings may grow (the server's settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordingLimits {
+    /// One recording, bytes.
+    pub per_recording: u64,
+    /// Every recording of every configuration together, bytes.
+    pub total: u64,
+    /// A recording stops when the disk has less than this free, bytes.
+    pub keep_free: u64,
+}
+
+impl Default for RecordingLimits {
+    fn default() -> Self {
+        Self {
+            per_recording: 1 << 30,
+            total: 10 << 30,
+            keep_free: 256 << 20,
+        }
+    }
+}
+
+/// What a recording is asked for (`recording_post_body`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RecordingRequest {
+    /// Its name; the start's UTC time when absent.
+    pub name: Option<RecordingName>,
+    /// How long it records, seconds; until stopped when absent.
+    pub duration_s: Option<u32>,
+}
+
+/// The recordings being made, and what all of them use.
+#[derive(Debug, Default)]
+pub(crate) struct Recorders {
+    active: Mutex<HashMap<(ConfigName, RecordingName), Arc<Active>>>,
+    limits: Mutex<RecordingLimits>,
+    /// Bytes of every recording, once measured (None until then).
+    used: Mutex<Option<Arc<AtomicU64>>>,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// One recording being made: the engine's sink, and what its writer says.
+#[derive(Debug)]
+struct Active {
+    queue: mpsc::SyncSender<Datagram>,
+    open: AtomicBool,
+    /// Why it should end, once asked (by a DELETE or the network's stop);
+    /// the writer writes what is queued first.
+    stop: Mutex<Option<RecordingEnd>>,
+    /// What it holds, as the writer last said.
+    now: Mutex<Recording>,
+    /// The finished recording, once finished.
+    done: watch::Sender<Option<Result<Recording, String>>>,
+    /// Datagrams the full queue refused.
+    refused: AtomicU64,
+}
+
+#[derive(Debug)]
+struct Datagram {
+    time_us: u64,
+    source: SocketAddr,
+    destination: SocketAddr,
+    bytes: Vec<u8>,
+}
+
+impl DatagramSink for Active {
+    fn datagram(
+        &self,
+        time_us: u64,
+        source: SocketAddr,
+        destination: SocketAddr,
+        datagram: &[u8],
+    ) -> bool {
+        if !self.open.load(Ordering::Acquire) {
+            return false;
+        }
+        let datagram = Datagram {
+            time_us,
+            source,
+            destination,
+            bytes: datagram.to_vec(),
+        };
+        if self.queue.try_send(datagram).is_err() {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+        }
+        true
+    }
+
+    fn is_open(&self) -> bool {
+        self.open.load(Ordering::Acquire)
+    }
+
+    fn ended(&self) {
+        self.ask_to_stop(RecordingEnd::NetworkStopped);
+    }
+}
+
+impl Active {
+    fn ask_to_stop(&self, why: RecordingEnd) {
+        lock(&self.stop).get_or_insert(why);
+    }
+}
+
+/// The writer's side of one recording.
+struct Writer {
+    active: Arc<Active>,
+    queue: mpsc::Receiver<Datagram>,
+    file: RecordingWriter,
+    store: Arc<Store>,
+    limits: RecordingLimits,
+    used: Arc<AtomicU64>,
+    deadline: Option<Instant>,
+    next_free_check: u64,
+}
+
+impl Writer {
+    /// Writes until the recording ends; returns why it ended.
+    fn run(&mut self) -> RecordingEnd {
+        loop {
+            match self.queue.recv_timeout(WRITER_TICK) {
+                Ok(datagram) => {
+                    if let Some(end) = self.write(&datagram) {
+                        return end;
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => return RecordingEnd::Stopped,
+            }
+            if self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
+                return RecordingEnd::Duration;
+            }
+            // Asked to stop: what was queued before the ask is written first.
+            let asked = *lock(&self.active.stop);
+            if let Some(end) = asked {
+                while let Ok(datagram) = self.queue.try_recv() {
+                    if let Some(end) = self.write(&datagram) {
+                        return end;
+                    }
+                }
+                return end;
+            }
+        }
+    }
+
+    /// Writes one datagram, or says why the recording must end before it.
+    fn write(&mut self, datagram: &Datagram) -> Option<RecordingEnd> {
+        let length = netcfg_model::pcap::record_len(
+            datagram.source,
+            datagram.destination,
+            datagram.bytes.len(),
+        ) as u64;
+        let size = self.file.recording().size;
+        if size + length > self.limits.per_recording {
+            return Some(RecordingEnd::RecordingLimit);
+        }
+        if self.used.load(Ordering::Relaxed) + length > self.limits.total {
+            return Some(RecordingEnd::TotalLimit);
+        }
+        if size >= self.next_free_check {
+            self.next_free_check = size + FREE_CHECK_BYTES;
+            if self
+                .store
+                .free_bytes()
+                .is_ok_and(|free| free < self.limits.keep_free + FREE_CHECK_BYTES)
+            {
+                return Some(RecordingEnd::Disk);
+            }
+        }
+        if let Err(error) = self.file.append(
+            datagram.time_us,
+            datagram.source,
+            datagram.destination,
+            &datagram.bytes,
+        ) {
+            log::warn!("a recording stopped: {error}");
+            return Some(RecordingEnd::Disk);
+        }
+        let grown = self.file.recording().size - size;
+        self.used.fetch_add(grown, Ordering::Relaxed);
+        *lock(&self.active.now) = self.file.recording().clone();
+        None
+    }
+}
+
+/// `2026-11-26T10-43-00Z`: a start's UTC time as a recording's name.
+fn default_name(ms: u64) -> RecordingName {
+    let text = netcfg_model::utc_text(i64::try_from(ms).unwrap_or(i64::MAX));
+    // "2026-11-26 10:43:00 UTC"
+    let name: String = text
+        .trim_end_matches(" UTC")
+        .chars()
+        .map(|c| match c {
+            ' ' => 'T',
+            ':' => '-',
+            other => other,
+        })
+        .chain(std::iter::once('Z'))
+        .collect();
+    name.parse()
+        .unwrap_or_else(|_| format!("recording-{ms}").parse().expect("a plain name"))
+}
+
+impl Service {
+    /// Sets how large recordings may grow; recordings started after use it.
+    pub fn set_recording_limits(&self, limits: RecordingLimits) {
+        *lock(&self.inner.recorders.limits) = limits;
+    }
+
+    /// Bytes of every recording, measured once, then counted.
+    async fn recording_budget(&self) -> Result<Arc<AtomicU64>, ServiceError> {
+        if let Some(used) = lock(&self.inner.recorders.used).clone() {
+            return Ok(used);
+        }
+        let measured = self.blocking(|store| store.recordings_size()).await?;
+        Ok(Arc::clone(
+            lock(&self.inner.recorders.used)
+                .get_or_insert_with(|| Arc::new(AtomicU64::new(measured))),
+        ))
+    }
+
+    /// Starts recording the running configuration `net`'s data streams.
+    ///
+    /// # Errors
+    /// `Stopped` when it does not run; `Conflict` when the name is taken
+    /// (`Taken`) or the disk or the total limit leaves no room (`Exhausted`).
+    pub async fn start_recording(
+        &self,
+        net: &ConfigName,
+        request: RecordingRequest,
+    ) -> Result<Recording, ServiceError> {
+        self.require_running(net, "record it").await?;
+        let started_ms = now_ms();
+        let name = request.name.unwrap_or_else(|| default_name(started_ms));
+        let limits = *lock(&self.inner.recorders.limits);
+        let used = self.recording_budget().await?;
+        if used.load(Ordering::Relaxed) >= limits.total {
+            return Err(no_room(format!(
+                "the recordings use {} of their {} bytes: delete some first",
+                used.load(Ordering::Relaxed),
+                limits.total
+            )));
+        }
+        let (net_name, file_name) = (net.clone(), name.clone());
+        let (file, free) = self
+            .blocking(move |store| {
+                let free = store.free_bytes()?;
+                if free < limits.keep_free {
+                    return Ok((None, free));
+                }
+                Ok((
+                    Some(store.create_recording(&net_name, &file_name, started_ms)?),
+                    free,
+                ))
+            })
+            .await?;
+        let Some(file) = file else {
+            return Err(no_room(format!(
+                "the disk has {free} bytes free, less than the {} a recording leaves free",
+                limits.keep_free
+            )));
+        };
+        let (queue, receiver) = mpsc::sync_channel(RECORDING_QUEUE);
+        let recording = file.recording().clone();
+        let active = Arc::new(Active {
+            queue,
+            open: AtomicBool::new(true),
+            stop: Mutex::new(None),
+            now: Mutex::new(recording.clone()),
+            done: watch::channel(None).0,
+            refused: AtomicU64::new(0),
+        });
+        let key = (net.clone(), name.clone());
+        lock(&self.inner.recorders.active).insert(key.clone(), Arc::clone(&active));
+        let writer = Writer {
+            active: Arc::clone(&active),
+            queue: receiver,
+            file,
+            store: Arc::clone(self.store()),
+            limits,
+            used,
+            deadline: request
+                .duration_s
+                .map(|seconds| Instant::now() + Duration::from_secs(u64::from(seconds))),
+            next_free_check: 0,
+        };
+        self.spawn_writer(key, writer);
+        if let Err(error) = self
+            .engine()
+            .record(net, Arc::clone(&active) as Arc<dyn DatagramSink>)
+        {
+            // It stopped meanwhile: the recording ends empty.
+            active.ask_to_stop(RecordingEnd::NetworkStopped);
+            return Err(error.into());
+        }
+        Ok(recording)
+    }
+
+    fn spawn_writer(&self, key: (ConfigName, RecordingName), mut writer: Writer) {
+        let recorders = Arc::clone(&self.inner);
+        let spawned = std::thread::Builder::new()
+            .name(format!("recording {}", key.1))
+            .spawn(move || {
+                let end = writer.run();
+                let Writer { active, file, .. } = writer;
+                active.open.store(false, Ordering::Release);
+                let refused = active.refused.load(Ordering::Relaxed);
+                if refused > 0 {
+                    log::warn!(
+                        "recording {} of {}: {refused} datagram(s) came faster than the disk took them and are missing",
+                        key.1,
+                        key.0
+                    );
+                }
+                let finished = file.finish(end).map_err(|error| error.to_string());
+                lock(&recorders.recorders.active).remove(&key);
+                active.done.send_replace(Some(finished));
+            });
+        if let Err(error) = spawned {
+            log::error!("cannot start a recording's writer: {error}");
+        }
+    }
+
+    fn active_recording(&self, net: &ConfigName, name: &RecordingName) -> Option<Arc<Active>> {
+        lock(&self.inner.recorders.active)
+            .get(&(net.clone(), name.clone()))
+            .cloned()
+    }
+
+    fn active_names(&self, net: &ConfigName) -> Vec<(RecordingName, Recording)> {
+        lock(&self.inner.recorders.active)
+            .iter()
+            .filter(|((of, _), _)| of == net)
+            .map(|((_, name), active)| (name.clone(), lock(&active.now).clone()))
+            .collect()
+    }
+
+    /// Every recording of `net`, by name, the active ones as they are now.
+    pub async fn recordings(&self, net: &ConfigName) -> Result<Vec<Recording>, ServiceError> {
+        self.require_net(net).await?;
+        let active = self.active_names(net);
+        let names: Vec<RecordingName> = active.iter().map(|(name, _)| name.clone()).collect();
+        let net_name = net.clone();
+        let mut recordings = self
+            .blocking(move |store| store.recordings(&net_name, &names))
+            .await?;
+        recordings.extend(active.into_iter().map(|(_, recording)| recording));
+        recordings.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(recordings)
+    }
+
+    /// One recording of `net`.
+    pub async fn recording(
+        &self,
+        net: &ConfigName,
+        name: &RecordingName,
+    ) -> Result<Recording, ServiceError> {
+        self.require_net(net).await?;
+        if let Some(active) = self.active_recording(net, name) {
+            return Ok(lock(&active.now).clone());
+        }
+        let (net, name) = (net.clone(), name.clone());
+        self.blocking(move |store| store.recording(&net, &name))
+            .await
+    }
+
+    /// Stops an active recording (its file kept, returned as it ended) or
+    /// deletes a finished one (`None`).
+    pub async fn delete_recording(
+        &self,
+        net: &ConfigName,
+        name: &RecordingName,
+    ) -> Result<Option<Recording>, ServiceError> {
+        self.require_net(net).await?;
+        if let Some(active) = self.active_recording(net, name) {
+            active.ask_to_stop(RecordingEnd::Stopped);
+            let mut done = active.done.subscribe();
+            let finished = done
+                .wait_for(Option::is_some)
+                .await
+                .map_err(|error| ServiceError::Worker(error.to_string()))?
+                .clone();
+            return match finished {
+                Some(Ok(recording)) => Ok(Some(recording)),
+                Some(Err(error)) => Err(ServiceError::Worker(error)),
+                None => Err(ServiceError::Worker("the recording did not end".to_owned())),
+            };
+        }
+        let (net_name, file_name) = (net.clone(), name.clone());
+        let size = self
+            .blocking(move |store| {
+                let size = store.recording(&net_name, &file_name)?.size;
+                store.delete_recording(&net_name, &file_name)?;
+                Ok(size)
+            })
+            .await?;
+        if let Some(used) = lock(&self.inner.recorders.used).as_ref() {
+            let _ = used.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+                Some(now.saturating_sub(size))
+            });
+        }
+        Ok(None)
+    }
+
+    /// A recording's capture file in pieces, read on a blocking thread as
+    /// the receiver takes them; with its length.
+    pub async fn download_recording(
+        &self,
+        net: &ConfigName,
+        name: &RecordingName,
+    ) -> Result<(u64, async_mpsc::Receiver<std::io::Result<Vec<u8>>>), ServiceError> {
+        self.require_net(net).await?;
+        let (net, name) = (net.clone(), name.clone());
+        let (file, length) = self
+            .blocking(move |store| {
+                let path = store.recording_path(&net, &name)?;
+                let file = std::fs::File::open(&path).map_err(|error| {
+                    StoreError::file(format!("reading recording {name}"), error)
+                })?;
+                let length = file
+                    .metadata()
+                    .map_err(|error| StoreError::file(format!("reading recording {name}"), error))?
+                    .len();
+                Ok((file, length))
+            })
+            .await?;
+        let (sender, receiver) = async_mpsc::channel(4);
+        tokio::task::spawn_blocking(move || {
+            // The length said now is what is sent, even if an active
+            // recording grows meanwhile.
+            let mut reader = file.take(length);
+            loop {
+                let mut chunk = vec![0u8; DOWNLOAD_CHUNK];
+                match reader.read(&mut chunk) {
+                    Ok(0) => return,
+                    Ok(read) => {
+                        chunk.truncate(read);
+                        if sender.blocking_send(Ok(chunk)).is_err() {
+                            return;
+                        }
+                    }
+                    Err(error) => {
+                        let _ = sender.blocking_send(Err(error));
+                        return;
+                    }
+                }
+            }
+        });
+        Ok((length, receiver))
+    }
+
+    /// Writes an uploaded capture that arrives in `chunks` to `.tmp/`,
+    /// checking it as it comes, on a blocking thread; then
+    /// [`Service::finish_recording_upload`].
+    pub fn receive_recording<C>(
+        &self,
+        mut chunks: async_mpsc::Receiver<C>,
+    ) -> impl Future<Output = Result<RecordingUpload, ServiceError>> + use<C>
+    where
+        C: AsRef<[u8]> + Send + 'static,
+    {
+        let store = self.store().clone();
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut upload = store.begin_recording_upload()?;
+            while let Some(chunk) = chunks.blocking_recv() {
+                upload.write(chunk.as_ref())?;
+            }
+            Ok::<_, StoreError>(upload)
+        });
+        async move {
+            writer
+                .await
+                .map_err(|error| ServiceError::Worker(error.to_string()))?
+                .map_err(ServiceError::from)
+        }
+    }
+
+    /// Checks an uploaded capture and adds it as recording `name` of `net`.
+    pub async fn finish_recording_upload(
+        &self,
+        net: &ConfigName,
+        name: &RecordingName,
+        upload: RecordingUpload,
+    ) -> Result<Recording, ServiceError> {
+        self.require_net(net).await?;
+        let (net, name) = (net.clone(), name.clone());
+        let recording = self
+            .blocking(move |store| store.finish_recording_upload(&net, &name, upload))
+            .await?;
+        if let Some(used) = lock(&self.inner.recorders.used).as_ref() {
+            used.fetch_add(recording.size, Ordering::Relaxed);
+        }
+        Ok(recording)
+    }
+
+    /// Where the replay running as `net` stands.
+    pub async fn replay_state(&self, net: &ConfigName) -> Result<ReplayState, ServiceError> {
+        self.require_running(net, "replay").await?;
+        Ok(self.engine().replay_state(net)?)
+    }
+
+    /// Pauses, resumes, speeds up or moves the replay running as `net`.
+    pub async fn control_replay(
+        &self,
+        net: &ConfigName,
+        control: ReplayControl,
+    ) -> Result<ReplayState, ServiceError> {
+        self.require_running(net, "replay").await?;
+        Ok(self.engine().replay_control(net, control)?)
+    }
+}
+
+fn no_room(why: String) -> ServiceError {
+    ServiceError::Store(StoreError::Conflict {
+        kind: netcfg_store::ConflictKind::Exhausted,
+        what: "the recordings' room".to_owned(),
+        why,
+    })
+}
