@@ -84,7 +84,7 @@ fn main() -> Result<()> {
     );
     state
         .service()
-        .set_recording_limits(settings.recording_limits());
+        .set_recording_limits(settings.recording_limits()?);
     state.start_events(engine_runtime.handle());
     let hub = state.events().clone();
     let address = (settings.bind, settings.port);

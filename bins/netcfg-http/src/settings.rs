@@ -110,21 +110,47 @@ pub(crate) const KEYS: &[Key] = &[
         meaning: "Seconds an idle kept-alive connection stays open between requests.",
     },
     Key {
-        name: "recording_limit_mib",
-        default: "1024",
-        meaning: "The largest one recording grows, MiB: it stops there (`ended: recording_limit`).",
+        name: "recording_limit",
+        default: "1GiB",
+        meaning: "The largest one recording grows (bytes, or with `KiB`, `MiB`, `GiB`): it stops there, whole (`ended: recording_limit`).",
     },
     Key {
-        name: "recordings_limit_mib",
-        default: "10240",
-        meaning: "The most all recordings of all configurations hold together, MiB: a recording stops there (`total_limit`), and none starts past it.",
+        name: "recordings_limit",
+        default: "10GiB",
+        meaning: "The most all recordings of all configurations hold together: a recording stops there (`total_limit`), and none starts past it.",
     },
     Key {
-        name: "recording_keep_free_mib",
-        default: "256",
-        meaning: "A recording stops (`disk`) before the data directory's disk has less than this free, MiB, and none starts below it.",
+        name: "recording_keep_free",
+        default: "256MiB",
+        meaning: "A recording stops (`disk`) before the data directory's disk has less than this free, and none starts below it.",
     },
 ];
+
+/// A size setting: a whole number of bytes, or with `KiB`, `MiB`, `GiB`
+/// or `TiB` after it (`1GiB`, `512 MiB`).
+fn bytes_setting(key: &str, text: &str) -> Result<u64> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(digits);
+    let shift = match unit.trim() {
+        "" | "B" => 0,
+        "KiB" => 10,
+        "MiB" => 20,
+        "GiB" => 30,
+        "TiB" => 40,
+        other => anyhow::bail!(
+            "{key} = `{text}`: `{other}` is not a unit (give bytes, or KiB, MiB, GiB, TiB)"
+        ),
+    };
+    let value: u64 = number
+        .parse()
+        .with_context(|| format!("{key} = `{text}`: not a whole number"))?;
+    value
+        .checked_mul(1 << shift)
+        .with_context(|| format!("{key} = `{text}` is too large"))
+}
 
 /// The keys, for `--help`.
 fn keys_help() -> String {
@@ -223,9 +249,9 @@ pub(crate) struct Settings {
     pub(crate) max_connections: usize,
     pub(crate) request_timeout: u64,
     pub(crate) keep_alive: u64,
-    pub(crate) recording_limit_mib: u64,
-    pub(crate) recordings_limit_mib: u64,
-    pub(crate) recording_keep_free_mib: u64,
+    pub(crate) recording_limit: String,
+    pub(crate) recordings_limit: String,
+    pub(crate) recording_keep_free: String,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -282,6 +308,7 @@ impl Settings {
             .try_deserialize()
             .context("the settings are not valid")?;
         settings.version()?;
+        settings.recording_limits()?;
         settings.auth()?;
         settings.tls()?;
         if settings.max_connections == 0 {
@@ -307,13 +334,12 @@ impl Settings {
 
     /// The default API version.
     /// How large recordings may grow.
-    pub(crate) fn recording_limits(&self) -> netcfg_api::RecordingLimits {
-        let mib = |value: u64| value.saturating_mul(1 << 20);
-        netcfg_api::RecordingLimits {
-            per_recording: mib(self.recording_limit_mib),
-            total: mib(self.recordings_limit_mib),
-            keep_free: mib(self.recording_keep_free_mib),
-        }
+    pub(crate) fn recording_limits(&self) -> Result<netcfg_api::RecordingLimits> {
+        Ok(netcfg_api::RecordingLimits {
+            per_recording: bytes_setting("recording_limit", &self.recording_limit)?,
+            total: bytes_setting("recordings_limit", &self.recordings_limit)?,
+            keep_free: bytes_setting("recording_keep_free", &self.recording_keep_free)?,
+        })
     }
 
     pub(crate) fn version(&self) -> Result<ApiVersion> {
@@ -485,5 +511,32 @@ mod tests {
         .unwrap_err();
         assert!(format!("{error:#}").contains("prot"), "{error:#}");
         assert!(Settings::load(&cli(&["--config", "/no/such/file.toml"]), Vec::new()).is_err());
+        let error = Settings::load(
+            &cli(&[]),
+            environment(&[("NETCFG_RECORDING_LIMIT", "12 parsecs")]),
+        )
+        .unwrap_err();
+        assert!(
+            format!("{error:#}").contains("recording_limit"),
+            "{error:#}"
+        );
+    }
+
+    #[test]
+    fn sizes_read_with_their_units() {
+        let settings = Settings::load(
+            &cli(&[]),
+            environment(&[
+                ("NETCFG_RECORDING_LIMIT", "64KiB"),
+                ("NETCFG_RECORDINGS_LIMIT", "2 GiB"),
+                ("NETCFG_RECORDING_KEEP_FREE", "1000"),
+            ]),
+        )
+        .unwrap();
+        let limits = settings.recording_limits().unwrap();
+        assert_eq!(
+            (limits.per_recording, limits.total, limits.keep_free),
+            (64 << 10, 2 << 30, 1000)
+        );
     }
 }

@@ -54,7 +54,7 @@ error_codes! {
     /// The upload's multipart form is malformed or incomplete.
     InvalidUpload = (BAD_REQUEST, "invalid_upload", "The upload's multipart form is malformed, or lacks the file or a usable name."),
     /// The uploaded file is not a configuration this server can take.
-    UploadRefused = (BAD_REQUEST, "upload_refused", "The uploaded file is not a configuration this server can take (not SQLite, another application's, damaged, newer, or holding unreadable values); nothing was written."),
+    UploadRefused = (BAD_REQUEST, "upload_refused", "The uploaded file is not a configuration this server can take (not SQLite, another application's, damaged, newer, or holding unreadable values), or not a recording (not a classic pcap capture, cut short, or holding no CDP datagram); nothing was written."),
     /// A command to a configuration that is not running.
     ConfigurationNotRunning = (BAD_REQUEST, "configuration_not_running", "The command needs a running configuration."),
     /// The device or network refused the command.
@@ -129,6 +129,8 @@ error_codes! {
     SchemaTooNew = (CONFLICT, "schema_too_new", "The configuration's file was written by a newer version of this server."),
     /// The configuration's instance cannot run.
     InstanceUnavailable = (CONFLICT, "instance_unavailable", "The configuration's instance cannot run: no such serial port, the port is busy, an unknown simulator scenario, or no default instance."),
+    /// No room for a recording.
+    NoRoom = (CONFLICT, "no_room", "The recordings' total limit, or the free space the disk must keep, leaves no room for a recording: delete some recordings."),
     /// The running configuration is not a replay.
     NotAReplay = (CONFLICT, "not_a_replay", "The configuration does not replay a recording: its instance is not `replay:<net_name>/<recording>`."),
     /// The calculator's inputs conflict.

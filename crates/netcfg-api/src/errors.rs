@@ -35,6 +35,7 @@ impl From<StoreError> for ApiError {
                 ConflictKind::InUse => ErrorCode::InUse,
                 ConflictKind::BuiltIn => ErrorCode::BuiltIn,
                 ConflictKind::Exhausted => ErrorCode::IdsExhausted,
+                ConflictKind::NoRoom => ErrorCode::NoRoom,
                 ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
                 ConflictKind::HistoryDiverged => ErrorCode::HistoryDiverged,
             },

@@ -29,7 +29,7 @@ pub const RECORDING_QUEUE: usize = 16_384;
 /// How often a writer with nothing to write checks its deadline and stop.
 const WRITER_TICK: Duration = Duration::from_millis(100);
 /// How often (bytes written) a writer asks the disk how much room is left.
-const FREE_CHECK_BYTES: u64 = 8 << 20;
+const FREE_CHECK_BYTES: u64 = 256 << 10;
 /// A download is read in pieces of this size.
 const DOWNLOAD_CHUNK: usize = 256 << 10;
 
@@ -262,7 +262,7 @@ impl Service {
     ///
     /// # Errors
     /// `Stopped` when it does not run; `Conflict` when the name is taken
-    /// (`Taken`) or the disk or the total limit leaves no room (`Exhausted`).
+    /// (`Taken`) or the disk or the total limit leaves no room (`NoRoom`).
     pub async fn start_recording(
         &self,
         net: &ConfigName,
@@ -551,7 +551,7 @@ impl Service {
 
 fn no_room(why: String) -> ServiceError {
     ServiceError::Store(StoreError::Conflict {
-        kind: netcfg_store::ConflictKind::Exhausted,
+        kind: netcfg_store::ConflictKind::NoRoom,
         what: "the recordings' room".to_owned(),
         why,
     })

@@ -128,6 +128,8 @@ pub enum ConflictKind {
     BuiltIn,
     /// Every identifier has been used.
     Exhausted,
+    /// The recordings' limit or the disk leaves no room for a recording.
+    NoRoom,
     /// The two interfaces are paired already.
     AlreadyPaired,
     /// The change history does not fit the content (a damaged or edited
@@ -225,7 +227,7 @@ pub enum BadUpload {
         detail: String,
     },
     /// An uploaded recording is not a classic pcap capture netcfg reads.
-    #[error("it is not a pcap capture netcfg can replay: {0}")]
+    #[error("{0}")]
     NotPcap(String),
     /// An uploaded capture holds no CDP datagram.
     #[error(

@@ -88,6 +88,8 @@ pub(crate) async fn upload(mut context: Ctx, path: RecordingPath) -> Result<Repl
         ));
     };
     let service = context.service();
+    // A configuration that does not exist is said before the file is read.
+    service.require_net(&path.net_name).await?;
     let (chunks, queue) = mpsc::channel::<web::Bytes>(CHUNKS_IN_FLIGHT);
     let writer = service.receive_recording(queue);
     let mut total = 0usize;

@@ -145,6 +145,8 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "update_zone" => "zone_patch_body",
         "create_output" => "output_post_body",
         "update_output" => "output_patch_body",
+        "start_recording" => "recording_post_body",
+        "control_replay" => "replay_patch_body",
         "update_position_limit" => "position_limits_patch_body",
         "create_rf_setting" => "rf_settings_post_body",
         "update_rf_setting" => "rf_settings_patch_body",

@@ -67,7 +67,11 @@ pub(crate) struct Raw {
     /// Its `Content-Type`.
     pub(crate) content_type: String,
     /// The text.
+    #[serde(default)]
     pub(crate) text: String,
+    /// Instead of `text`: a body saved by an earlier step (a downloaded file).
+    #[serde(default)]
+    pub(crate) saved: Option<String>,
 }
 
 /// One field of a multipart form.

@@ -242,9 +242,17 @@ where
         request = request.set_json(substitute_json(body, &walk.saved));
     }
     if let Some(raw) = &step.raw {
+        let payload = match &raw.saved {
+            Some(saved) => walk
+                .bodies
+                .get(saved)
+                .ok_or_else(|| format!("fixture: no saved body {saved}"))?
+                .clone(),
+            None => raw.text.clone().into_bytes(),
+        };
         request = request
             .insert_header(("Content-Type", raw.content_type.as_str()))
-            .set_payload(raw.text.clone());
+            .set_payload(payload);
     }
     if let Some(parts) = &step.multipart {
         let boundary = "netcfg-walk-boundary-7c1e";
