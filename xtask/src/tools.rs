@@ -26,6 +26,9 @@ const PROMETHEUS_CLIENT: &str = "prometheus-client==0.26.0";
 /// The Eclipse Paho MQTT client, the outputs' tests' subscriber (see
 /// ../shared/tooling.md).
 const PAHO_MQTT: &str = "paho-mqtt==2.1.0";
+/// A pcap reader of its own (not ours), with tcpdump, for the recordings'
+/// tests.
+const DPKT: &str = "dpkt==1.9.8";
 /// Where Debian's mosquitto package puts the broker.
 pub(crate) const MOSQUITTO: &str = "/usr/sbin/mosquitto";
 
@@ -38,6 +41,7 @@ pub(crate) fn install_for_ci() -> Result<()> {
     cdp()?;
     prometheus_client()?;
     mqtt()?;
+    pcap()?;
     if let Err(why) = sqlite3() {
         eprintln!("tools: {why:#} (the crash check will skip its sqlite3 checks)");
     }
@@ -109,6 +113,12 @@ pub(crate) fn mqtt() -> Result<()> {
             || Path::new("/usr/bin/mosquitto_sub").exists()
     })?;
     pip(PAHO_MQTT, || python_has("paho-mqtt", version_of(PAHO_MQTT)))
+}
+
+/// What reads the recordings in their tests: tcpdump and dpkt.
+pub(crate) fn pcap() -> Result<()> {
+    apt("tcpdump", || Path::new("/usr/bin/tcpdump").exists())?;
+    pip(DPKT, || python_has("dpkt", version_of(DPKT)))
 }
 
 /// True when python3 has the distribution `name` at `version`.

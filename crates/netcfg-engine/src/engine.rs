@@ -648,7 +648,11 @@ impl Engine for NetcfgEngine {
         configuration: &ConfigName,
         sink: Arc<dyn DatagramSink>,
     ) -> Result<(), EngineError> {
-        self.shared.running(configuration)?.tap.attach(sink);
+        let session = self.shared.running(configuration)?;
+        session.tap.attach(sink);
+        // A recording starts with the state a listener needs: the
+        // announcements, names, roles and activity, sent again at once.
+        session.repeat_state();
         Ok(())
     }
 

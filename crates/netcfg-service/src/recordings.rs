@@ -30,6 +30,8 @@ pub const RECORDING_QUEUE: usize = 16_384;
 const WRITER_TICK: Duration = Duration::from_millis(100);
 /// How often (bytes written) a writer asks the disk how much room is left.
 const FREE_CHECK_BYTES: u64 = 256 << 10;
+/// The least room a recording starts with: a few datagrams.
+const MIN_ROOM: u64 = 4 << 10;
 /// A download is read in pieces of this size.
 const DOWNLOAD_CHUNK: usize = 256 << 10;
 
@@ -273,7 +275,7 @@ impl Service {
         let name = request.name.unwrap_or_else(|| default_name(started_ms));
         let limits = *lock(&self.inner.recorders.limits);
         let used = self.recording_budget().await?;
-        if used.load(Ordering::Relaxed) >= limits.total {
+        if used.load(Ordering::Relaxed) + MIN_ROOM > limits.total {
             return Err(no_room(format!(
                 "the recordings use {} of their {} bytes: delete some first",
                 used.load(Ordering::Relaxed),
@@ -284,7 +286,9 @@ impl Service {
         let (file, free) = self
             .blocking(move |store| {
                 let free = store.free_bytes()?;
-                if free < limits.keep_free {
+                // The writer's own test: a recording that would stop at once
+                // does not start.
+                if free < limits.keep_free + FREE_CHECK_BYTES {
                     return Ok((None, free));
                 }
                 Ok((
@@ -295,12 +299,14 @@ impl Service {
             .await?;
         let Some(file) = file else {
             return Err(no_room(format!(
-                "the disk has {free} bytes free, less than the {} a recording leaves free",
+                "the disk has {free} bytes free, too little above the {} a recording leaves free",
                 limits.keep_free
             )));
         };
         let (queue, receiver) = mpsc::sync_channel(RECORDING_QUEUE);
         let recording = file.recording().clone();
+        // Its header counts too.
+        used.fetch_add(recording.size, Ordering::Relaxed);
         let active = Arc::new(Active {
             queue,
             open: AtomicBool::new(true),

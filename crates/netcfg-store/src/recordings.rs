@@ -160,7 +160,7 @@ impl Store {
         files::sync_dir(&self.recordings_dir(net)?)
     }
 
-    /// Bytes of every recording of every configuration.
+    /// Bytes of every recording's capture, of every configuration.
     pub fn recordings_size(&self) -> Result<u64, StoreError> {
         let root = self.data_dir().join(RECORDINGS_DIR);
         let context = "measuring the recordings";
@@ -176,7 +176,13 @@ impl Store {
                 continue;
             };
             for file in files.flatten() {
-                total += file.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+                if file
+                    .path()
+                    .extension()
+                    .is_some_and(|extension| extension == CAPTURE)
+                {
+                    total += file.metadata().map(|metadata| metadata.len()).unwrap_or(0);
+                }
             }
         }
         Ok(total)

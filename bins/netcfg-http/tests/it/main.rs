@@ -16,6 +16,7 @@ mod history;
 mod layers;
 mod operations;
 mod outputs;
+mod recordings;
 mod schedules;
 mod security;
 mod site;

@@ -333,6 +333,11 @@ impl Session {
         Arc::clone(&self.streams.read().unwrap_or_else(PoisonError::into_inner))
     }
 
+    /// Sends the announcements and the devices' state again at once.
+    pub(crate) fn repeat_state(&self) {
+        self.state_changed.notify_one();
+    }
+
     pub(crate) fn devices_heard(&self) -> usize {
         lock(&self.heard).len()
     }
