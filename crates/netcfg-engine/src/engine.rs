@@ -1,4 +1,5 @@
-//! [`NetcfgEngine`]: the engine that drives real and simulated networks.
+//! [`NetcfgEngine`]: the engine that drives real, simulated and replayed
+//! networks.
 
 use std::{
     collections::{BTreeMap, HashMap},
@@ -25,8 +26,10 @@ use crate::{
     error::EngineError,
     identity,
     journal::{Journal, Rings},
+    link::Link,
     plan::NetworkPlan,
     protocol::PROTOCOL_VERSION,
+    replay::{self, ReplayRun},
     session::{self, Caches, Session, SessionParts, SimRun, Timing, Unconfigured, lock},
     sim::{SimHandle, SimOptions, Simulator, radio::RadioOptions},
     streams::{Streams, Tap},
@@ -77,6 +80,34 @@ impl Default for EngineOptions {
             manager_id: None,
         }
     }
+}
+
+/// What plays the device end of an instance's link, when the engine does.
+#[derive(Debug, Default)]
+struct Players {
+    simulator: Option<SimRun>,
+    replay: Option<ReplayRun>,
+}
+
+impl Players {
+    fn abort(&self) {
+        if let Some(simulator) = &self.simulator {
+            simulator.task.abort();
+        }
+        if let Some(replay) = &self.replay {
+            replay.task.abort();
+        }
+    }
+}
+
+/// A network brought up: its link's driver, what plays the device end, its
+/// streams.
+struct BroughtUp {
+    driver: Driver,
+    events: tokio::sync::mpsc::Receiver<crate::driver::DriverEvent>,
+    players: Players,
+    streams: Streams,
+    tap: Arc<Tap>,
 }
 
 #[derive(Debug)]
@@ -221,14 +252,19 @@ impl Shared {
             })
     }
 
-    /// Opens the instance's serial port; for `sim`, first starts a
-    /// simulator on a pseudo-terminal pair and opens its other end by path.
-    fn open_instance(
+    /// Opens the instance's link: its serial port; for `sim`, first starts
+    /// a simulator on a pseudo-terminal pair and opens its other end by
+    /// path; for `replay:`, starts a player of `plan`'s recording on an
+    /// in-memory pipe.
+    async fn open_instance(
         &self,
         instance: &Instance,
-    ) -> Result<(SerialStream, Option<SimRun>), EngineError> {
+        plan: &NetworkPlan,
+    ) -> Result<(Link, Players), EngineError> {
         match instance {
-            Instance::SerialPort(path) => Ok((self.open_serial(path)?, None)),
+            Instance::SerialPort(path) => {
+                Ok((Link::Serial(self.open_serial(path)?), Players::default()))
+            }
             Instance::Simulator {
                 scenario,
                 parameters,
@@ -259,12 +295,21 @@ impl Shared {
                         log::warn!("simulator stopped: {error}");
                     }
                 });
-                Ok((port, Some(SimRun { handle, task })))
+                let players = Players {
+                    simulator: Some(SimRun { handle, task }),
+                    replay: None,
+                };
+                Ok((Link::Serial(port), players))
             }
-            Instance::Replay(_) => Err(EngineError::Replay {
-                path: std::path::PathBuf::new(),
-                reason: "replays are not wired yet".to_owned(),
-            }),
+            Instance::Replay(source) => {
+                let (pipe, run) =
+                    replay::start(source, plan.replay.as_ref(), &self.runtime).await?;
+                let players = Players {
+                    simulator: None,
+                    replay: Some(run),
+                };
+                Ok((Link::Memory(pipe), players))
+            }
             Instance::ServerDefault => Err(EngineError::NoDefaultInstance),
         }
     }
@@ -291,7 +336,13 @@ impl Shared {
             &format!("starting `{}` on {instance}", plan.configuration),
         );
         match self.bring_up(&plan, &instance).await {
-            Ok((driver, events, simulator, streams, tap)) => {
+            Ok(BroughtUp {
+                driver,
+                events,
+                players,
+                streams,
+                tap,
+            }) => {
                 let devices = plan.enabled_devices().count();
                 let configuration = plan.configuration.clone();
                 let serial_number = self.serial_of(&plan);
@@ -303,8 +354,8 @@ impl Shared {
                         plan,
                         instance: instance.clone(),
                         driver,
-                        simulator,
-                        replay: None,
+                        simulator: players.simulator,
+                        replay: players.replay,
                         journal: Arc::clone(&journal),
                         streams,
                         tap,
@@ -335,26 +386,13 @@ impl Shared {
         }
     }
 
-    #[allow(
-        clippy::type_complexity,
-        reason = "a private step that hands its parts over once"
-    )]
     async fn bring_up(
         &self,
         plan: &NetworkPlan,
         instance: &Instance,
-    ) -> Result<
-        (
-            Driver,
-            tokio::sync::mpsc::Receiver<crate::driver::DriverEvent>,
-            Option<SimRun>,
-            Streams,
-            Arc<Tap>,
-        ),
-        EngineError,
-    > {
-        let (port, simulator) = self.open_instance(instance)?;
-        let (driver, events) = Driver::spawn(port, &self.runtime);
+    ) -> Result<BroughtUp, EngineError> {
+        let (link, players) = self.open_instance(instance, plan).await?;
+        let (driver, events) = Driver::spawn(link, &self.runtime);
         let tap = Arc::new(Tap::default());
         let result = async {
             session::push_configuration(&driver, plan, self.options.push_timeout).await?;
@@ -365,12 +403,16 @@ impl Shared {
         }
         .await;
         match result {
-            Ok(streams) => Ok((driver, events, simulator, streams, tap)),
+            Ok(streams) => Ok(BroughtUp {
+                driver,
+                events,
+                players,
+                streams,
+                tap,
+            }),
             Err(error) => {
                 driver.close();
-                if let Some(simulator) = simulator {
-                    simulator.task.abort();
-                }
+                players.abort();
                 Err(error)
             }
         }

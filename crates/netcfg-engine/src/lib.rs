@@ -8,6 +8,9 @@
 //!   the manager and the network interface device (a pure codec).
 //! - [`driver`]: requests and replies over any async byte stream.
 //! - [`sim`]: the device simulator, served on a pseudo-terminal for `sim`.
+//! - [`ReplayPlan`]: the recording a `replay:` instance plays; a player
+//!   answers as the device on an in-memory link and reports what the
+//!   recording's CDP datagrams say, at its pace times the speed.
 //! - [`cdp`]: the vendor's data protocol (CDP) of the data streams (a pure codec).
 //! - [`identity`]: the serial number in the CDP header of each configuration.
 //!
@@ -30,6 +33,7 @@ mod engine;
 mod error;
 pub mod identity;
 mod journal;
+mod link;
 mod live;
 mod locator;
 mod plan;

@@ -1,12 +1,37 @@
 //! A recording played as a network (decisions §15): a player on the device
 //! end of an in-memory link answers the session as a network interface
 //! device would and reports what the recording's CDP datagrams say, at the
-//! recording's pace times the speed.
+//! recording's pace times the speed. The driver and the session run as for
+//! any network: the replay's positions, zones and streams are its own
+//! configuration's.
+//!
+//! - `reader`: the capture file, read on a thread of its own through a
+//!   bounded channel, with a seek index;
+//! - `clock`: when each datagram plays;
+//! - `control`: pause, speed, seek, loop, and where the replay stands;
+//! - `translate`: CDP items back into the wire protocol's reports;
+//! - `player`: the device end of the link.
 
-use std::{path::PathBuf, sync::Arc};
+mod clock;
+mod control;
+mod player;
+mod reader;
+mod translate;
 
-use netcfg_model::{ReplayControl, ReplaySource, ReplayState};
-use tokio::task::JoinHandle;
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use netcfg_model::ReplaySource;
+use tokio::{io::DuplexStream, runtime::Handle, task::JoinHandle};
+
+pub(crate) use control::ReplayHandle;
+
+use crate::error::EngineError;
+
+/// Bytes the in-memory link buffers each way.
+const LINK_BUFFER: usize = 64 * 1024;
+/// How long the player sleeps when it has nothing timed to wait for (it
+/// is woken by the link, the reader or a control long before).
+const IDLE: Duration = Duration::from_secs(3_600);
 
 /// What a replay needs: where its recording is, as the caller found it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,26 +51,36 @@ pub(crate) struct ReplayRun {
     pub(crate) task: JoinHandle<()>,
 }
 
-/// Controls a running replay and reads where it stands.
-#[derive(Debug, Clone)]
-pub(crate) struct ReplayHandle {
-    shared: Arc<Shared>,
-}
-
-#[derive(Debug)]
-struct Shared {
-    state: std::sync::Mutex<ReplayState>,
-}
-
-impl ReplayHandle {
-    /// Where the replay stands.
-    pub(crate) fn state(&self) -> ReplayState {
-        crate::session::lock(&self.shared.state).clone()
-    }
-
-    /// Applies `control`; where the replay stands after.
-    pub(crate) fn control(&self, control: ReplayControl) -> ReplayState {
-        let _ = control;
-        self.state()
-    }
+/// Opens the recording of `plan` and starts its player on `runtime`, at
+/// the speed and looping `source` asks for; the host's end of the link.
+///
+/// # Errors
+/// `EngineError::Replay`: no recording was found for the instance, or its
+/// file cannot be opened or is not a pcap capture.
+pub(crate) async fn start(
+    source: &ReplaySource,
+    plan: Option<&ReplayPlan>,
+    runtime: &Handle,
+) -> Result<(DuplexStream, ReplayRun), EngineError> {
+    let Some(plan) = plan else {
+        return Err(EngineError::Replay {
+            path: PathBuf::from(format!("replay:{source}")),
+            reason: "no recording file was found for it".to_owned(),
+        });
+    };
+    let feed = reader::open(plan.path.clone()).await?;
+    let shared = Arc::new(control::Shared::new(
+        source,
+        plan.duration_ms,
+        feed.commands,
+    ));
+    let (host_end, device_end) = tokio::io::duplex(LINK_BUFFER);
+    let task = runtime.spawn(player::serve(device_end, feed.records, Arc::clone(&shared)));
+    Ok((
+        host_end,
+        ReplayRun {
+            handle: ReplayHandle { shared },
+            task,
+        },
+    ))
 }

@@ -7,5 +7,6 @@ mod cdp;
 mod cdp_py;
 mod codec;
 mod driver_sim;
+mod replay;
 mod streams;
 mod zones;
