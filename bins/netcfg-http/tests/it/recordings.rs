@@ -234,7 +234,7 @@ fn a_recording_stops_before_the_disk_is_full() {
     // Leave the recordings a little more than the free space they keep.
     let data_dir = server.root().join("data");
     let free = free_bytes(&data_dir);
-    let filler = free.saturating_sub((1 << 20) + (320 << 10));
+    let filler = free.saturating_sub((1 << 20) + (400 << 10));
     std::fs::write(data_dir.join("filler"), vec![0u8; filler as usize]).expect("the filler");
     start_recording(&server, "room", &json!({"name": "squeezed"}));
     let squeezed = ended(&server, "room", "squeezed");
@@ -350,4 +350,88 @@ fn uploads_are_checked_and_recordings_follow_their_configuration() {
     );
     assert!(!server.root().join("data/recordings/hall").exists());
     assert!(!server.root().join("data/recordings/room").exists());
+}
+
+fn replay(server: &Server, net: &str) -> Value {
+    server
+        .send(&Request::get(&format!("/nets/{net}/replay")))
+        .expect(200)["replay"]
+        .clone()
+}
+
+fn control(server: &Server, net: &str, body: &Value) -> Value {
+    server
+        .send(&Request::json(
+            "PATCH",
+            &format!("/nets/{net}/replay"),
+            body,
+        ))
+        .expect(200)["replay"]
+        .clone()
+}
+
+#[test]
+fn a_replay_at_ten_times_sends_the_recorded_positions_in_their_order() {
+    let server = Server::start();
+    busy_site(&server, "room");
+    start_recording(&server, "room", &json!({"name": "source", "duration_s": 3}));
+    let source = ended(&server, "room", "source");
+    act(&server, "room", "stop");
+
+    // A configuration of its own, with no devices, plays the recording.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets",
+            &json!({"name": "again", "instance": "replay:room/source?speed=10"}),
+        ))
+        .expect(201);
+    act(&server, "again", "start");
+    let paused = control(&server, "again", &json!({"paused": true, "position_ms": 0}));
+    assert_eq!(
+        (paused["paused"].as_bool(), paused["position_ms"].as_u64()),
+        (Some(true), Some(0))
+    );
+    assert_eq!(paused["duration_ms"], source["duration_ms"]);
+    // The replay's own streams, recorded from its first datagram.
+    start_recording(&server, "again", &json!({"name": "echo"}));
+    control(&server, "again", &json!({"paused": false}));
+    let deadline = Instant::now() + HUNG;
+    let done = loop {
+        let now = replay(&server, "again");
+        if now["finished"] == true {
+            break now;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the replay never finished: {now}"
+        );
+        thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(done["position_ms"], source["duration_ms"], "{done}");
+    let echo = server
+        .send(&Request::new("DELETE", "/nets/again/recordings/echo"))
+        .expect(200)["recording"]
+        .clone();
+
+    let (source_file, echo_file) = (
+        server.root().join("source.pcap"),
+        server.root().join("echo.pcap"),
+    );
+    download(&server, "room", "source", &source_file);
+    download(&server, "again", "echo", &echo_file);
+    let played = assert_readable(&echo_file, echo["datagrams"].as_u64().unwrap());
+    let recorded = decode(&source_file);
+    let positions = recorded["positions"].as_array().unwrap();
+    assert!(positions.len() > 500, "{} positions", positions.len());
+    assert_eq!(
+        played["positions"], recorded["positions"],
+        "the same positions (serial, network time, x, y, z) in the same order"
+    );
+    // Sent as the replay's own: another header serial than the source's.
+    assert_ne!(played["serials"], recorded["serials"]);
+    // Ten times as fast: about a tenth of the recording's time.
+    let source_ms = source["duration_ms"].as_u64().unwrap();
+    let echo_ms = echo["duration_ms"].as_u64().unwrap();
+    assert!(echo_ms < source_ms / 4, "{echo_ms} ms for {source_ms} ms");
 }
