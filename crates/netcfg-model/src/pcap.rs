@@ -432,7 +432,10 @@ mod tests {
         file
     }
 
-    fn read_all(file: &[u8]) -> Result<Vec<(u64, SocketAddr, SocketAddr, Vec<u8>)>, PcapError> {
+    /// A record read back: time, source, destination, payload.
+    type Read = (u64, SocketAddr, SocketAddr, Vec<u8>);
+
+    fn read_all(file: &[u8]) -> Result<Vec<Read>, PcapError> {
         let header = FileHeader::parse(file)?;
         let mut at = FILE_HEADER_LEN;
         let mut out = Vec::new();
@@ -558,6 +561,22 @@ mod tests {
             FileHeader::NETCFG.record(3, &huge),
             Err(PcapError::RecordTooLong { index: 3, .. })
         ));
+    }
+
+    proptest::proptest! {
+        /// Whatever the bytes, reading them never panics.
+        #[test]
+        fn any_bytes_read_without_a_panic(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200),
+            link in proptest::sample::select(vec![0u32, 1, 101, 108, 113, 228, 229, 276]),
+        ) {
+            let _ = FileHeader::parse(&bytes);
+            let header = FileHeader { big_endian: false, nanoseconds: false, link_type: link };
+            let _ = header.udp(&bytes);
+            if let Some(record) = bytes.get(..RECORD_HEADER_LEN) {
+                let _ = header.record(0, record.try_into().unwrap());
+            }
+        }
     }
 
     #[test]

@@ -194,7 +194,13 @@ impl Store {
         let stats = nix::sys::statvfs::statvfs(self.data_dir()).map_err(|error| {
             StoreError::file("measuring the free space", io::Error::from(error))
         })?;
-        Ok(u64::from(stats.blocks_available()).saturating_mul(u64::from(stats.fragment_size())))
+        #[allow(
+            clippy::useless_conversion,
+            reason = "fsblkcnt_t and c_ulong are narrower than u64 on some targets"
+        )]
+        let free =
+            u64::from(stats.blocks_available()).saturating_mul(u64::from(stats.fragment_size()));
+        Ok(free)
     }
 
     /// Starts recording `name` of `net`: its capture file, with the pcap

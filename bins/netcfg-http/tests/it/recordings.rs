@@ -221,8 +221,7 @@ fn recordings_stop_whole_at_their_limits_and_say_why() {
 #[test]
 fn a_recording_stops_before_the_disk_is_full() {
     if !is_root() {
-        eprintln!("skipped: mounting a small disk needs root (CI runs as root)");
-        return;
+        return no_recording_starts_on_a_disk_below_what_it_keeps_free();
     }
     let mut disk = None;
     let server = Server::start_prepared(|data_dir| {
@@ -246,6 +245,21 @@ fn a_recording_stops_before_the_disk_is_full() {
     // Nothing starts below the free space a recording keeps.
     let refused = server.send(&Request::json("POST", "/nets/room/recordings", &json!({})));
     assert_eq!(refused.status, 409, "{:?}", refused.json());
+    assert_eq!(refused.json()["code"], "no_room");
+}
+
+/// Without root (no small disk to mount): a recording that would have to
+/// keep more free than the disk has does not start.
+fn no_recording_starts_on_a_disk_below_what_it_keeps_free() {
+    let server = Server::start_prepared(|_| {
+        vec![(
+            "NETCFG_RECORDING_KEEP_FREE".to_owned(),
+            "1048576GiB".to_owned(),
+        )]
+    });
+    busy_site(&server, "room");
+    let refused = server.send(&Request::json("POST", "/nets/room/recordings", &json!({})));
+    assert_eq!(refused.status, 409);
     assert_eq!(refused.json()["code"], "no_room");
 }
 
@@ -386,6 +400,16 @@ fn a_replay_at_ten_times_sends_the_recorded_positions_in_their_order() {
             &json!({"name": "again", "instance": "replay:room/source?speed=10"}),
         ))
         .expect(201);
+    // Its own zone, over the whole room: the replayed tags enter it.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/again/zones",
+            &json!({"name": "everywhere",
+                    "polygon": [[-1000, -1000], [21000, -1000], [21000, 16000], [-1000, 16000]]}),
+        ))
+        .expect(201);
+    let mut events = server.events("/nets/again/events?types=zone", &[]);
     act(&server, "again", "start");
     let paused = control(&server, "again", &json!({"paused": true, "position_ms": 0}));
     assert_eq!(
@@ -409,6 +433,15 @@ fn a_replay_at_ten_times_sends_the_recorded_positions_in_their_order() {
         thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(done["position_ms"], source["duration_ms"], "{done}");
+    let (entered, _) = events.until("zone", |data| data["event"] == "enter");
+    assert_eq!(entered.data["zone"], "everywhere", "{:?}", entered.data);
+    let inside = server
+        .send(&Request::get("/nets/again/zones/everywhere/occupancy"))
+        .expect(200);
+    assert!(
+        !inside["occupancy"].as_array().unwrap().is_empty(),
+        "{inside}"
+    );
     let echo = server
         .send(&Request::new("DELETE", "/nets/again/recordings/echo"))
         .expect(200)["recording"]
