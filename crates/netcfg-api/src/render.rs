@@ -30,6 +30,23 @@ fn event_stream(stream: crate::events::EventStream) -> HttpResponse {
         .streaming(chunks)
 }
 
+/// The head of a file download named `file_name`.
+fn attachment(
+    status: StatusCode,
+    content_type: &'static str,
+    file_name: &str,
+) -> actix_web::HttpResponseBuilder {
+    let mut builder = HttpResponse::build(status);
+    builder.content_type(content_type).insert_header((
+        header::CONTENT_DISPOSITION,
+        format!(
+            "attachment; filename=\"{}\"",
+            file_name.replace(['"', '\\'], "_")
+        ),
+    ));
+    builder
+}
+
 /// A file's pieces as a body; a read error ends the body short (the
 /// declared length tells the client it is incomplete).
 fn file_chunks(
@@ -78,30 +95,13 @@ pub(crate) fn render_reply(mut reply: Reply, route: &Route, version: ApiVersion)
             bytes,
             content_type,
             file_name,
-        } => HttpResponse::build(reply.status)
-            .content_type(content_type)
-            .insert_header((
-                header::CONTENT_DISPOSITION,
-                format!(
-                    "attachment; filename=\"{}\"",
-                    file_name.replace(['"', '\\'], "_")
-                ),
-            ))
-            .body(bytes),
+        } => attachment(reply.status, content_type, &file_name).body(bytes),
         Content::FileStream {
             length,
             chunks,
             content_type,
             file_name,
-        } => HttpResponse::build(reply.status)
-            .content_type(content_type)
-            .insert_header((
-                header::CONTENT_DISPOSITION,
-                format!(
-                    "attachment; filename=\"{}\"",
-                    file_name.replace(['"', '\\'], "_")
-                ),
-            ))
+        } => attachment(reply.status, content_type, &file_name)
             .no_chunking(length)
             .streaming(file_chunks(chunks)),
         Content::Document {

@@ -104,20 +104,33 @@ macro_rules! name_type {
 /// The longest name of a configuration, item or setting key, in characters.
 pub const MAX_NAME_LENGTH: usize = 64;
 
-fn check_config_name(name: &str) -> Result<(), &'static str> {
+/// The rules of a name that becomes a file name; `errors` says each
+/// broken rule for the kind of name (length, characters, leading dot).
+fn check_file_safe(name: &str, errors: [&'static str; 3]) -> Result<(), &'static str> {
     if name.is_empty() || name.len() > MAX_NAME_LENGTH {
-        return Err("a configuration name has 1 to 64 characters");
+        return Err(errors[0]);
     }
     if !name
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
     {
-        return Err("a configuration name uses only A-Z a-z 0-9 . _ -");
+        return Err(errors[1]);
     }
     if name.starts_with('.') {
-        return Err("a configuration name must not start with '.'");
+        return Err(errors[2]);
     }
     Ok(())
+}
+
+fn check_config_name(name: &str) -> Result<(), &'static str> {
+    check_file_safe(
+        name,
+        [
+            "a configuration name has 1 to 64 characters",
+            "a configuration name uses only A-Z a-z 0-9 . _ -",
+            "a configuration name must not start with '.'",
+        ],
+    )
 }
 
 name_type! {
@@ -142,19 +155,14 @@ name_type! {
 }
 
 fn check_recording_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() || name.len() > MAX_NAME_LENGTH {
-        return Err("a recording name has 1 to 64 characters");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-    {
-        return Err("a recording name uses only A-Z a-z 0-9 . _ -");
-    }
-    if name.starts_with('.') {
-        return Err("a recording name must not start with '.'");
-    }
-    Ok(())
+    check_file_safe(
+        name,
+        [
+            "a recording name has 1 to 64 characters",
+            "a recording name uses only A-Z a-z 0-9 . _ -",
+            "a recording name must not start with '.'",
+        ],
+    )
 }
 
 name_type! {

@@ -270,6 +270,37 @@ impl Service {
     }
 
     /// Runs the read `work` on the configuration `name`.
+    /// Writes what arrives in `chunks` into what `begin` opens, with
+    /// `write`, on a blocking thread, until the sender is dropped: a file
+    /// of any size costs a few chunks of memory. The writer starts at once,
+    /// before the returned future is awaited, so the caller can feed it
+    /// first.
+    fn write_arriving<U, C>(
+        &self,
+        mut chunks: tokio::sync::mpsc::Receiver<C>,
+        begin: fn(&Store) -> Result<U, StoreError>,
+        write: fn(&mut U, &[u8]) -> Result<(), StoreError>,
+    ) -> impl Future<Output = Result<U, ServiceError>> + use<U, C>
+    where
+        U: Send + 'static,
+        C: AsRef<[u8]> + Send + 'static,
+    {
+        let store = self.store().clone();
+        let writer = tokio::task::spawn_blocking(move || {
+            let mut file = begin(&store)?;
+            while let Some(chunk) = chunks.blocking_recv() {
+                write(&mut file, chunk.as_ref())?;
+            }
+            Ok::<_, StoreError>(file)
+        });
+        async move {
+            writer
+                .await
+                .map_err(|error| ServiceError::Worker(error.to_string()))?
+                .map_err(ServiceError::from)
+        }
+    }
+
     async fn read<T, F>(&self, name: &ConfigName, work: F) -> Result<T, ServiceError>
     where
         T: Send + 'static,

@@ -60,25 +60,12 @@ impl Service {
     /// can feed it first.
     pub fn receive_upload<C>(
         &self,
-        mut chunks: Receiver<C>,
+        chunks: Receiver<C>,
     ) -> impl Future<Output = Result<Upload, ServiceError>> + use<C>
     where
         C: AsRef<[u8]> + Send + 'static,
     {
-        let store = self.store().clone();
-        let writer = tokio::task::spawn_blocking(move || {
-            let mut upload = store.begin_upload()?;
-            while let Some(chunk) = chunks.blocking_recv() {
-                upload.write(chunk.as_ref())?;
-            }
-            Ok::<_, netcfg_store::StoreError>(upload)
-        });
-        async move {
-            writer
-                .await
-                .map_err(|error| ServiceError::Worker(error.to_string()))?
-                .map_err(ServiceError::from)
-        }
+        self.write_arriving(chunks, netcfg_store::Store::begin_upload, Upload::write)
     }
 
     /// Checks an uploaded file and publishes it as configuration `name`

@@ -499,25 +499,16 @@ impl Service {
     /// [`Service::finish_recording_upload`].
     pub fn receive_recording<C>(
         &self,
-        mut chunks: async_mpsc::Receiver<C>,
+        chunks: async_mpsc::Receiver<C>,
     ) -> impl Future<Output = Result<RecordingUpload, ServiceError>> + use<C>
     where
         C: AsRef<[u8]> + Send + 'static,
     {
-        let store = self.store().clone();
-        let writer = tokio::task::spawn_blocking(move || {
-            let mut upload = store.begin_recording_upload()?;
-            while let Some(chunk) = chunks.blocking_recv() {
-                upload.write(chunk.as_ref())?;
-            }
-            Ok::<_, StoreError>(upload)
-        });
-        async move {
-            writer
-                .await
-                .map_err(|error| ServiceError::Worker(error.to_string()))?
-                .map_err(ServiceError::from)
-        }
+        self.write_arriving(
+            chunks,
+            Store::begin_recording_upload,
+            RecordingUpload::write,
+        )
     }
 
     /// Checks an uploaded capture and adds it as recording `name` of `net`.
