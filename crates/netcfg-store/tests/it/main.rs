@@ -11,6 +11,7 @@ mod generation;
 mod history;
 mod hostile;
 mod lifecycle;
+mod recordings;
 mod scenarios;
 mod secrets;
 mod store;
