@@ -39,8 +39,8 @@ VIEWS = views()
 @pytest.fixture(scope="module")
 def site():
     """One server for the module, with a running configuration: 6 anchors,
-    8 tags, a custom role, a position limit, a device pair, notifications
-    from the start; and a stopped configuration."""
+    8 tags, a custom role, a position limit, a device pair, a recording of
+    2 s, notifications from the start; and a stopped configuration."""
     server = Server()
     api = Api(server.url)
     api.create_net(NET)
@@ -51,6 +51,8 @@ def site():
     api.post(f"/nets/{NET}/device_pairs", {"pairs": [{"serial_number_1": "01:04:0002", "serial_number_2": "01:04:0003",
                                                       "type": "blacklist"}]})
     api.start(NET)
+    # a recording that ends by itself, so that the Recordings view lists one
+    api.post(f"/nets/{NET}/recordings", {"name": "first-shift", "duration_s": 2})
     # a stopped one beside it, so the list shows both states
     api.create_net("warehouse")
     api.add_site("warehouse", anchors=4, tags=2)

@@ -1,10 +1,10 @@
-// Values written for people: levels, times, network-time periods
+// Values written for people: levels, times, network-time periods, clocks
 // (ui/lib/format.js) and the floor plan's lengths and ages
 // (ui/lib/floorplan.js).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LEVELS, levelName, shortTime, describePeriod } from "../../ui/lib/format.js";
+import { LEVELS, levelName, shortTime, describePeriod, formatClock } from "../../ui/lib/format.js";
 import { formatLength, formatAge, metres, niceLength } from "../../ui/lib/floorplan.js";
 
 test("levels have the API's names, capitalised for badges", () => {
@@ -47,4 +47,15 @@ test("ages: tenths of a second, then seconds, minutes and hours", () => {
   assert.equal(formatAge(12_400), "12 s");
   assert.equal(formatAge(90_000), "2 min");
   assert.equal(formatAge(2 * 3_600_000), "2 h");
+});
+
+test("a length of time as a clock: m:ss, then h:mm:ss, whole seconds", () => {
+  assert.equal(formatClock(0), "0:00");
+  assert.equal(formatClock(999), "0:00");
+  assert.equal(formatClock(65_000), "1:05");
+  assert.equal(formatClock(600_000), "10:00");
+  assert.equal(formatClock(3_599_999), "59:59");
+  assert.equal(formatClock(3_665_000), "1:01:05");
+  assert.equal(formatClock(-5), "0:00");
+  assert.equal(formatClock(Number.NaN), "0:00");
 });

@@ -74,9 +74,13 @@ export function baseHeaders() {
 /**
  * One request. Resolves with the answer for a 2xx or 304; rejects with an
  * ApiError otherwise (a 401 also tells the page to sign in).
+ * `file` sends a file as the body as it is (an upload the API takes whole,
+ * with `contentType`). `cache: "no-store"` asks the server every time,
+ * never revalidating a kept answer (for state that changes without the
+ * configuration changing: recordings, a replay).
  * @param {string} method
  * @param {string} url          a path, as `path` builds it
- * @param {{body?: any, query?: Record<string, any>, form?: FormData, headers?: Record<string,string>, raw?: boolean, signal?: AbortSignal}} [options]
+ * @param {{body?: any, query?: Record<string, any>, form?: FormData, file?: Blob, contentType?: string, cache?: RequestCache, headers?: Record<string,string>, raw?: boolean, signal?: AbortSignal}} [options]
  * @returns {Promise<Answer & {response?: Response}>}
  */
 export async function call(method, url, options = {}) {
@@ -85,6 +89,9 @@ export async function call(method, url, options = {}) {
   let body;
   if (options.form) {
     body = options.form;
+  } else if (options.file) {
+    body = options.file;
+    headers["Content-Type"] = options.contentType || options.file.type || "application/octet-stream";
   } else if (options.body !== undefined) {
     body = JSON.stringify(options.body);
     headers["Content-Type"] = "application/json";
@@ -100,7 +107,7 @@ export async function call(method, url, options = {}) {
   }
   let response;
   try {
-    response = await fetch(target, { method, headers, body, signal: options.signal });
+    response = await fetch(target, { method, headers, body, signal: options.signal, ...(options.cache ? { cache: options.cache } : {}) });
   } catch (error) {
     if (error instanceof DOMException && error.name === "AbortError") throw error;
     throw new ApiError(0, { message: "The server cannot be reached. Check that it runs and that this computer can reach it." });

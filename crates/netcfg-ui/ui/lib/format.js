@@ -49,3 +49,17 @@ export function describePeriod(units) {
   const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
   return `${trim(msText)} ms (${trim(hzText)} Hz)`;
 }
+
+/**
+ * A length of time as a clock: 65,000 → "1:05"; from an hour on
+ * "1:01:05". Whole seconds, rounded down (a replay's position shows the
+ * second it is in); a negative or missing value is "0:00".
+ * @param {number} ms
+ */
+export function formatClock(ms) {
+  const total = Number.isFinite(ms) && ms > 0 ? Math.floor(ms / 1000) : 0;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}

@@ -98,9 +98,10 @@ export function describeFailure(failure) {
 /**
  * A labelled control with its problem beside it.
  * kinds: text (default), number, select (options: [value, label][]),
- * checkbox, textarea, file, password. `autocomplete` keeps a browser from
- * filling a credential it saved for this site into a field meant for another.
- * @param {{form: Form, name: string, label: string, kind?: string, options?: [string, string][], hint?: string, required?: boolean, step?: string, min?: number, max?: number, placeholder?: string, disabled?: boolean, onFile?: (file: File | null) => void, autofocus?: boolean, autocomplete?: string}} props
+ * checkbox, textarea, file (`accept`: the kinds of file offered),
+ * password. `autocomplete` keeps a browser from filling a credential it
+ * saved for this site into a field meant for another.
+ * @param {{form: Form, name: string, label: string, kind?: string, options?: [string, string][], hint?: string, required?: boolean, step?: string, min?: number, max?: number, placeholder?: string, disabled?: boolean, onFile?: (file: File | null) => void, accept?: string, autofocus?: boolean, autocomplete?: string}} props
  */
 export function Field(props) {
   const { form, name, label, kind = "text", hint } = props;
@@ -132,7 +133,7 @@ export function Field(props) {
   } else if (kind === "textarea") {
     control = html`<textarea ...${common} value=${value} onInput=${onInput} placeholder=${props.placeholder} rows="4"></textarea>`;
   } else if (kind === "file") {
-    control = html`<input ...${common} type="file"
+    control = html`<input ...${common} type="file" accept=${props.accept}
       onChange=${(/** @type {Event} */ event) => {
         const file = /** @type {HTMLInputElement} */ (event.target).files?.[0] || null;
         form.set(name, file);

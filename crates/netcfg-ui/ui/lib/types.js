@@ -530,6 +530,39 @@
  */
 
 /**
+ * A recording of a configuration's data streams (decisions §15): every
+ * datagram they sent, in a pcap file.
+ * @typedef {object} Recording
+ * @property {boolean} active  Whether it is still recording.
+ * @property {number} datagrams  Datagrams it holds.
+ * @property {number} duration_ms  From its first datagram to its last, milliseconds.
+ * @property {RecordingEnd} [ended]  Why it ended; absent while it records.
+ * @property {string} name  Its name, unique within its configuration.
+ * @property {number} size  Bytes of its capture file.
+ * @property {number} started_ms  When its first datagram was sent (or, before any, when it started), ms since the Unix epoch.
+ */
+
+/**
+ * Why a recording ended.
+ * @typedef {"duration" | "stopped" | "network_stopped" | "recording_limit" | "total_limit" | "disk" | "interrupted" | "uploaded"} RecordingEnd
+ */
+
+/**
+ * Where a running replay stands (`GET /nets/{net_name}/replay`).
+ * @typedef {object} ReplayState
+ * @property {number} datagrams  Datagrams played since the start.
+ * @property {number} duration_ms  The recording's length, milliseconds.
+ * @property {boolean} finished  Whether it played to its end (and does not loop).
+ * @property {boolean} loop  Whether it starts again at its end.
+ * @property {number} loops  Times it started again from the beginning.
+ * @property {ConfigName} net  The configuration the recording belongs to.
+ * @property {boolean} paused  Whether it is paused.
+ * @property {number} position_ms  Where it is, milliseconds from the recording's first datagram.
+ * @property {string} recording  The recording played.
+ * @property {number} speed  How fast it plays, times the recording's pace (0.1 to 50).
+ */
+
+/**
  * `resync`: this client fell behind and missed events; reload the state.
  * @typedef {object} ResyncEvent
  * @property {string} reason  Why.

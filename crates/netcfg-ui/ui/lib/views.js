@@ -19,6 +19,7 @@ export const VIEWS = [
   { pattern: "/nets/:net/alerts", module: "alerts", label: "Alert rules" },
   { pattern: "/nets/:net/schedules", module: "schedules", label: "Schedules" },
   { pattern: "/nets/:net/outputs", module: "outputs", label: "Outputs" },
+  { pattern: "/nets/:net/recordings", module: "recordings", label: "Recordings" },
   { pattern: "/nets/:net/roles", module: "roles", label: "Roles" },
   { pattern: "/nets/:net/rf", module: "rf", label: "RF settings" },
   { pattern: "/nets/:net/streams", module: "streams", label: "Data streams" },

@@ -5,7 +5,8 @@
 // Under them, on request, the predicted coverage; around the anchors, the
 // last survey's verdicts (both from views/floor_site.js). Over the limits,
 // the zones with how many tags are inside, drawn and edited on the plan
-// (views/floor_zones.js, views/zone_forms.js, lib/zone_layer.js).
+// (views/floor_zones.js, views/zone_forms.js, lib/zone_layer.js). Over
+// the plan of a running replay, its timeline (views/floor_replay.js).
 //
 // Positions never go through Preact: they land in the plan's Map and the
 // plan redraws on the next animation frame. Only the tag list re-renders,
@@ -21,6 +22,8 @@ import { useCoverage, CoverageLegend, useSurvey, SurveyPanel } from "./floor_sit
 import { useZones, ZoneTools, ZonePanel } from "./floor_zones.js";
 import { NewZoneForm, ZoneEditor, saveOutline } from "./zone_forms.js";
 import { ZoneLayer, ZONE_COLORS } from "../lib/zone_layer.js";
+import { isReplayInstance } from "../lib/replay.js";
+import { ReplayBar } from "./floor_replay.js";
 
 const ANCHOR = 2;
 const SEEDER = 3;
@@ -105,6 +108,7 @@ export default function View({ params }) {
   const coverage = useCoverage(net, showCoverage, devices.data ? anchors : undefined);
   const survey = useSurvey(net);
   const running = config.data?.configuration?.state === "running";
+  const replaying = running && isReplayInstance(config.data?.configuration?.instance);
   const zones = useZones(net, running, () => plan.current?.requestDraw());
   const latestZones = useRef(zones);
   latestZones.current = zones;
@@ -274,6 +278,7 @@ export default function View({ params }) {
         onStart=${startDrawing} onCancel=${stopDrawing}
         onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
     </div>
+    ${replaying && html`<${ReplayBar} net=${net} />`}
     <div class="floor">
       <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
         aria-label=${`Floor plan of ${net}: ${anchors.length} anchors and seeders; the tags are listed below`}
