@@ -580,6 +580,13 @@ impl Table {
 /// (`If-Match`, 412), and the GET of a path written so is tagged by a
 /// [`Stamp`], which the write compares. Writes with no representation to
 /// compare (device commands, calculations) take no part.
+/// Paths of what a configuration has beside its content (recordings, a
+/// replay): no stamp of the store changes with them, so their GETs are
+/// tagged by their bytes and their writes take no `If-Match`.
+fn beside_content(path: &str) -> bool {
+    path.starts_with("/nets/{net_name}/recordings") || path.starts_with("/nets/{net_name}/replay")
+}
+
 fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
     let is_tagged = |route: &Route| {
         route.method == Method::GET
@@ -598,7 +605,12 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
             .iter()
             .any(|route| route.method != Method::GET && route.paths.contains(path))
     };
-    let stamped: Vec<&'static str> = tagged_paths.iter().copied().filter(written).collect();
+    let stamped: Vec<&'static str> = tagged_paths
+        .iter()
+        .copied()
+        .filter(written)
+        .filter(|path| !beside_content(path))
+        .collect();
     for route in &mut routes {
         if is_tagged(route) {
             let stamp = route.paths.iter().find(|path| stamped.contains(path));
@@ -618,7 +630,12 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
                 schema: schema_of::<String>,
             });
         } else if let Some(path) = (route.method != Method::GET)
-            .then(|| route.paths.iter().find(|path| tagged_paths.contains(path)))
+            .then(|| {
+                route
+                    .paths
+                    .iter()
+                    .find(|path| tagged_paths.contains(path) && !beside_content(path))
+            })
             .flatten()
         {
             route.conditional = Conditional::IfMatch(Stamp::of_path(path));

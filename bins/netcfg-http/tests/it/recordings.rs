@@ -144,8 +144,19 @@ fn a_recording_opens_in_tcpdump_and_every_payload_decodes_with_cdp_py() {
             .expect(200)["recordings"][0]["name"],
         "short"
     );
+    let first_look = server.send(&Request::get("/nets/room/recordings/short"));
+    let tag = first_look.header("etag").expect("an ETag").to_owned();
     let finished = ended(&server, "room", "short");
     assert_eq!(finished["ended"], "duration", "{finished}");
+    // Tagged by what it says, not by the configuration's content: a
+    // client holding the first look gets the news, not a 304.
+    let again =
+        server.send(&Request::get("/nets/room/recordings/short").header("If-None-Match", &tag));
+    assert_eq!(again.status, 200);
+    let current = again.header("etag").expect("an ETag").to_owned();
+    let unchanged =
+        server.send(&Request::get("/nets/room/recordings/short").header("If-None-Match", &current));
+    assert_eq!(unchanged.status, 304);
     let datagrams = finished["datagrams"].as_u64().expect("a count");
     assert!(datagrams > 20, "{finished}");
     let duration = finished["duration_ms"].as_u64().expect("a duration");
