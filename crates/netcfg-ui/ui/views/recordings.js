@@ -166,8 +166,9 @@ function UploadForm({ net, onUploaded }) {
   const [generation, setGeneration] = useState(0);
   return html`<section aria-labelledby="recordings-upload">
     <h2 id="recordings-upload">Upload a recording</h2>
-    <p class="muted">A classic pcap file (not pcapng) holding CDP datagrams, such as one downloaded here or written by
-      <code>tcpdump -w</code>: raw IP, Ethernet, Linux cooked or loopback captures.</p>
+    <p class="muted">
+      A classic pcap file (not pcapng) holding CDP datagrams, such as one downloaded here or written by <code>tcpdump -w</code>: raw IP, Ethernet, Linux cooked or loopback captures.
+    </p>
     <${UploadFields} key=${generation} net=${net} onUploaded=${() => {
       setGeneration((value) => value + 1);
       onUploaded();
