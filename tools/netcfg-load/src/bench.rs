@@ -34,6 +34,10 @@
 //! 12. outputs to MQTT (bench/outputs.rs, `--only outputs`): every
 //!     position delivered one by one and batched, the CPU of a position
 //!     beside a Python bridge, and a broker outage of 60 s.
+//! 13. recordings and replays (bench/recordings.rs, `--only recordings`):
+//!     the CPU of recording 33,000 positions a second, the bytes of a
+//!     position on disk, a replay at ten times against its recording, and
+//!     the server's memory during a 64 MiB upload.
 
 mod accuracy;
 mod disk;
@@ -43,6 +47,7 @@ mod floods;
 mod front_end;
 mod growth;
 mod outputs;
+mod recordings;
 mod report;
 mod rules;
 mod wrk;
@@ -155,6 +160,10 @@ pub enum Only {
     /// at 33,000 a second), the CPU of a position beside a Python bridge,
     /// and what a broker outage of 60 s loses
     Outputs,
+    /// Recordings and replays: the CPU of a recording of each of ten
+    /// configurations (33,000 positions a second), the bytes of a position
+    /// on disk, a replay at ten times, the server's memory during an upload
+    Recordings,
 }
 
 pub(crate) fn bench(options: &Options) -> Result<()> {
@@ -220,6 +229,9 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     if runs(Only::Outputs) {
         outputs::measure(&binary, &dir, options.seconds)?;
+    }
+    if runs(Only::Recordings) {
+        recordings::measure(&binary, &dir, options.seconds)?;
     }
     Ok(())
 }
@@ -506,6 +518,7 @@ mod tests {
         assert_eq!(uses(Some(Only::Accuracy), false), (false, false, false));
         assert_eq!(uses(Some(Only::Zones), false), (false, false, false));
         assert_eq!(uses(Some(Only::Outputs), false), (false, false, true));
+        assert_eq!(uses(Some(Only::Recordings), false), (false, false, false));
         // Writing the fixture measures nothing.
         assert_eq!(uses(None, true), (false, false, false));
     }

@@ -26,7 +26,7 @@ pub use serde_json::Value;
 pub(crate) use self::rng::Rng;
 pub use self::{
     http::{Client, Response},
-    memory::{RssSampler, rss_kib},
+    memory::{RssSampler, peak_rss_kib, reset_peak_rss, rss_kib},
 };
 use crate::workspace::{self, cargo};
 

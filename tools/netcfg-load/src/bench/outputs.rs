@@ -178,7 +178,7 @@ fn metric(text: &str, name: &str) -> Option<f64> {
 
 /// `netcfg_engine_positions_received_total`: every position the running
 /// configurations produced.
-fn positions_produced(client: &Client) -> Result<u64> {
+pub(crate) fn positions_produced(client: &Client) -> Result<u64> {
     let text = client.expect_ok("GET", "/metrics", None)?.body;
     let text = String::from_utf8_lossy(&text);
     let value = metric(&text, "netcfg_engine_positions_received_total")

@@ -15,14 +15,32 @@ use anyhow::{Context, Result};
 /// Resident memory of process `pid` in KiB (the kernel's "kB"): `VmRSS`
 /// of `/proc/<pid>/status`.
 pub fn rss_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmRSS")
+}
+
+/// The highest resident memory of process `pid` in KiB since it started or
+/// since [`reset_peak_rss`]: `VmHWM` of `/proc/<pid>/status`.
+pub fn peak_rss_kib(pid: u32) -> Result<u64> {
+    status_kib(pid, "VmHWM")
+}
+
+/// Resets the kernel's `VmHWM` of process `pid` to its resident memory now
+/// (`5` into `/proc/<pid>/clear_refs`): the peak of what follows, even
+/// between two samples. Needs root or the process's own user.
+pub fn reset_peak_rss(pid: u32) -> Result<()> {
+    fs::write(format!("/proc/{pid}/clear_refs"), "5")
+        .with_context(|| format!("could not write /proc/{pid}/clear_refs"))
+}
+
+fn status_kib(pid: u32, field: &str) -> Result<u64> {
     let status = fs::read_to_string(format!("/proc/{pid}/status"))
         .with_context(|| format!("could not read /proc/{pid}/status"))?;
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|value| value.split_whitespace().next())
         .and_then(|kb| kb.parse().ok())
-        .context("no VmRSS line in /proc/<pid>/status")
+        .with_context(|| format!("no {field} line in /proc/{pid}/status"))
 }
 
 /// The highest resident memory seen while it lives.
@@ -36,6 +54,11 @@ pub struct RssSampler {
 impl RssSampler {
     /// Samples process `pid` every 50 ms from now on.
     pub fn start(pid: u32) -> Self {
+        Self::every(pid, Duration::from_millis(50))
+    }
+
+    /// Samples process `pid` every `period` from now on.
+    pub fn every(pid: u32, period: Duration) -> Self {
         let running = Arc::new(AtomicBool::new(true));
         // The first sample now: the peak is never below the start.
         let peak_kb = Arc::new(AtomicU64::new(rss_kib(pid).unwrap_or(0)));
@@ -46,7 +69,7 @@ impl RssSampler {
                     if let Ok(kb) = rss_kib(pid) {
                         peak_kb.fetch_max(kb, Ordering::Relaxed);
                     }
-                    thread::sleep(Duration::from_millis(50));
+                    thread::sleep(period);
                 }
             }
         });
