@@ -37,7 +37,7 @@ mod zones;
 
 pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange, device_event, zone_event};
 pub use logs::LOG_FILE_LIMIT;
-pub use recordings::{RECORDING_QUEUE, RecordingLimits, RecordingRequest};
+pub use recordings::{RECORDING_PENDING_BYTES, RecordingLimits, RecordingRequest};
 pub use resources::MaxTagsSource;
 
 use std::{

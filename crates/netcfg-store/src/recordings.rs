@@ -415,9 +415,19 @@ impl RecordingWriter {
         let mut record = std::mem::take(&mut self.record);
         record.clear();
         pcap::append_record(&mut record, time_us, source, destination, datagram);
-        let written = self.write_bytes(&record);
+        let written = self.append_record(time_us, &record);
         self.record = record;
-        written?;
+        written
+    }
+
+    /// Appends one record already in the file's format (a record header
+    /// and its packet, as [`pcap::append_record`] writes them), sent at
+    /// `time_us`.
+    ///
+    /// # Errors
+    /// As [`append`](Self::append).
+    pub fn append_record(&mut self, time_us: u64, record: &[u8]) -> Result<(), StoreError> {
+        self.write_bytes(record)?;
         let first = *self.first_us.get_or_insert(time_us);
         if self.recording.datagrams == 0 {
             self.recording.started_ms = time_us / 1_000;

@@ -1,15 +1,13 @@
 //! Recordings and replays (decisions §15): a running configuration's
-//! datagrams to a capture file, written on a thread of each recording's
-//! own behind a bounded queue; the replay's controls.
+//! datagrams to a capture file, written by a thread of each recording's
+//! own (`writer`); the replay's controls.
 
 use std::{
     collections::HashMap,
     io::Read as _,
-    net::SocketAddr,
     sync::{
-        Arc, Mutex, PoisonError,
-        atomic::{AtomicBool, AtomicU64, Ordering},
-        mpsc,
+        Arc, Mutex,
+        atomic::{AtomicU64, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -18,18 +16,16 @@ use netcfg_engine::DatagramSink;
 use netcfg_model::{
     ConfigName, Recording, RecordingEnd, RecordingName, ReplayControl, ReplayState,
 };
-use netcfg_store::{RecordingUpload, RecordingWriter, Store, StoreError};
-use tokio::sync::{mpsc as async_mpsc, watch};
+use netcfg_store::{RecordingUpload, Store, StoreError};
+use tokio::sync::mpsc as async_mpsc;
 
+use self::writer::{Active, FREE_CHECK_BYTES, Writer, lock};
 use crate::{Service, ServiceError, live::now_ms};
 
-/// Datagrams that may wait for a recording's writer: about 4 s of ten
-/// busy configurations' streams.
-pub const RECORDING_QUEUE: usize = 16_384;
-/// How often a writer with nothing to write checks its deadline and stop.
-const WRITER_TICK: Duration = Duration::from_millis(100);
-/// How often (bytes written) a writer asks the disk how much room is left.
-const FREE_CHECK_BYTES: u64 = 256 << 10;
+mod writer;
+
+pub use writer::RECORDING_PENDING_BYTES;
+
 /// The least room a recording starts with: a few datagrams.
 const MIN_ROOM: u64 = 4 << 10;
 /// A download is read in pieces of this size.
@@ -72,156 +68,6 @@ pub(crate) struct Recorders {
     limits: Mutex<RecordingLimits>,
     /// Bytes of every recording, once measured (None until then).
     used: Mutex<Option<Arc<AtomicU64>>>,
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// One recording being made: the engine's sink, and what its writer says.
-#[derive(Debug)]
-struct Active {
-    queue: mpsc::SyncSender<Datagram>,
-    open: AtomicBool,
-    /// Why it should end, once asked (by a DELETE or the network's stop);
-    /// the writer writes what is queued first.
-    stop: Mutex<Option<RecordingEnd>>,
-    /// What it holds, as the writer last said.
-    now: Mutex<Recording>,
-    /// The finished recording, once finished.
-    done: watch::Sender<Option<Result<Recording, String>>>,
-    /// Datagrams the full queue refused.
-    refused: AtomicU64,
-}
-
-#[derive(Debug)]
-struct Datagram {
-    time_us: u64,
-    source: SocketAddr,
-    destination: SocketAddr,
-    bytes: Vec<u8>,
-}
-
-impl DatagramSink for Active {
-    fn datagram(
-        &self,
-        time_us: u64,
-        source: SocketAddr,
-        destination: SocketAddr,
-        datagram: &[u8],
-    ) -> bool {
-        if !self.open.load(Ordering::Acquire) {
-            return false;
-        }
-        let datagram = Datagram {
-            time_us,
-            source,
-            destination,
-            bytes: datagram.to_vec(),
-        };
-        if self.queue.try_send(datagram).is_err() {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-        }
-        true
-    }
-
-    fn is_open(&self) -> bool {
-        self.open.load(Ordering::Acquire)
-    }
-
-    fn ended(&self) {
-        self.ask_to_stop(RecordingEnd::NetworkStopped);
-    }
-}
-
-impl Active {
-    fn ask_to_stop(&self, why: RecordingEnd) {
-        lock(&self.stop).get_or_insert(why);
-    }
-}
-
-/// The writer's side of one recording.
-struct Writer {
-    active: Arc<Active>,
-    queue: mpsc::Receiver<Datagram>,
-    file: RecordingWriter,
-    store: Arc<Store>,
-    limits: RecordingLimits,
-    used: Arc<AtomicU64>,
-    deadline: Option<Instant>,
-    next_free_check: u64,
-}
-
-impl Writer {
-    /// Writes until the recording ends; returns why it ended.
-    fn run(&mut self) -> RecordingEnd {
-        loop {
-            match self.queue.recv_timeout(WRITER_TICK) {
-                Ok(datagram) => {
-                    if let Some(end) = self.write(&datagram) {
-                        return end;
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => return RecordingEnd::Stopped,
-            }
-            if self
-                .deadline
-                .is_some_and(|deadline| Instant::now() >= deadline)
-            {
-                return RecordingEnd::Duration;
-            }
-            // Asked to stop: what was queued before the ask is written first.
-            let asked = *lock(&self.active.stop);
-            if let Some(end) = asked {
-                while let Ok(datagram) = self.queue.try_recv() {
-                    if let Some(end) = self.write(&datagram) {
-                        return end;
-                    }
-                }
-                return end;
-            }
-        }
-    }
-
-    /// Writes one datagram, or says why the recording must end before it.
-    fn write(&mut self, datagram: &Datagram) -> Option<RecordingEnd> {
-        let length = netcfg_model::pcap::record_len(
-            datagram.source,
-            datagram.destination,
-            datagram.bytes.len(),
-        ) as u64;
-        let size = self.file.recording().size;
-        if size + length > self.limits.per_recording {
-            return Some(RecordingEnd::RecordingLimit);
-        }
-        if self.used.load(Ordering::Relaxed) + length > self.limits.total {
-            return Some(RecordingEnd::TotalLimit);
-        }
-        if size >= self.next_free_check {
-            self.next_free_check = size + FREE_CHECK_BYTES;
-            if self
-                .store
-                .free_bytes()
-                .is_ok_and(|free| free < self.limits.keep_free + FREE_CHECK_BYTES)
-            {
-                return Some(RecordingEnd::Disk);
-            }
-        }
-        if let Err(error) = self.file.append(
-            datagram.time_us,
-            datagram.source,
-            datagram.destination,
-            &datagram.bytes,
-        ) {
-            log::warn!("a recording stopped: {error}");
-            return Some(RecordingEnd::Disk);
-        }
-        let grown = self.file.recording().size - size;
-        self.used.fetch_add(grown, Ordering::Relaxed);
-        *lock(&self.active.now) = self.file.recording().clone();
-        None
-    }
 }
 
 /// `2026-11-26T10-43-00Z`: a start's UTC time as a recording's name.
@@ -303,23 +149,14 @@ impl Service {
                 limits.keep_free
             )));
         };
-        let (queue, receiver) = mpsc::sync_channel(RECORDING_QUEUE);
         let recording = file.recording().clone();
         // Its header counts too.
         used.fetch_add(recording.size, Ordering::Relaxed);
-        let active = Arc::new(Active {
-            queue,
-            open: AtomicBool::new(true),
-            stop: Mutex::new(None),
-            now: Mutex::new(recording.clone()),
-            done: watch::channel(None).0,
-            refused: AtomicU64::new(0),
-        });
+        let active = Arc::new(Active::new(recording.clone()));
         let key = (net.clone(), name.clone());
         lock(&self.inner.recorders.active).insert(key.clone(), Arc::clone(&active));
         let writer = Writer {
             active: Arc::clone(&active),
-            queue: receiver,
             file,
             store: Arc::clone(self.store()),
             limits,
@@ -341,25 +178,17 @@ impl Service {
         Ok(recording)
     }
 
-    fn spawn_writer(&self, key: (ConfigName, RecordingName), mut writer: Writer) {
-        let recorders = Arc::clone(&self.inner);
+    fn spawn_writer(&self, key: (ConfigName, RecordingName), writer: Writer) {
+        let inner = Arc::clone(&self.inner);
         let spawned = std::thread::Builder::new()
             .name(format!("recording {}", key.1))
             .spawn(move || {
-                let end = writer.run();
-                let Writer { active, file, .. } = writer;
-                active.open.store(false, Ordering::Release);
-                let refused = active.refused.load(Ordering::Relaxed);
-                if refused > 0 {
-                    log::warn!(
-                        "recording {} of {}: {refused} datagram(s) came faster than the disk took them and are missing",
-                        key.1,
-                        key.0
-                    );
-                }
-                let finished = file.finish(end).map_err(|error| error.to_string());
-                lock(&recorders.recorders.active).remove(&key);
-                active.done.send_replace(Some(finished));
+                let name = format!("{} of {}", key.1, key.0);
+                let active = Arc::clone(&writer.active);
+                writer.run(&name);
+                // Gone from the list once its summary is on the disk.
+                lock(&inner.recorders.active).remove(&key);
+                drop(active);
             });
         if let Err(error) = spawned {
             log::error!("cannot start a recording's writer: {error}");
