@@ -261,17 +261,31 @@ fn operation(
         ),
     });
     let request_body = route.body.map(|body| {
-        let (media_type, schema) = match body {
-            Body::Json(schema_fn) => ("application/json", bounded(schema_fn(requests))),
-            Body::Multipart(schema_fn) => ("multipart/form-data", bounded(schema_fn(requests))),
-            Body::File(media_type) => (
-                media_type,
-                schema(json!({"type": "string", "format": "binary"})),
-            ),
+        let content = match body {
+            Body::Json(schema_fn) => BTreeMap::from([(
+                "application/json".to_owned(),
+                MediaType {
+                    schema: bounded(schema_fn(requests)),
+                },
+            )]),
+            Body::Multipart(schema_fn) => BTreeMap::from([(
+                "multipart/form-data".to_owned(),
+                MediaType {
+                    schema: bounded(schema_fn(requests)),
+                },
+            )]),
+            // The file's own type, and the generic one the server takes too.
+            Body::File(media_type) => [media_type, "application/octet-stream"]
+                .into_iter()
+                .map(|media_type| {
+                    let schema = schema(json!({"type": "string", "format": "binary"}));
+                    (media_type.to_owned(), MediaType { schema })
+                })
+                .collect(),
         };
         RequestBody {
             required: true,
-            content: BTreeMap::from([(media_type.to_owned(), MediaType { schema })]),
+            content,
         }
     });
     Operation {
