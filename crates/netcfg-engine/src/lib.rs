@@ -54,5 +54,4 @@ pub use api::{
 pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};
 pub use error::EngineError;
-pub use plan::NetworkPlan;
-pub use replay::ReplayPlan;
+pub use plan::{NetworkPlan, ReplayPlan};

@@ -32,7 +32,18 @@ pub struct NetworkPlan {
     /// The directory this start's log file goes into (created if missing).
     pub log_directory: PathBuf,
     /// For a `replay:` instance, the recording the caller found for it.
-    pub replay: Option<crate::replay::ReplayPlan>,
+    pub replay: Option<ReplayPlan>,
+}
+
+/// What a replay needs: where its recording is, as the caller found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayPlan {
+    /// What the instance names.
+    pub source: netcfg_model::ReplaySource,
+    /// The recording's capture file.
+    pub path: PathBuf,
+    /// The recording's length, milliseconds (0 when unknown).
+    pub duration_ms: u64,
 }
 
 impl NetworkPlan {

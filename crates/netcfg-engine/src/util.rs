@@ -1,6 +1,15 @@
 //! Time stamps without a date library.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::{
+    sync::{Mutex, MutexGuard, PoisonError},
+    time::{SystemTime, UNIX_EPOCH},
+};
+
+/// Locks `mutex`, whatever a panicking holder left: every value kept
+/// behind one stays usable.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// Milliseconds since the Unix epoch.
 pub(crate) fn now_ms() -> u64 {

@@ -64,6 +64,26 @@ impl Store {
         }
     }
 
+    /// Recording `name` of `net` opened for reading (a download), with its
+    /// length now.
+    ///
+    /// # Errors
+    /// `NotFound` (`Missing::Recording`).
+    pub fn open_recording(
+        &self,
+        net: &ConfigName,
+        name: &RecordingName,
+    ) -> Result<(File, u64), StoreError> {
+        let path = self.recording_path(net, name)?;
+        let context = || format!("reading recording {name}");
+        let file = File::open(&path).map_err(|error| StoreError::file(context(), error))?;
+        let length = file
+            .metadata()
+            .map_err(|error| StoreError::file(context(), error))?
+            .len();
+        Ok((file, length))
+    }
+
     /// Every recording of `net`, by name. A capture without its summary
     /// that `active` does not name was cut short (a crash, a stop of the
     /// server): it is read and summed up now.

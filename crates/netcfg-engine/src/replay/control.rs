@@ -19,7 +19,7 @@ use super::{
     clock::Clock,
     reader::{Command, Datagram},
 };
-use crate::session::lock;
+use crate::util::lock;
 
 /// Recording time between a loop's last datagram and the next loop's
 /// first: a recording of one datagram loops at a pace, not in a spin.

@@ -21,6 +21,8 @@ mod translate;
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use netcfg_model::ReplaySource;
+
+use crate::plan::ReplayPlan;
 use tokio::{io::DuplexStream, runtime::Handle, task::JoinHandle};
 
 pub(crate) use control::ReplayHandle;
@@ -32,17 +34,6 @@ const LINK_BUFFER: usize = 64 * 1024;
 /// How long the player sleeps when it has nothing timed to wait for (it
 /// is woken by the link, the reader or a control long before).
 const IDLE: Duration = Duration::from_secs(3_600);
-
-/// What a replay needs: where its recording is, as the caller found it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReplayPlan {
-    /// What the instance names.
-    pub source: ReplaySource,
-    /// The recording's capture file.
-    pub path: PathBuf,
-    /// The recording's length, milliseconds (0 when unknown).
-    pub duration_ms: u64,
-}
 
 /// A replay the engine started for a `replay:` instance.
 #[derive(Debug)]

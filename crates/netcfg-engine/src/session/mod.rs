@@ -42,9 +42,7 @@ const DEVICES_PER_FRAME: usize = 100;
 pub(crate) type Caches = Arc<Mutex<HashMap<ConfigName, BTreeMap<SerialNumber, CachedDevice>>>>;
 pub(crate) type Unconfigured = Arc<Mutex<BTreeMap<(ConfigName, SerialNumber), UnconfiguredDevice>>>;
 
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use crate::util::lock;
 
 /// AnchorHealthV5's `interanchor_comms_error_code` for a bad survey.
 const BAD_SURVEY: u8 = 2;

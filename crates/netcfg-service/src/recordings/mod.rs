@@ -286,17 +286,7 @@ impl Service {
         self.require_net(net).await?;
         let (net, name) = (net.clone(), name.clone());
         let (file, length) = self
-            .blocking(move |store| {
-                let path = store.recording_path(&net, &name)?;
-                let file = std::fs::File::open(&path).map_err(|error| {
-                    StoreError::file(format!("reading recording {name}"), error)
-                })?;
-                let length = file
-                    .metadata()
-                    .map_err(|error| StoreError::file(format!("reading recording {name}"), error))?
-                    .len();
-                Ok((file, length))
-            })
+            .blocking(move |store| store.open_recording(&net, &name))
             .await?;
         let (sender, receiver) = async_mpsc::channel(4);
         tokio::task::spawn_blocking(move || {
