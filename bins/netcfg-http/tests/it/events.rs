@@ -256,6 +256,119 @@ fn types_selects_events_and_max_rate_caps_position_batches() {
     assert_eq!(problems[1]["field"], "max_rate");
 }
 
+/// Each position of a batch as `(serial_number, x, y, z, quality,
+/// error_mm, network_time)`, in either form.
+fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)> {
+    let number = |value: &Value| value.as_i64().unwrap();
+    if let Some(rows) = data.get("rows") {
+        let columns: Vec<&str> = data["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|column| column.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                "serial_number",
+                "x",
+                "y",
+                "z",
+                "quality",
+                "error_mm",
+                "network_time_offset"
+            ]
+        );
+        let base = number(&data["network_time"]);
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .map(|row| {
+                (
+                    row[0].as_str().unwrap().to_owned(),
+                    number(&row[1]),
+                    number(&row[2]),
+                    number(&row[3]),
+                    number(&row[4]),
+                    number(&row[5]),
+                    base + number(&row[6]),
+                )
+            })
+            .collect()
+    } else {
+        data["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|position| {
+                (
+                    position["serial_number"].as_str().unwrap().to_owned(),
+                    number(&position["x"]),
+                    number(&position["y"]),
+                    number(&position["z"]),
+                    number(&position["quality"]),
+                    number(&position["error_mm"]),
+                    number(&position["network_time"]),
+                )
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn compact_batches_carry_the_same_positions_in_fewer_bytes() {
+    let server = Server::start();
+    configuration_with_tags(&server, "site", 20);
+    let mut objects = server.events("/nets/site/events?types=position", &[]);
+    let mut compact = server.events("/nets/site/events?types=position&positions=compact", &[]);
+    act(&server, "site", "start");
+    let window = Duration::from_secs(2);
+    let object_batches = objects.collect_for(window);
+    let compact_batches = compact.collect_for(window);
+    act(&server, "site", "stop");
+
+    let object_sets: Vec<_> = object_batches
+        .iter()
+        .map(|event| positions_of(&event.data))
+        .collect();
+    let compact_sets: Vec<_> = compact_batches
+        .iter()
+        .map(|event| positions_of(&event.data))
+        .collect();
+    // Both clients get the same frames. The compact stream is read after
+    // the other (it covers the objects' window and more): every batch of
+    // objects is one of its batches, but for one that a late read may have
+    // merged with the next.
+    let shared = object_sets
+        .iter()
+        .filter(|batch| compact_sets.contains(batch))
+        .count();
+    assert!(
+        shared >= 5 && shared + 1 >= object_sets.len(),
+        "{shared} of {} batches of objects are compact batches too",
+        object_sets.len()
+    );
+    assert!(compact_sets.iter().flatten().count() >= 100);
+    let bytes = |batches: &[SseEvent]| -> usize {
+        batches
+            .iter()
+            .map(|event| event.data.to_string().len())
+            .sum()
+    };
+    let (object_bytes, compact_bytes) = (
+        bytes(&object_batches) / object_batches.len(),
+        bytes(&compact_batches) / compact_batches.len(),
+    );
+    assert!(
+        compact_bytes * 10 < object_bytes * 6,
+        "a compact batch of {compact_bytes} bytes against {object_bytes}"
+    );
+
+    let bad = server.send(&Request::get("/nets/site/events?positions=short"));
+    let problems = bad.expect(400)["problems"].clone();
+    assert_eq!(problems[0]["field"], "positions");
+}
+
 #[test]
 fn unknown_configurations_and_version_5_0_answer_404() {
     let server = Server::start();

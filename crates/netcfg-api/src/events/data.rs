@@ -69,7 +69,14 @@ impl EventKind {
             Self::Notification => generator.subschema_for::<NotificationEvent<'static>>(),
             Self::State => generator.subschema_for::<StateEvent>(),
             Self::Device => generator.subschema_for::<DeviceEvent>(),
-            Self::Position => generator.subschema_for::<PositionEvent>(),
+            Self::Position => {
+                let objects = generator.subschema_for::<PositionEvent>();
+                let compact = generator.subschema_for::<CompactPositionEvent>();
+                json_schema!({
+                    "description": "A batch of positions: objects by default, rows with `positions=compact`.",
+                    "oneOf": [objects, compact],
+                })
+            }
             Self::Change => generator.subschema_for::<ChangeEvent>(),
             Self::Resync => generator.subschema_for::<ResyncEvent>(),
             Self::Zone => generator.subschema_for::<ZoneEvent>(),
@@ -126,6 +133,186 @@ pub struct ChangeEvent {
 pub struct ResyncEvent {
     /// Why.
     pub reason: String,
+}
+
+/// How a stream writes its position batches (`positions=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PositionForm {
+    /// One object per tag, each field named (the default).
+    #[default]
+    Objects,
+    /// One array per tag, the fields in [`COMPACT_COLUMNS`] order: about
+    /// half the bytes, for clients that read many positions (the web front
+    /// end).
+    Compact,
+}
+
+impl PositionForm {
+    /// Both forms.
+    pub const ALL: [Self; 2] = [Self::Objects, Self::Compact];
+
+    /// Its name in `positions=`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Objects => "objects",
+            Self::Compact => "compact",
+        }
+    }
+
+    /// The form named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|form| form.as_str() == name)
+    }
+
+    /// Its place in arrays indexed by form.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl JsonSchema for PositionForm {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PositionForm".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "string",
+            "enum": PositionForm::ALL.map(PositionForm::as_str),
+        })
+    }
+}
+
+/// The fields of a compact row, in order. The last counts from the
+/// batch's `network_time`.
+pub const COMPACT_COLUMNS: [&str; 7] = [
+    "serial_number",
+    "x",
+    "y",
+    "z",
+    "quality",
+    "error_mm",
+    "network_time_offset",
+];
+
+/// `position` with `positions=compact`: the batch's earliest
+/// `network_time`, and one row per tag.
+#[derive(Debug, Serialize)]
+pub struct CompactPositionEvent<'a> {
+    /// The configuration.
+    pub net: &'a str,
+    /// The earliest `network_time` of the batch (1/975,000 s); each row's
+    /// `network_time_offset` counts from it.
+    pub network_time: u64,
+    /// The fields of a row, in order ([`COMPACT_COLUMNS`]).
+    pub columns: [&'static str; 7],
+    /// One row per tag.
+    pub rows: CompactRows<'a>,
+}
+
+impl<'a> CompactPositionEvent<'a> {
+    /// The compact batch of `entries`.
+    pub fn new(net: &'a str, entries: &'a [PositionEntry]) -> Self {
+        let network_time = entries
+            .iter()
+            .map(|entry| entry.network_time)
+            .min()
+            .unwrap_or_default();
+        Self {
+            net,
+            network_time,
+            columns: COMPACT_COLUMNS,
+            rows: CompactRows {
+                base: network_time,
+                entries,
+            },
+        }
+    }
+}
+
+/// The rows of a compact batch.
+#[derive(Debug)]
+pub struct CompactRows<'a> {
+    base: u64,
+    entries: &'a [PositionEntry],
+}
+
+impl Serialize for CompactRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut rows = serializer.serialize_seq(Some(self.entries.len()))?;
+        for entry in self.entries {
+            rows.serialize_element(&(
+                entry.serial_number,
+                entry.x,
+                entry.y,
+                entry.z,
+                entry.quality,
+                entry.error_mm,
+                entry.network_time - self.base,
+            ))?;
+        }
+        rows.end()
+    }
+}
+
+impl JsonSchema for CompactPositionEvent<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CompactPositionEvent".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let serial_number = generator.subschema_for::<netcfg_model::SerialNumber>();
+        let integer =
+            |description: &str| serde_json::json!({"type": "integer", "description": description});
+        json_schema!({
+            "description": "`position` with `positions=compact`: one row per tag, its fields in `columns` order.",
+            "type": "object",
+            "required": ["net", "network_time", "columns", "rows"],
+            "properties": {
+                "net": {"type": "string", "description": "The configuration."},
+                "network_time": {"type": "integer", "minimum": 0, "description": "The batch's earliest network time (1/975,000 s); each row's `network_time_offset` counts from it."},
+                "columns": {"type": "array", "items": {"type": "string"}, "description": "The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset."},
+                "rows": {
+                    "type": "array",
+                    "description": "One row per tag: its newest position.",
+                    "items": {
+                        "type": "array",
+                        "prefixItems": [
+                            serial_number.to_value(),
+                            integer("East, mm."),
+                            integer("North, mm."),
+                            integer("Height, mm."),
+                            integer("Quality, 0 (worst) to 10,000 (best)."),
+                            integer("The solver's own 95% horizontal error estimate, mm."),
+                            integer("1/975,000 s after the batch's `network_time`."),
+                        ],
+                        "minItems": 7,
+                        "maxItems": 7,
+                    },
+                },
+            },
+        })
+    }
+}
+
+/// Writes the `position` event of `entries` of `net` in `form`.
+pub fn render_positions(net: &str, entries: &[PositionEntry], form: PositionForm) -> Bytes {
+    match form {
+        PositionForm::Objects => render(
+            EventKind::Position,
+            None,
+            &PositionEvent {
+                net,
+                positions: entries,
+            },
+        ),
+        PositionForm::Compact => render(
+            EventKind::Position,
+            None,
+            &CompactPositionEvent::new(net, entries),
+        ),
+    }
 }
 
 /// Writes one event: `event:`, `id:` if any, and `data:` (one JSON line).

@@ -32,7 +32,7 @@ use tokio::sync::Notify;
 
 use super::data::{
     self, ChangeEvent, DeviceEvent, EventKind, EventKinds, NotificationEvent, PositionEntry,
-    PositionEvent, ResyncEvent, StateChange, StateEvent,
+    PositionForm, ResyncEvent, StateChange, StateEvent,
 };
 
 /// The most events (other than positions) a subscriber's queue holds.
@@ -78,8 +78,9 @@ struct NetPositions {
     pending_index: HashMap<SerialNumber, usize>,
     /// Each tag's newest position, with the tick of the frame that carried it.
     latest: HashMap<SerialNumber, (PositionEntry, u64)>,
-    /// Catch-up batches rendered since the last frame, by their first tick.
-    catch_up: Vec<(u64, Bytes)>,
+    /// Catch-up batches rendered since the last frame, by their first tick
+    /// and form.
+    catch_up: Vec<(u64, PositionForm, Bytes)>,
 }
 
 impl NetPositions {
@@ -102,11 +103,20 @@ impl NetPositions {
     }
 }
 
-/// A frame of positions, rendered once for every subscriber.
+/// A frame of positions, rendered once for every subscriber in each form
+/// some subscriber asked for.
 #[derive(Debug)]
 pub(crate) struct Frame {
     pub(crate) tick: u64,
-    pub(crate) bytes: Bytes,
+    forms: [Option<Bytes>; 2],
+}
+
+impl Frame {
+    /// The frame as `form` writes it (rendered for every form a subscriber
+    /// of it asked for).
+    pub(crate) fn bytes(&self, form: PositionForm) -> Option<&Bytes> {
+        self.forms[form.index()].as_ref()
+    }
 }
 
 /// A notification event, rendered for both kinds of stream.
@@ -159,6 +169,8 @@ pub(crate) struct Subscriber {
     id: u64,
     net: Option<ConfigName>,
     kinds: EventKinds,
+    /// How its position batches are written.
+    pub(crate) form: PositionForm,
     queue: Mutex<Queue>,
     pub(crate) wake: Notify,
 }
@@ -323,11 +335,13 @@ impl EventHub {
         self: &Arc<Self>,
         net: Option<ConfigName>,
         kinds: EventKinds,
+        form: PositionForm,
     ) -> Subscription {
         let subscriber = Arc::new(Subscriber {
             id: self.next_subscriber.fetch_add(1, Ordering::Relaxed),
             net,
             kinds,
+            form,
             queue: Mutex::default(),
             wake: Notify::new(),
         });
@@ -487,10 +501,13 @@ impl EventHub {
             }
             net_positions.pending_index.clear();
             let entries = std::mem::take(&mut net_positions.pending);
-            if !subscribers
-                .iter()
-                .any(|subscriber| subscriber.wants(net, EventKind::Position))
-            {
+            let mut wanted = [false; 2];
+            for subscriber in subscribers.iter() {
+                if subscriber.wants(net, EventKind::Position) {
+                    wanted[subscriber.form.index()] = true;
+                }
+            }
+            if wanted == [false; 2] {
                 // Nobody listens: no frame to render, and no one who could
                 // be owed one later.
                 net_positions.latest.clear();
@@ -504,14 +521,10 @@ impl EventHub {
             }
             let frame = Arc::new(Frame {
                 tick,
-                bytes: data::render(
-                    EventKind::Position,
-                    None,
-                    &PositionEvent {
-                        net: net.as_str(),
-                        positions: &entries,
-                    },
-                ),
+                forms: PositionForm::ALL.map(|form| {
+                    wanted[form.index()]
+                        .then(|| data::render_positions(net.as_str(), &entries, form))
+                }),
             });
             net_positions.pending = Vec::with_capacity(entries.len());
             for subscriber in subscribers.iter() {
@@ -525,13 +538,18 @@ impl EventHub {
     /// One batch of each tag's newest position of `net` carried by frames
     /// since `since_tick` (for a subscriber that missed some), rendered once
     /// per frame whoever asks.
-    pub(crate) fn positions_since(&self, net: &ConfigName, since_tick: u64) -> Option<Bytes> {
+    pub(crate) fn positions_since(
+        &self,
+        net: &ConfigName,
+        since_tick: u64,
+        form: PositionForm,
+    ) -> Option<Bytes> {
         let mut inner = lock(&self.inner);
         let net_positions = inner.positions.get_mut(net)?;
-        if let Some((_, bytes)) = net_positions
+        if let Some((_, _, bytes)) = net_positions
             .catch_up
             .iter()
-            .find(|(tick, _)| *tick == since_tick)
+            .find(|(tick, catch_up_form, _)| *tick == since_tick && *catch_up_form == form)
         {
             return Some(bytes.clone());
         }
@@ -544,15 +562,10 @@ impl EventHub {
         if entries.is_empty() {
             return None;
         }
-        let bytes = data::render(
-            EventKind::Position,
-            None,
-            &PositionEvent {
-                net: net.as_str(),
-                positions: &entries,
-            },
-        );
-        net_positions.catch_up.push((since_tick, bytes.clone()));
+        let bytes = data::render_positions(net.as_str(), &entries, form);
+        net_positions
+            .catch_up
+            .push((since_tick, form, bytes.clone()));
         Some(bytes)
     }
 
@@ -613,7 +626,7 @@ mod tests {
     fn a_subscriber_that_never_reads_holds_a_bounded_queue_and_is_told_to_resync() {
         let hub = Arc::new(EventHub::new());
         let site = name("site");
-        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all());
+        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
         for number in 0..10 * MAX_QUEUED + 7 {
             change(&hub, &site, number);
         }
@@ -642,7 +655,9 @@ mod tests {
         let (net, taken) = stalled.subscriber.take_positions().unwrap();
         assert_eq!(net, site);
         let since = taken.expect_err("more frames than kept: a catch-up batch");
-        let batch = hub.positions_since(&net, since).unwrap();
+        let batch = hub
+            .positions_since(&net, since, PositionForm::Objects)
+            .unwrap();
         let text = String::from_utf8_lossy(&batch);
         assert_eq!(text.matches("serial_number").count(), 50, "{text}");
         assert!(text.contains("\"x\":99"), "the newest position: {text}");
@@ -654,12 +669,50 @@ mod tests {
     }
 
     #[test]
+    fn each_form_is_rendered_once_and_only_when_a_subscriber_asks_for_it() {
+        let hub = Arc::new(EventHub::new());
+        let site = name("site");
+        let objects = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
+        move_tags(&hub, &site, 3, 7);
+        hub.cut_frames();
+        let (_, taken) = objects.subscriber.take_positions().unwrap();
+        let frame = taken.unwrap();
+        assert!(frame.bytes(PositionForm::Compact).is_none());
+        let text = String::from_utf8_lossy(frame.bytes(PositionForm::Objects).unwrap());
+        assert_eq!(text.matches("serial_number").count(), 3, "{text}");
+
+        let compact = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Compact);
+        move_tags(&hub, &site, 3, 8);
+        hub.cut_frames();
+        let (_, shared) = objects.subscriber.take_positions().unwrap();
+        let (_, own) = compact.subscriber.take_positions().unwrap();
+        let (shared, own) = (shared.unwrap(), own.unwrap());
+        assert!(Arc::ptr_eq(&shared, &own), "one frame for both");
+        let text = String::from_utf8_lossy(own.bytes(PositionForm::Compact).unwrap()).into_owned();
+        let data: serde_json::Value =
+            serde_json::from_str(text.split_once("data: ").unwrap().1.trim()).unwrap();
+        assert_eq!(data["network_time"], 8);
+        assert_eq!(data["columns"][6], "network_time_offset");
+        assert_eq!(
+            data["rows"][0],
+            serde_json::json!(["00:00:0001", 8, 0, 0, 100, 80, 0]),
+            "{text}"
+        );
+        // A catch-up batch comes in the form asked for.
+        let batch = hub
+            .positions_since(&site, own.tick, PositionForm::Compact)
+            .unwrap();
+        assert!(String::from_utf8_lossy(&batch).contains("\"rows\""));
+    }
+
+    #[test]
     fn positions_nobody_listens_to_are_neither_rendered_nor_kept() {
         let hub = Arc::new(EventHub::new());
         let site = name("site");
         let changes = hub.subscribe(
             Some(site.clone()),
             EventKinds::none().with(EventKind::Change),
+            PositionForm::Objects,
         );
         for time in 0..3 {
             move_tags(&hub, &site, 50, time);
@@ -673,8 +726,8 @@ mod tests {
     fn a_tag_that_stopped_moving_is_forgotten_unless_a_subscriber_is_owed_its_position() {
         let hub = Arc::new(EventHub::new());
         let site = name("site");
-        let reader = hub.subscribe(Some(site.clone()), EventKinds::all());
-        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all());
+        let reader = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
+        let stalled = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
         // Fifty tags move once; afterwards only the first one moves.
         move_tags(&hub, &site, 50, 0);
         hub.cut_frames();
@@ -688,7 +741,9 @@ mod tests {
         assert_eq!(latest_kept(&hub, &site), 50);
         let (net, taken) = stalled.subscriber.take_positions().unwrap();
         let since = taken.expect_err("more frames than kept: a catch-up batch");
-        let batch = hub.positions_since(&net, since).unwrap();
+        let batch = hub
+            .positions_since(&net, since, PositionForm::Objects)
+            .unwrap();
         assert_eq!(
             String::from_utf8_lossy(&batch)
                 .matches("serial_number")
@@ -712,8 +767,13 @@ mod tests {
         let site_changes = hub.subscribe(
             Some(site.clone()),
             EventKinds::none().with(EventKind::Change),
+            PositionForm::Objects,
         );
-        let every_state = hub.subscribe(None, EventKinds::none().with(EventKind::State));
+        let every_state = hub.subscribe(
+            None,
+            EventKinds::none().with(EventKind::State),
+            PositionForm::Objects,
+        );
         change(&hub, &site, 1);
         change(&hub, &yard, 2);
         hub.state(&yard, StateChange::Renamed, Some(&site));
@@ -736,9 +796,9 @@ mod tests {
     #[test]
     fn a_closed_hub_ends_every_stream_and_every_later_one() {
         let hub = Arc::new(EventHub::new());
-        let before = hub.subscribe(None, EventKinds::all());
+        let before = hub.subscribe(None, EventKinds::all(), PositionForm::Objects);
         hub.close();
-        let after = hub.subscribe(None, EventKinds::all());
+        let after = hub.subscribe(None, EventKinds::all(), PositionForm::Objects);
         assert!(before.subscriber.take().2);
         assert!(after.subscriber.take().2);
     }

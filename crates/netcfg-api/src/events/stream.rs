@@ -18,7 +18,7 @@ use super::{
 
 /// How long a stream stays quiet before a comment line.
 pub const KEEP_ALIVE_PERIOD: Duration = Duration::from_secs(15);
-/// The most bytes written in one chunk (events queued together go together).
+/// The most bytes of replayed notifications gathered into one chunk.
 const CHUNK: usize = 64 * 1024;
 /// What a stream sends first: how long a client waits before it reconnects.
 const OPENING: &[u8] = b": netcfg events\nretry: 3000\n\n";
@@ -61,6 +61,37 @@ impl RateLimit {
             self.sent.pop_front();
         }
         self.sent.push_back(now);
+    }
+}
+
+/// The events of one chunk. Each is rendered once and shared by every
+/// stream: a chunk of one event (a position frame, most of the time) is
+/// that event's bytes themselves, not a copy; only several are joined.
+#[derive(Debug, Default)]
+struct Chunk {
+    pieces: Vec<Bytes>,
+    len: usize,
+}
+
+impl Chunk {
+    fn push(&mut self, bytes: Bytes) {
+        self.len += bytes.len();
+        self.pieces.push(bytes);
+    }
+
+    /// The chunk's bytes; `None` when it is empty.
+    fn into_bytes(mut self) -> Option<Bytes> {
+        match self.pieces.len() {
+            0 => None,
+            1 => self.pieces.pop(),
+            _ => {
+                let mut joined = BytesMut::with_capacity(self.len);
+                for piece in &self.pieces {
+                    joined.extend_from_slice(piece);
+                }
+                Some(joined.freeze())
+            }
+        }
     }
 }
 
@@ -136,25 +167,25 @@ impl EventStream {
             return Some(Bytes::from_static(OPENING));
         }
         loop {
-            let mut chunk = BytesMut::new();
-            while chunk.len() < CHUNK
+            let mut chunk = Chunk::default();
+            while chunk.len < CHUNK
                 && let Some(bytes) = self.replay.pop_front()
             {
-                chunk.extend_from_slice(&bytes);
+                chunk.push(bytes);
             }
             let subscriber = Arc::clone(&self.subscription.subscriber);
             let (resync, queued, closed) = subscriber.take();
             if resync {
-                chunk.extend_from_slice(&EventHub::resync_event());
+                chunk.push(EventHub::resync_event());
                 // What it replayed is stale too: the client reloads.
                 self.replayed_up_to.clear();
             }
             for event in queued {
                 match event {
-                    Queued::Event(bytes) => chunk.extend_from_slice(&bytes),
+                    Queued::Event(bytes) => chunk.push(bytes),
                     Queued::Notification(record) => {
                         if !self.already_sent(&record) {
-                            chunk.extend_from_slice(&self.bytes_of(&record));
+                            chunk.push(self.bytes_of(&record));
                         }
                     }
                 }
@@ -164,18 +195,19 @@ impl EventStream {
             if allowed_at <= now
                 && let Some((net, taken)) = subscriber.take_positions()
             {
+                let form = subscriber.form;
                 let bytes = match taken {
-                    Ok(frame) => Some(frame.bytes.clone()),
-                    Err(since_tick) => self.hub.positions_since(&net, since_tick),
+                    Ok(frame) => frame.bytes(form).cloned(),
+                    Err(since_tick) => self.hub.positions_since(&net, since_tick, form),
                 };
                 if let Some(bytes) = bytes {
-                    chunk.extend_from_slice(&bytes);
+                    chunk.push(bytes);
                     self.positions.record(now);
                 }
             }
-            if !chunk.is_empty() {
+            if let Some(bytes) = chunk.into_bytes() {
                 self.last_sent = now;
-                return Some(chunk.freeze());
+                return Some(bytes);
             }
             if closed {
                 return None;
@@ -201,7 +233,7 @@ impl EventStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::data::{ChangeEvent, EventKinds};
+    use crate::events::data::{ChangeEvent, EventKinds, PositionForm};
 
     fn text(chunk: &Bytes) -> String {
         String::from_utf8_lossy(chunk).into_owned()
@@ -211,7 +243,8 @@ mod tests {
     async fn a_client_that_fell_behind_gets_resync_first_then_what_followed() {
         let hub = Arc::new(EventHub::new());
         let site: ConfigName = "site".parse().unwrap();
-        let subscription = hub.subscribe(Some(site.clone()), EventKinds::all());
+        let subscription =
+            hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
         let mut stream = EventStream::new(hub.clone(), subscription, Scope::Net, 10);
         assert_eq!(stream.next_chunk().await.unwrap(), OPENING);
         for number in 0..=super::super::MAX_QUEUED {
@@ -235,7 +268,7 @@ mod tests {
     async fn replayed_notifications_are_not_sent_again_and_the_stream_ends_when_the_hub_closes() {
         let hub = Arc::new(EventHub::new());
         let site: ConfigName = "site".parse().unwrap();
-        let subscription = hub.subscribe(None, EventKinds::all());
+        let subscription = hub.subscribe(None, EventKinds::all(), PositionForm::Objects);
         let mut stream = EventStream::new(hub.clone(), subscription, Scope::All, 10);
         let notification = |identifier| netcfg_model::Notification {
             identifier,

@@ -7,7 +7,7 @@ use crate::{
     context::Ctx,
     events::{
         EventStream, NotificationRecord, Scope,
-        data::{EventKind, EventKinds},
+        data::{EventKind, EventKinds, PositionForm},
     },
     path::{NetPath, NoPath},
     reply::{ApiError, FieldProblem, Reply},
@@ -38,6 +38,7 @@ pub(crate) async fn of_net(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
 struct Request {
     kinds: EventKinds,
     max_rate: u32,
+    form: PositionForm,
     resume: Option<Resume>,
 }
 
@@ -75,6 +76,19 @@ fn read_request(context: &Ctx, net: Option<&ConfigName>) -> Result<Request, ApiE
             ),
         }
     }
+    let mut form = PositionForm::default();
+    if let Some(text) = context.query("positions") {
+        match PositionForm::from_name(text.trim()) {
+            Some(named) => form = named,
+            None => problem(
+                "positions",
+                format!(
+                    "`{text}` is not a form of position batches; the forms are {}",
+                    PositionForm::ALL.map(PositionForm::as_str).join(", ")
+                ),
+            ),
+        }
+    }
     let mut resume = None;
     if let Some(value) = context.request().headers().get(LAST_EVENT_ID) {
         match value
@@ -97,6 +111,7 @@ fn read_request(context: &Ctx, net: Option<&ConfigName>) -> Result<Request, ApiE
         return Ok(Request {
             kinds,
             max_rate,
+            form,
             resume,
         });
     }
@@ -127,7 +142,7 @@ async fn open(context: Ctx, net: Option<ConfigName>) -> Result<Reply, ApiError> 
         None => Scope::All,
     };
     let hub = context.state().events().clone();
-    let subscription = hub.subscribe(net.clone(), request.kinds);
+    let subscription = hub.subscribe(net.clone(), request.kinds, request.form);
     let mut stream = EventStream::new(hub, subscription, scope, request.max_rate);
     if let Some(resume) = request.resume
         && request.kinds.contains(EventKind::Notification)

@@ -714,6 +714,10 @@ fn events() -> Vec<Route> {
                 "max_rate",
                 "The most position batches a second, 1 to 100 (default 10).",
             )
+            .query::<crate::events::data::PositionForm>(
+                "positions",
+                "How position batches are written: `objects` (the default: one object per tag, each field named) or `compact` (one array per tag, the fields in the batch's `columns` order: about half the bytes).",
+            )
             .header::<String>(
                 "Last-Event-ID",
                 "Resume after this notification (its `id:`): the notifications since are sent first.",

@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { createEventHub } from "../../ui/lib/event_hub.js";
+import { createEventHub, expandPositions } from "../../ui/lib/event_hub.js";
 
 const encoder = new TextEncoder();
 
@@ -99,7 +99,7 @@ test("one stream for every type but positions, and one per configuration for pos
   await settle();
   assert.deepEqual(streams.map((stream) => stream.url).sort(), [
     "/events?types=device,notification,state",
-    "/nets/site%20a/events?types=position",
+    "/nets/site%20a/events?types=position&positions=compact",
   ]);
   for (const stream of streams) {
     assert.equal(stream.headers.Accept, "text/event-stream");
@@ -173,6 +173,44 @@ test("a refused stream is tried again every 3 s until the server says otherwise"
   await settle();
   assert.equal(streams.length, 2);
   assert.equal(timers.length, 2);
+});
+
+test("compact position batches reach the views as objects, with their network times", async () => {
+  const { hub, streams } = harness();
+  const { seen, handler } = recorder();
+  hub.listen(["position"], handler, { net: "site" });
+  await settle();
+  const compact = {
+    net: "site",
+    network_time: 975000,
+    columns: ["serial_number", "x", "y", "z", "quality", "error_mm", "network_time_offset"],
+    rows: [
+      ["01:0D:0001", 1200, -300, 1000, 9500, 80, 0],
+      ["01:0D:0002", 5, 6, 7, 8, 9, 97500],
+    ],
+  };
+  streams[0].send(`event: position\ndata: ${JSON.stringify(compact)}\n\n`);
+  await settle();
+  assert.deepEqual(seen, [
+    {
+      type: "position",
+      data: {
+        net: "site",
+        positions: [
+          { serial_number: "01:0D:0001", x: 1200, y: -300, z: 1000, quality: 9500, error_mm: 80, network_time: 975000 },
+          { serial_number: "01:0D:0002", x: 5, y: 6, z: 7, quality: 8, error_mm: 9, network_time: 1072500 },
+        ],
+      },
+    },
+  ]);
+});
+
+test("batches of objects and other events pass as they are", () => {
+  const objects = { net: "site", positions: [{ serial_number: "01:0D:0001", x: 1 }] };
+  assert.equal(expandPositions(objects), objects);
+  const state = { net: "site", state: "started" };
+  assert.equal(expandPositions(state), state);
+  assert.equal(expandPositions(null), null);
 });
 
 test("position streams do not resume: their ids are not kept", async () => {

@@ -4,7 +4,7 @@
 // - one `GET /events` stream for every type but positions, asking only for
 //   the types some view listens to; when that set changes it reconnects,
 //   sending the last notification's id so none is lost;
-// - one `GET /nets/{net}/events?types=position` stream per configuration
+// - one `GET /nets/{net}/events?types=position&positions=compact` stream per configuration
 //   whose positions a view shows (a floor plan): positions are heavy, and
 //   wanted per configuration, so other running configurations neither take
 //   a share of the stream's rate nor cost this page their traffic.

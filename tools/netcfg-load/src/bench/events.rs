@@ -3,7 +3,9 @@
 //! simulator (about 3,300 positions a second, ten position batches a second
 //! to each subscriber at `max_rate=10`).
 //!
-//! Three figures, each beside its goal (docs/benchmarks.md):
+//! Measured for each form of position batch (`positions=compact`, the web
+//! front end's, then the default `objects`), each beside its goal
+//! (docs/benchmarks.md):
 //! - REST reads (`GET /nets/live/devices`, wrk) with the subscribers
 //!   connected and reading, divided by the same without them (the
 //!   configuration runs in both);
@@ -12,22 +14,21 @@
 //! - the share of position batches each subscriber received over a window
 //!   that spans the loaded read run: batches counted over ten a second.
 //!
-//! The subscribers are plain threads with small stacks, one blocking
-//! `TcpStream` each, that send a raw HTTP/1.1 GET, check the status line and
-//! then read all the time, counting `event: position` lines in the bytes as
-//! they come (a pattern split between two reads is still counted once).
+//! Then the memory given back: [`ROUNDS`] rounds of the subscribers
+//! connecting, reading and leaving; the server's resident memory after the
+//! last, over after the first.
+//!
+//! The subscribers are one thread's event loop (subscribers.rs).
+
+mod subscribers;
 
 use std::{
     fs,
-    io::{BufRead, ErrorKind, Read, Write},
+    io::{Read, Write},
     net::TcpStream,
     path::Path,
     process::Command,
-    sync::{
-        Arc, Mutex, PoisonError,
-        atomic::{AtomicBool, AtomicU64, Ordering},
-    },
-    thread::{self, JoinHandle},
+    thread,
     time::{Duration, Instant},
 };
 
@@ -35,50 +36,49 @@ use anyhow::{Context, Result, bail};
 
 use super::{
     checked, create_net, growth,
-    report::{CpuSplit, EventFigures},
+    report::{CpuSplit, EventFigures, EventRun},
     step, wrk,
 };
 use crate::server::{Launch, Server, Value};
+use subscribers::{BATCH_PATTERN, Counter, Subscribers};
 
 /// The configuration the subscribers listen to.
 const NET: &str = "live";
-/// Subscribers to its events.
+/// How many subscribers connect.
 pub(crate) const SUBSCRIBERS: usize = 1_000;
-/// Tags (role 4, DEFAULT TAG: a 100 ms beacon period, 10 Hz).
+/// How many tags the configuration runs.
 pub(crate) const TAGS: usize = 330;
-/// The beacon period of role 4 that gives 10 Hz, in network time units.
+/// DEFAULT TAG's `network_period`: 100 ms, in 1/975,000 s.
 pub(crate) const TAG_PERIOD_UNITS: u64 = 97_500;
-/// Position batches a second each subscriber asks for (the default).
+/// Each subscriber's `max_rate`.
 pub(crate) const MAX_RATE: u32 = 10;
-/// Position frames the server cuts a second.
-const FRAMES_PER_SECOND: u32 = 10;
-/// wrk connections of the REST read runs.
+/// wrk's connections for the REST reads.
 pub(crate) const READ_CONNECTIONS: u32 = 8;
-/// Connected subscribers read this long before anything is measured.
+/// How long the subscribers read before their memory is measured.
 const WARM_UP: Duration = Duration::from_secs(2);
-/// The probe stream measures this long, after one second of warming up.
+/// How long the probe stream is counted.
 const PROBE: Duration = Duration::from_secs(2);
-/// Positions a second the probe must see at least (90% of 330 at 10 Hz),
-/// or the configuration does not run as the figures claim.
+/// The fewest positions a second the probe accepts (90% of 330 at 10 Hz).
+#[allow(clippy::cast_precision_loss)]
 const PROBE_MINIMUM: f64 = 0.9 * (TAGS as f64) * 10.0;
-/// The longest wait for a stream's first position batch.
+/// How long a stream may take to bring its first batch.
 const FIRST_BATCH_TIMEOUT: Duration = Duration::from_secs(30);
-/// A subscriber looks at the stop flag at least this often.
-const READ_TIMEOUT: Duration = Duration::from_secs(1);
-/// A subscriber thread's stack: it only loops over reads.
-const STACK_BYTES: usize = 128 * 1024;
-/// A subscriber's read buffer (the server writes up to 64 KiB at a time).
+/// The most bytes the probe reads at once.
 const READ_BYTES: usize = 64 * 1024;
-/// What starts each position batch on the wire. Every event line follows a
-/// newline (the previous event's blank line, or a chunk-size line).
-const BATCH_PATTERN: &[u8] = b"\nevent: position\n";
-/// What each position in a batch carries once.
+/// What starts each position in the default form.
 const POSITION_PATTERN: &[u8] = b"\"serial_number\"";
-/// File descriptors the bench process and the server each need beyond the
-/// subscribers' sockets.
+/// Open files beyond the subscribers' (the server's own, wrk's).
 const SPARE_FILES: u64 = 512;
+/// The forms measured, the front end's first.
+const FORMS: [&str; 2] = ["compact", "objects"];
+/// Rounds of the subscribers connecting and leaving.
+pub(crate) const ROUNDS: usize = 10;
+/// How long the subscribers of a round read.
+const ROUND_READING: Duration = Duration::from_secs(1);
+/// How long after they left the memory is read (the allocator gives freed
+/// pages back within a second).
+const ROUND_SETTLE: Duration = Duration::from_secs(2);
 
-/// Runs the live-events benchmark with its own server over `dir/events`.
 pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFigures> {
     raise_open_files(SUBSCRIBERS as u64 + SPARE_FILES)?;
     let launch = Launch::new(binary, &dir.join("events"), &dir.join("server-events.log"));
@@ -131,11 +131,60 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
         cpu_without.text()
     );
 
+    let mut runs = Vec::new();
+    for form in FORMS {
+        let run = measure_form(&server, form, &get, &devices_url, seconds)?;
+        eprintln!(
+            "    ratio {:.3}; position batches over {:.1} s: min {:.1}%, median {:.1}%, mean {:.1}%",
+            run.with.rate() / without.rate(),
+            run.window_seconds,
+            100.0 * run.share_min(),
+            100.0 * run.share_median(),
+            100.0 * run.share_mean(),
+        );
+        runs.push(run);
+    }
+
+    step(&format!(
+        "events: {ROUNDS} rounds of {SUBSCRIBERS} subscribers (compact) connecting, reading {ROUND_READING:?} and leaving"
+    ));
+    let rounds_rss_kb = rounds(&server)?;
+    server.stop()?;
+
+    Ok(EventFigures {
+        subscribers: SUBSCRIBERS,
+        tags: TAGS,
+        max_rate: MAX_RATE,
+        read_connections: READ_CONNECTIONS,
+        positions_per_second: probe.positions_per_second,
+        batches_per_second: probe.batches_per_second,
+        without,
+        cpu_without,
+        runs,
+        rounds_rss_kb,
+    })
+}
+
+/// The events' path for `form`.
+fn events_path(form: &str) -> String {
+    format!("/nets/{NET}/events?types=position&max_rate={MAX_RATE}&positions={form}")
+}
+
+/// The subscribers of one form: memory, reads with them, their batches.
+fn measure_form(
+    server: &Server,
+    form: &'static str,
+    get: &Path,
+    devices_url: &str,
+    seconds: u32,
+) -> Result<EventRun> {
     thread::sleep(Duration::from_secs(1));
     let rss_before_kb = server.rss_kib()?;
-    step(&format!("events: connecting {SUBSCRIBERS} subscribers"));
-    let subscribers = Subscribers::connect(server.port(), SUBSCRIBERS)?;
-    subscribers.wait_for_first_batches()?;
+    step(&format!(
+        "events: connecting {SUBSCRIBERS} subscribers, positions={form}"
+    ));
+    let subscribers = Subscribers::connect(server.port(), &events_path(form), SUBSCRIBERS)?;
+    subscribers.wait_for_first_batches(FIRST_BATCH_TIMEOUT)?;
     thread::sleep(WARM_UP);
     let rss_with_kb = server.rss_kib()?;
     eprintln!(
@@ -144,42 +193,44 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
         rss_with_kb,
         rss_with_kb.saturating_sub(rss_before_kb) as f64 / SUBSCRIBERS as f64
     );
-
     step(&format!(
-        "events: reads with {SUBSCRIBERS} subscribers reading"
+        "events: reads with {SUBSCRIBERS} subscribers reading, positions={form}"
     ));
     let window = subscribers.start_window()?;
-    let (with, cpu_with) = reads(&server, &get, &devices_url, seconds)?;
+    let (with, cpu_with) = reads(server, get, devices_url, seconds)?;
     let counted = subscribers.end_window(window);
     eprintln!(
-        "    {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms); CPU {}; ratio {:.3}",
+        "    {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms); CPU {}",
         with.rate(),
         with.p50_ms,
         with.p99_ms,
         cpu_with.text(),
-        with.rate() / without.rate()
     );
     let ended_early = subscribers.stop();
     thread::sleep(Duration::from_secs(1));
     let rss_after_kb = server.rss_kib()?;
-    server.stop()?;
-
-    let expected = f64::from(counted.frames);
-    let figures = EventFigures {
-        subscribers: SUBSCRIBERS,
-        tags: TAGS,
-        max_rate: MAX_RATE,
-        read_connections: READ_CONNECTIONS,
-        positions_per_second: probe.positions_per_second,
-        batches_per_second: probe.batches_per_second,
-        without,
+    // The frames the server cut in the window: ten a second by the clock,
+    // unless the server's frame timer ran late at the window's edge (then
+    // every subscriber counts one fewer or one more). The frames are shared,
+    // so the most any subscriber counted is what was cut; a subscriber's
+    // share is its batches over that.
+    let most = counted.batches.iter().copied().max().unwrap_or(0);
+    if most.abs_diff(u64::from(counted.frames)) > 1 {
+        eprintln!(
+            "    the most batches a subscriber counted, {most}, is not the {} frames of the window",
+            counted.frames
+        );
+    }
+    let expected = most.max(1) as f64;
+    Ok(EventRun {
+        form,
         with,
-        cpu_without,
         cpu_with,
         rss_before_kb,
         rss_with_kb,
         rss_after_kb,
-        window_seconds: expected / f64::from(FRAMES_PER_SECOND),
+        window_seconds: f64::from(counted.frames) / 10.0,
+        frames_by_clock: counted.frames,
         shares: counted
             .batches
             .iter()
@@ -187,16 +238,28 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
             .collect(),
         received_bytes: counted.bytes,
         ended_early,
-    };
-    eprintln!(
-        "    position batches over {:.1} s: min {:.1}%, median {:.1}%, mean {:.1}% of {}",
-        figures.window_seconds,
-        100.0 * figures.share_min(),
-        100.0 * figures.share_median(),
-        100.0 * figures.share_mean(),
-        counted.frames
-    );
-    Ok(figures)
+    })
+}
+
+/// The server's resident memory after each of [`ROUNDS`] rounds of the
+/// subscribers connecting, reading and leaving.
+fn rounds(server: &Server) -> Result<Vec<u64>> {
+    let mut after = Vec::with_capacity(ROUNDS);
+    for round in 1..=ROUNDS {
+        let subscribers = Subscribers::connect(server.port(), &events_path(FORMS[0]), SUBSCRIBERS)?;
+        subscribers.wait_for_first_batches(FIRST_BATCH_TIMEOUT)?;
+        thread::sleep(ROUND_READING);
+        let with_kb = server.rss_kib()?;
+        let ended_early = subscribers.stop();
+        if ended_early > 0 {
+            bail!("round {round}: {ended_early} subscribers ended early");
+        }
+        thread::sleep(ROUND_SETTLE);
+        let rss = server.rss_kib()?;
+        eprintln!("    round {round}: server RSS {with_kb} kB with them, {rss} kB after");
+        after.push(rss);
+    }
+    Ok(after)
 }
 
 /// The configuration's devices, as POSTs.
@@ -240,8 +303,7 @@ struct Probe {
     batches_per_second: f64,
 }
 
-/// Reads one stream: after its first batch and a second more, counts
-/// positions and batches for [`PROBE`].
+/// One stream of the default form, counted for [`PROBE`] after a second.
 fn probe(port: u16) -> Result<Probe> {
     let mut stream = open_stream(port)?;
     stream.set_read_timeout(Some(FIRST_BATCH_TIMEOUT))?;
@@ -299,7 +361,8 @@ fn reads(server: &Server, script: &Path, url: &str, seconds: u32) -> Result<(wrk
     Ok((load, cpu))
 }
 
-/// `GET /nets/live/events?types=position` sent on a new connection.
+/// `GET /nets/live/events?types=position` (the default form) sent on a
+/// new connection, read blocking: the probe.
 fn open_stream(port: u16) -> Result<TcpStream> {
     let mut stream = TcpStream::connect(("127.0.0.1", port))
         .with_context(|| format!("could not connect to port {port}"))?;
@@ -313,8 +376,7 @@ fn open_stream(port: u16) -> Result<TcpStream> {
 }
 
 /// Reads the answer's head; fails unless it is a 200 of
-/// `text/event-stream`. Returns the body's first bytes, from the newline
-/// that ends the head.
+/// `text/event-stream`. Returns the body's first bytes.
 fn read_head(stream: &mut TcpStream) -> Result<Vec<u8>> {
     let mut head = Vec::new();
     let mut buffer = [0; 4096];
@@ -329,324 +391,31 @@ fn read_head(stream: &mut TcpStream) -> Result<Vec<u8>> {
             );
         }
         head.extend_from_slice(&buffer[..read]);
-        if let Some(end) = head.windows(4).position(|window| window == b"\r\n\r\n") {
-            let text = String::from_utf8_lossy(&head[..end]).to_ascii_lowercase();
-            let status = text.lines().next().unwrap_or_default();
-            if !status.starts_with("http/1.1 200") {
-                bail!("GET /nets/{NET}/events answered `{status}`");
-            }
-            if !text.contains("content-type: text/event-stream") {
-                bail!("GET /nets/{NET}/events did not answer text/event-stream: {text}");
-            }
-            return Ok(head.split_off(end + 3));
+        if let Some(body) = split_head(&mut head)? {
+            return Ok(body);
         }
+    }
+}
+
+/// When `head` holds a whole answer's head: fails unless it is a 200 of
+/// `text/event-stream`, and returns the bytes after it, from the newline
+/// that ends the head.
+pub(crate) fn split_head(head: &mut Vec<u8>) -> Result<Option<Vec<u8>>> {
+    let Some(end) = head.windows(4).position(|window| window == b"\r\n\r\n") else {
         if head.len() > 16 * 1024 {
             bail!("the answer's head is longer than 16 KiB");
         }
-    }
-}
-
-/// Counts a pattern in a byte stream read in pieces: the last bytes of each
-/// piece are kept, so that a pattern split between two reads is counted
-/// (once).
-pub(crate) struct Counter {
-    pattern: &'static [u8],
-    /// The kept bytes, then room for one read.
-    buffer: Vec<u8>,
-    kept: usize,
-    pub(crate) count: u64,
-}
-
-impl Counter {
-    pub(crate) fn new(pattern: &'static [u8]) -> Counter {
-        Counter {
-            pattern,
-            buffer: vec![0; READ_BYTES + pattern.len()],
-            kept: 0,
-            count: 0,
-        }
-    }
-
-    /// Where the next read goes.
-    fn space(&mut self) -> &mut [u8] {
-        &mut self.buffer[self.kept..]
-    }
-
-    /// `read` bytes were read into [`Counter::space`]: counts the patterns
-    /// that end in them and returns how many.
-    fn filled(&mut self, read: usize) -> u64 {
-        let end = self.kept + read;
-        let found = count_in(&self.buffer[..end], self.pattern);
-        // Fewer bytes than the pattern cannot hold a whole one: no pattern
-        // is counted twice.
-        let keep = (self.pattern.len() - 1).min(end);
-        self.buffer.copy_within(end - keep..end, 0);
-        self.kept = keep;
-        self.count += found;
-        found
-    }
-
-    /// Counts the patterns that end in `bytes`.
-    pub(crate) fn feed(&mut self, bytes: &[u8]) -> u64 {
-        let mut found = 0;
-        for piece in bytes.chunks(READ_BYTES) {
-            self.space()[..piece.len()].copy_from_slice(piece);
-            found += self.filled(piece.len());
-        }
-        found
-    }
-}
-
-/// Occurrences of `pattern` in `haystack`.
-fn count_in(haystack: &[u8], pattern: &[u8]) -> u64 {
-    let Some(&first) = pattern.first() else {
-        return 0;
+        return Ok(None);
     };
-    let (mut count, mut at) = (0, 0);
-    while let Some(found) = find_byte(&haystack[at..], first) {
-        let start = at + found;
-        if haystack[start..].starts_with(pattern) {
-            count += 1;
-        }
-        at = start + 1;
+    let text = String::from_utf8_lossy(&head[..end]).to_ascii_lowercase();
+    let status = text.lines().next().unwrap_or_default();
+    if !status.starts_with("http/1.1 200") {
+        bail!("GET /nets/{NET}/events answered `{status}`");
     }
-    count
-}
-
-/// The index of the first `byte` in `bytes`. `BufRead::skip_until` on a
-/// slice runs the standard library's memchr, which is built optimised
-/// whatever the profile: `cargo xtask bench` builds this crate in release,
-/// but a debug build (`cargo run -p netcfg-load`) with a byte loop would
-/// make the subscribers, not the server, the bottleneck at some 300 MB a
-/// second.
-fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
-    let mut rest = bytes;
-    let skipped = rest.skip_until(byte).ok()?;
-    (skipped > 0 && bytes[skipped - 1] == byte).then(|| skipped - 1)
-}
-
-/// What one subscriber has counted so far.
-#[derive(Default)]
-struct Tally {
-    batches: AtomicU64,
-    bytes: AtomicU64,
-    /// Nanoseconds from the subscribers' epoch to the last read that held a
-    /// batch.
-    last_batch_ns: AtomicU64,
-    opened: AtomicBool,
-    ended: AtomicBool,
-    error: Mutex<Option<String>>,
-}
-
-/// The subscribers, each on its own thread.
-struct Subscribers {
-    tallies: Vec<Arc<Tally>>,
-    threads: Vec<JoinHandle<()>>,
-    stop: Arc<AtomicBool>,
-    epoch: Instant,
-}
-
-/// Where a measured window starts.
-struct Window {
-    at: Instant,
-    batches: Vec<u64>,
-    bytes: u64,
-}
-
-/// What the subscribers received over a window.
-struct Counted {
-    /// Frames the server cut over the window (ten a second).
-    frames: u32,
-    /// Batches each subscriber received over it.
-    batches: Vec<u64>,
-    /// Bytes all received over it.
-    bytes: u64,
-}
-
-impl Subscribers {
-    /// Opens `count` streams, one after the other (the server's listen
-    /// queue is not flooded), each read by its own thread.
-    fn connect(port: u16, count: usize) -> Result<Subscribers> {
-        let stop = Arc::new(AtomicBool::new(false));
-        let epoch = Instant::now();
-        let mut subscribers = Subscribers {
-            tallies: Vec::with_capacity(count),
-            threads: Vec::with_capacity(count),
-            stop: Arc::clone(&stop),
-            epoch,
-        };
-        for number in 0..count {
-            let stream =
-                open_stream(port).with_context(|| format!("subscriber {number} of {count}"))?;
-            stream.set_read_timeout(Some(FIRST_BATCH_TIMEOUT))?;
-            let tally = Arc::new(Tally::default());
-            let (thread_tally, stop) = (Arc::clone(&tally), Arc::clone(&stop));
-            let thread = thread::Builder::new()
-                .name(format!("subscriber-{number}"))
-                .stack_size(STACK_BYTES)
-                .spawn(move || subscribe(stream, &thread_tally, &stop, epoch))
-                .context("could not start a subscriber thread")?;
-            subscribers.tallies.push(tally);
-            subscribers.threads.push(thread);
-        }
-        Ok(subscribers)
+    if !text.contains("content-type: text/event-stream") {
+        bail!("GET /nets/{NET}/events did not answer text/event-stream: {text}");
     }
-
-    /// The first error of a subscriber that ended, if one did.
-    fn first_error(&self) -> Option<String> {
-        self.tallies.iter().enumerate().find_map(|(number, tally)| {
-            let error = tally.error.lock().unwrap_or_else(PoisonError::into_inner);
-            error
-                .as_ref()
-                .map(|error| format!("subscriber {number}: {error}"))
-        })
-    }
-
-    /// Waits until every stream answered 200 and brought a position batch.
-    fn wait_for_first_batches(&self) -> Result<()> {
-        let deadline = Instant::now() + FIRST_BATCH_TIMEOUT;
-        loop {
-            if let Some(error) = self.first_error() {
-                bail!("{error}");
-            }
-            let waiting = self
-                .tallies
-                .iter()
-                .filter(|tally| {
-                    !tally.opened.load(Ordering::Relaxed)
-                        || tally.batches.load(Ordering::Relaxed) == 0
-                })
-                .count();
-            if waiting == 0 {
-                return Ok(());
-            }
-            if Instant::now() > deadline {
-                bail!(
-                    "{waiting} of {} subscribers had no position batch after {FIRST_BATCH_TIMEOUT:?}",
-                    self.tallies.len()
-                );
-            }
-            thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Starts a window halfway between two frames, as the first subscriber
-    /// receives them: every subscriber that gets each frame within 50 ms of
-    /// it then counts exactly the frames cut in a window of whole tenths of
-    /// a second.
-    fn start_window(&self) -> Result<Window> {
-        let last_ns = self.tallies[0].last_batch_ns.load(Ordering::Relaxed);
-        let period_ns = 1_000_000_000 / u64::from(FRAMES_PER_SECOND);
-        let now_ns = u64::try_from(self.epoch.elapsed().as_nanos())?;
-        let mut at_ns = last_ns + period_ns / 2;
-        while at_ns <= now_ns {
-            at_ns += period_ns;
-        }
-        let at = self.epoch + Duration::from_nanos(at_ns);
-        thread::sleep(at.saturating_duration_since(Instant::now()));
-        let (batches, bytes) = self.snapshot();
-        Ok(Window { at, batches, bytes })
-    }
-
-    /// Ends `window` at its first whole tenth of a second from now.
-    fn end_window(&self, window: Window) -> Counted {
-        let period = Duration::from_secs(1) / FRAMES_PER_SECOND;
-        let mut frames = 1;
-        while window.at + period * frames <= Instant::now() {
-            frames += 1;
-        }
-        thread::sleep((window.at + period * frames).saturating_duration_since(Instant::now()));
-        let (batches, bytes) = self.snapshot();
-        Counted {
-            frames,
-            batches: batches
-                .iter()
-                .zip(&window.batches)
-                .map(|(now, then)| now - then)
-                .collect(),
-            bytes: bytes - window.bytes,
-        }
-    }
-
-    fn snapshot(&self) -> (Vec<u64>, u64) {
-        let batches = self
-            .tallies
-            .iter()
-            .map(|tally| tally.batches.load(Ordering::Relaxed))
-            .collect();
-        let bytes = self
-            .tallies
-            .iter()
-            .map(|tally| tally.bytes.load(Ordering::Relaxed))
-            .sum();
-        (batches, bytes)
-    }
-
-    /// Stops every subscriber (each closes its connection) and returns how
-    /// many had ended before, with their first error printed.
-    fn stop(mut self) -> usize {
-        let ended_early = self
-            .tallies
-            .iter()
-            .filter(|tally| tally.ended.load(Ordering::Relaxed))
-            .count();
-        if let Some(error) = self.first_error() {
-            eprintln!("    {ended_early} subscribers ended early; {error}");
-        }
-        self.join();
-        ended_early
-    }
-
-    fn join(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
-        }
-    }
-}
-
-impl Drop for Subscribers {
-    fn drop(&mut self) {
-        self.join();
-    }
-}
-
-/// A subscriber's thread: the head, then reads until told to stop.
-fn subscribe(mut stream: TcpStream, tally: &Tally, stop: &AtomicBool, epoch: Instant) {
-    let mut read = || -> Result<()> {
-        let body = read_head(&mut stream)?;
-        tally.opened.store(true, Ordering::Relaxed);
-        stream.set_read_timeout(Some(READ_TIMEOUT))?;
-        let mut counter = Counter::new(BATCH_PATTERN);
-        let record = |found: u64, bytes: usize| {
-            if found > 0 {
-                tally.batches.fetch_add(found, Ordering::Relaxed);
-                let ns = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
-                tally.last_batch_ns.store(ns, Ordering::Relaxed);
-            }
-            tally.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
-        };
-        record(counter.feed(&body), body.len());
-        while !stop.load(Ordering::Relaxed) {
-            match stream.read(counter.space()) {
-                Ok(0) => bail!("the server ended the stream"),
-                Ok(read) => record(counter.filled(read), read),
-                // Quiet for a while (a busy server): it reads on, as a
-                // real client does.
-                Err(error)
-                    if matches!(
-                        error.kind(),
-                        ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
-                    ) => {}
-                Err(error) => return Err(error.into()),
-            }
-        }
-        Ok(())
-    };
-    if let Err(error) = read() {
-        *tally.error.lock().unwrap_or_else(PoisonError::into_inner) = Some(format!("{error:#}"));
-        tally.ended.store(true, Ordering::Relaxed);
-    }
+    Ok(Some(head.split_off(end + 3)))
 }
 
 /// CPU time so far, in clock ticks (100 a second): the server's, this
@@ -771,30 +540,10 @@ fn open_file_limits() -> Result<(u64, u64)> {
 mod tests {
     use super::*;
 
-    const STREAM: &[u8] = b"HTTP/1.1 200 OK\r\n\r\n1d\r\n: netcfg events\nretry: 3000\n\n\r\n40\r\nevent: position\ndata: {\"net\":\"live\",\"positions\":[]}\n\nevent: position\ndata: {}\n\n\r\n";
-
     #[test]
-    fn counts_every_pattern_however_the_stream_is_cut() {
-        let whole = count_in(STREAM, BATCH_PATTERN);
-        assert_eq!(whole, 2);
-        for piece in 1..STREAM.len() {
-            let mut counter = Counter::new(BATCH_PATTERN);
-            let found: u64 = STREAM.chunks(piece).map(|bytes| counter.feed(bytes)).sum();
-            assert_eq!((found, counter.count), (2, 2), "pieces of {piece} bytes");
-        }
-    }
-
-    #[test]
-    fn counts_back_to_back_patterns_and_nothing_else() {
+    fn counts_the_positions_of_the_default_form() {
         assert_eq!(
-            count_in(b"\nevent: position\nevent: position\n", BATCH_PATTERN),
-            2
-        );
-        assert_eq!(count_in(b"\nevent: positions\n", BATCH_PATTERN), 0);
-        assert_eq!(count_in(b"event: position\n", BATCH_PATTERN), 0);
-        assert_eq!(count_in(b"", BATCH_PATTERN), 0);
-        assert_eq!(
-            count_in(
+            subscribers::count_in(
                 br#"[{"serial_number":1},{"serial_number":2}]"#,
                 POSITION_PATTERN
             ),
@@ -803,11 +552,13 @@ mod tests {
     }
 
     #[test]
-    fn finds_bytes() {
-        assert_eq!(find_byte(b"abc\n", b'\n'), Some(3));
-        assert_eq!(find_byte(b"\nabc", b'\n'), Some(0));
-        assert_eq!(find_byte(b"abc", b'\n'), None);
-        assert_eq!(find_byte(b"", b'\n'), None);
+    fn splits_the_head_from_the_body() {
+        let mut head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\nbody".to_vec();
+        assert_eq!(split_head(&mut head).unwrap().unwrap(), b"\nbody");
+        let mut partial = b"HTTP/1.1 200 OK\r\n".to_vec();
+        assert!(split_head(&mut partial).unwrap().is_none());
+        let mut refused = b"HTTP/1.1 404 Not Found\r\n\r\n".to_vec();
+        assert!(split_head(&mut refused).is_err());
     }
 
     #[test]

@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 
 use super::wrk::Load;
 
+mod events;
+pub(crate) use events::{EventFigures, EventRun};
+
 /// Reads of the devices route and of the baseline, at one connection count.
 pub(crate) struct ReadPoint {
     pub(crate) devices: Load,
@@ -91,223 +94,6 @@ impl CpuSplit {
 
     fn json(&self) -> Value {
         json!({"server": self.server, "subscribers": self.client, "rest": self.rest})
-    }
-}
-
-/// What the live-events step measured (bench/events.rs).
-pub(crate) struct EventFigures {
-    pub(crate) subscribers: usize,
-    pub(crate) tags: usize,
-    pub(crate) max_rate: u32,
-    pub(crate) read_connections: u32,
-    /// What one stream carried before the measurement.
-    pub(crate) positions_per_second: f64,
-    pub(crate) batches_per_second: f64,
-    /// REST reads without and with the subscribers.
-    pub(crate) without: Load,
-    pub(crate) with: Load,
-    pub(crate) cpu_without: CpuSplit,
-    pub(crate) cpu_with: CpuSplit,
-    /// The server's resident memory before the subscribers connected, with
-    /// them connected and warmed up, and a second after they left.
-    pub(crate) rss_before_kb: u64,
-    pub(crate) rss_with_kb: u64,
-    pub(crate) rss_after_kb: u64,
-    /// The window over which batches were counted (whole tenths of a
-    /// second), and each subscriber's batches over ten a second.
-    pub(crate) window_seconds: f64,
-    pub(crate) shares: Vec<f64>,
-    /// Bytes all subscribers received over the window.
-    pub(crate) received_bytes: u64,
-    /// Subscribers whose stream ended or failed before they were stopped.
-    pub(crate) ended_early: usize,
-}
-
-/// The goal of the live events' read ratio.
-const EVENTS_READ_GOAL: f64 = 0.8;
-/// The goal of the live events' memory per subscriber, in KiB.
-const EVENTS_RSS_GOAL_KIB: f64 = 64.0;
-/// The goal of the share of batches each subscriber receives.
-const EVENTS_SHARE_GOAL: f64 = 0.99;
-
-impl EventFigures {
-    pub(crate) fn read_ratio(&self) -> f64 {
-        self.with.rate() / self.without.rate()
-    }
-
-    pub(crate) fn rss_per_subscriber_kib(&self) -> f64 {
-        self.rss_with_kb.saturating_sub(self.rss_before_kb) as f64 / self.subscribers as f64
-    }
-
-    pub(crate) fn share_min(&self) -> f64 {
-        percentile(&self.shares, 0)
-    }
-
-    pub(crate) fn share_median(&self) -> f64 {
-        median(&self.shares)
-    }
-
-    pub(crate) fn share_mean(&self) -> f64 {
-        self.shares.iter().sum::<f64>() / self.shares.len().max(1) as f64
-    }
-
-    fn below_goal(&self) -> usize {
-        self.shares
-            .iter()
-            .filter(|share| **share < EVENTS_SHARE_GOAL)
-            .count()
-    }
-
-    fn lines(&self) -> Vec<Line> {
-        let mut lines = vec![Line {
-            key: "events_positions",
-            what: format!(
-                "events: one stream before measuring, {} tags at 10 Hz (batches a second)",
-                self.tags
-            ),
-            value: format!(
-                "{:.0} positions/s ({:.1})",
-                self.positions_per_second, self.batches_per_second
-            ),
-            target: "",
-            met: None,
-        }];
-        let ratio = self.read_ratio();
-        lines.push(Line {
-            key: "events_reads_ratio",
-            what: format!(
-                "events: GET devices with {} subscribers / without, {} connections ({:.0} / {:.0} req/s)",
-                self.subscribers,
-                self.read_connections,
-                self.with.rate(),
-                self.without.rate()
-            ),
-            value: format!("{ratio:.3}"),
-            target: ">= 0.8",
-            met: Some(ratio >= EVENTS_READ_GOAL),
-        });
-        let per_subscriber = self.rss_per_subscriber_kib();
-        lines.push(Line {
-            key: "events_rss_per_subscriber",
-            what: format!(
-                "events: server RSS per subscriber ({} with them - {} before, / {})",
-                mb(self.rss_with_kb),
-                mb(self.rss_before_kb),
-                self.subscribers
-            ),
-            value: format!("{per_subscriber:.1} KiB"),
-            target: "<= 64 KiB",
-            met: Some(per_subscriber <= EVENTS_RSS_GOAL_KIB),
-        });
-        let minimum = self.share_min();
-        lines.push(Line {
-            key: "events_batch_share",
-            what: format!(
-                "events: position batches received / 10 a second over {:.1} s, max_rate {}: min / median / mean",
-                self.window_seconds, self.max_rate
-            ),
-            value: format!(
-                "{:.1}% / {:.1}% / {:.1}%",
-                100.0 * minimum,
-                100.0 * self.share_median(),
-                100.0 * self.share_mean()
-            ),
-            target: ">= 99% each",
-            met: Some(minimum >= EVENTS_SHARE_GOAL && self.ended_early == 0),
-        });
-        lines.push(Line {
-            key: "events_cpu",
-            what: "events: CPU during the reads with subscribers (without them)".to_owned(),
-            value: format!(
-                "server {:.2} ({:.2}), subscribers {:.2} ({:.2}), rest {:.2} ({:.2}) cores",
-                self.cpu_with.server,
-                self.cpu_without.server,
-                self.cpu_with.client,
-                self.cpu_without.client,
-                self.cpu_with.rest,
-                self.cpu_without.rest
-            ),
-            target: "",
-            met: None,
-        });
-        lines
-    }
-
-    fn markdown(&self, md: &mut String) {
-        let _ = writeln!(
-            md,
-            "\n## Live events\n\n{} subscribers to `GET /nets/live/events?types=position&max_rate={}`, one configuration of {} tags at 10 Hz on the simulator; REST reads `GET /nets/live/devices` at {} connections.\n",
-            self.subscribers, self.max_rate, self.tags, self.read_connections
-        );
-        md.push_str(
-            "| REST reads | req/s | p50 / p99 ms | errors | CPU (cores) |\n|---|---|---|---|---|\n",
-        );
-        for (label, load, cpu) in [
-            ("without subscribers", &self.without, &self.cpu_without),
-            ("with subscribers", &self.with, &self.cpu_with),
-        ] {
-            let _ = writeln!(
-                md,
-                "| {label} | {:.0} | {:.2} / {:.2} | {} | {} |",
-                load.rate(),
-                load.p50_ms,
-                load.p99_ms,
-                load.errors,
-                cpu.text()
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\nServer RSS: {} before the subscribers, {} with them, {} a second after they left. Position batches over {:.1} s: min {:.2}%, 1st percentile {:.2}%, median {:.2}%, mean {:.2}%, max {:.2}%; {} subscribers below 99%, {} ended early; {:.1} MB/s received in all.",
-            mb(self.rss_before_kb),
-            mb(self.rss_with_kb),
-            mb(self.rss_after_kb),
-            self.window_seconds,
-            100.0 * self.share_min(),
-            100.0 * percentile(&self.shares, 1),
-            100.0 * self.share_median(),
-            100.0 * self.share_mean(),
-            100.0 * percentile(&self.shares, 100),
-            self.below_goal(),
-            self.ended_early,
-            self.received_bytes as f64 / 1e6 / self.window_seconds.max(1e-3)
-        );
-    }
-
-    fn json(&self) -> Value {
-        json!({
-            "subscribers": self.subscribers,
-            "tags": self.tags,
-            "max_rate": self.max_rate,
-            "probe": {
-                "positions_per_second": self.positions_per_second,
-                "batches_per_second": self.batches_per_second,
-            },
-            "reads": {
-                "route": "GET /nets/live/devices",
-                "ratio": self.read_ratio(),
-                "without": load_json(&self.without),
-                "with": load_json(&self.with),
-                "cpu_cores_without": self.cpu_without.json(),
-                "cpu_cores_with": self.cpu_with.json(),
-            },
-            "memory": {
-                "rss_before_kb": self.rss_before_kb,
-                "rss_with_kb": self.rss_with_kb,
-                "rss_after_kb": self.rss_after_kb,
-                "per_subscriber_kib": self.rss_per_subscriber_kib(),
-            },
-            "batches": {
-                "window_seconds": self.window_seconds,
-                "share_min": self.share_min(),
-                "share_median": self.share_median(),
-                "share_mean": self.share_mean(),
-                "below_goal": self.below_goal(),
-                "ended_early": self.ended_early,
-                "received_bytes": self.received_bytes,
-                "shares": self.shares,
-            },
-        })
     }
 }
 
@@ -699,7 +485,8 @@ fn mb(kb: u64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use super::events::tests::events;
     use super::*;
 
     #[test]
@@ -718,7 +505,7 @@ mod tests {
         assert_eq!(percentile(&[], 99), 0.0);
     }
 
-    fn load(connections: u32, requests: u64, p50_ms: f64, p99_ms: f64) -> Load {
+    pub(crate) fn load(connections: u32, requests: u64, p50_ms: f64, p99_ms: f64) -> Load {
         Load {
             connections,
             requests,
@@ -769,33 +556,6 @@ mod tests {
         }
     }
 
-    fn events(shares: Vec<f64>, ended_early: usize) -> EventFigures {
-        let cpu = CpuSplit {
-            server: 1.0,
-            client: 0.25,
-            rest: 0.5,
-        };
-        EventFigures {
-            subscribers: 4,
-            tags: 330,
-            max_rate: 10,
-            read_connections: 8,
-            positions_per_second: 3_300.0,
-            batches_per_second: 10.0,
-            without: load(8, 10_000, 1.0, 2.0),
-            with: load(8, 8_000, 1.2, 2.5),
-            cpu_without: cpu,
-            cpu_with: cpu,
-            rss_before_kb: 1_000,
-            rss_with_kb: 1_256,
-            rss_after_kb: 1_010,
-            window_seconds: 5.0,
-            shares,
-            received_bytes: 5_000_000,
-            ended_early,
-        }
-    }
-
     fn report(site: Option<Figures>, events: Option<EventFigures>) -> Report {
         Report {
             seconds_per_point: 2,
@@ -816,17 +576,6 @@ mod tests {
         assert_eq!(site.reads[1].p99_ratio(), 1.5);
         // Medians, so one slow sample does not move the figure.
         assert_eq!(site.growth.ratio(), 1.5);
-        let events = events(vec![1.0, 0.99, 1.0, 0.995], 0);
-        assert_eq!(events.read_ratio(), 0.8);
-        assert_eq!(events.rss_per_subscriber_kib(), 64.0);
-        assert_eq!(events.share_min(), 0.99);
-        assert!((events.share_median() - 0.9975).abs() < 1e-12);
-        assert!((events.share_mean() - 0.99625).abs() < 1e-12);
-        let shrunk = EventFigures {
-            rss_with_kb: 500,
-            ..events
-        };
-        assert_eq!(shrunk.rss_per_subscriber_kib(), 0.0);
     }
 
     #[test]
@@ -880,30 +629,6 @@ mod tests {
     }
 
     #[test]
-    fn every_subscriber_must_get_its_share_and_none_may_end_early() {
-        let met = |figures: EventFigures| {
-            verdicts(&figures.lines())
-                .into_iter()
-                .find(|(key, _)| *key == "events_batch_share")
-                .and_then(|(_, met)| met)
-        };
-        assert_eq!(met(events(vec![1.0, 0.99], 0)), Some(true));
-        assert_eq!(met(events(vec![1.0, 0.989], 0)), Some(false));
-        assert_eq!(met(events(vec![1.0, 1.0], 1)), Some(false));
-        let lines = events(vec![1.0], 0).lines();
-        assert_eq!(
-            verdicts(&lines),
-            [
-                ("events_positions", None),
-                ("events_reads_ratio", Some(true)),
-                ("events_rss_per_subscriber", Some(true)),
-                ("events_batch_share", Some(true)),
-                ("events_cpu", None),
-            ]
-        );
-    }
-
-    #[test]
     fn the_console_summary_says_which_targets_are_met() {
         let mut site = site();
         site.writes_32.requests = 1_000;
@@ -917,7 +642,7 @@ mod tests {
             "{text}"
         );
         // One line per figure, and the load average.
-        assert_eq!(text.lines().count(), 9 + 5 + 1);
+        assert_eq!(text.lines().count(), 9 + 6 + 1);
     }
 
     #[test]
@@ -945,7 +670,7 @@ mod tests {
                 .unwrap();
         assert_eq!(json["seconds_per_point"], 2);
         let summary = json["summary"].as_array().unwrap();
-        assert_eq!(summary.len(), 9 + 5);
+        assert_eq!(summary.len(), 9 + 6);
         assert_eq!(summary[0]["key"], "reads_ratio_64");
         assert_eq!(summary[0]["met"], true);
         assert_eq!(summary[2]["met"], Value::Null);
@@ -953,14 +678,17 @@ mod tests {
         assert_eq!(json["reads"][1]["ratio"], 0.9);
         assert_eq!(json["writes"]["ratio_32_to_1"], 5.0);
         assert_eq!(json["footprint"]["startup_full_median_ms"], 50.0);
-        assert_eq!(json["events"]["memory"]["per_subscriber_kib"], 64.0);
         assert_eq!(
-            json["events"]["batches"]["shares"],
+            json["events"]["runs"][0]["memory"]["per_subscriber_kib"],
+            32.0
+        );
+        assert_eq!(
+            json["events"]["runs"][0]["batches"]["shares"],
             serde_json::json!([1.0, 0.99])
         );
         let events_only: Value =
             serde_json::from_str(&report(None, Some(events(vec![1.0], 0))).json()).unwrap();
         assert!(events_only.get("footprint").is_none());
-        assert_eq!(events_only["summary"].as_array().unwrap().len(), 5);
+        assert_eq!(events_only["summary"].as_array().unwrap().len(), 6);
     }
 }

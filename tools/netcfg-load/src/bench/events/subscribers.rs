@@ -1,0 +1,417 @@
+//! The measuring client: many SSE subscribers read by one thread.
+//!
+//! The subscribers stand for browsers on other machines, so on the bench's
+//! machine they must cost as little as they can: the CPU they take comes out
+//! of what the server and wrk share. One thread runs every connection on an
+//! event loop (tokio's, over epoll): a frame sent to a connection whose
+//! reader is already awake costs the server no wake-up of a sleeping thread,
+//! and the reader takes each connection's bytes in one read. (A thread per
+//! connection, blocked in `read`, made the server wake 10,000 threads a
+//! second and cost about 0.3 of a core of its own.)
+//!
+//! Each connection sends a raw HTTP/1.1 GET, checks the status line, then
+//! counts `event: position` lines in the bytes as they come; a pattern
+//! split between two reads is counted once.
+
+use std::{
+    io::BufRead,
+    sync::{
+        Arc, Mutex, PoisonError,
+        atomic::{AtomicBool, AtomicU64, Ordering},
+    },
+    thread::{self, JoinHandle},
+    time::{Duration, Instant},
+};
+
+use anyhow::{Context, Result, bail};
+use tokio::{
+    io::{AsyncReadExt, AsyncWriteExt},
+    net::TcpStream,
+    sync::oneshot,
+};
+
+/// The pattern that starts a position batch in the stream's bytes.
+pub(crate) const BATCH_PATTERN: &[u8] = b"\nevent: position\n";
+/// The most bytes one read takes from one connection.
+const READ_BYTES: usize = 64 * 1024;
+/// How long a subscriber waits for the answer's head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// The frames the server cuts each second.
+const FRAMES_PER_SECOND: u32 = 10;
+
+/// Counts a pattern in a byte stream read in pieces: the pattern's last
+/// bytes but one are carried from each piece to the next, so that a pattern
+/// split between two reads is counted (once).
+pub(crate) struct Counter {
+    pattern: &'static [u8],
+    carried: Vec<u8>,
+    pub(crate) count: u64,
+}
+
+impl Counter {
+    pub(crate) fn new(pattern: &'static [u8]) -> Counter {
+        Counter {
+            pattern,
+            carried: Vec::with_capacity(2 * pattern.len()),
+            count: 0,
+        }
+    }
+
+    /// Counts the patterns that end in `bytes` and returns how many.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> u64 {
+        let keep = self.pattern.len() - 1;
+        // The carried bytes are fewer than the pattern's, and so are the
+        // first `keep` of these: every match in the joint starts in the
+        // former and ends in the latter, so it is counted here only.
+        let mut joint = std::mem::take(&mut self.carried);
+        joint.extend_from_slice(&bytes[..keep.min(bytes.len())]);
+        let found = count_in(&joint, self.pattern) + count_in(bytes, self.pattern);
+        if bytes.len() >= keep {
+            joint.clear();
+            joint.extend_from_slice(&bytes[bytes.len() - keep..]);
+        } else {
+            joint.drain(..joint.len().saturating_sub(keep));
+        }
+        self.carried = joint;
+        self.count += found;
+        found
+    }
+}
+
+/// Occurrences of `pattern` in `haystack`.
+pub(crate) fn count_in(haystack: &[u8], pattern: &[u8]) -> u64 {
+    let Some(&first) = pattern.first() else {
+        return 0;
+    };
+    let (mut count, mut at) = (0, 0);
+    while let Some(found) = find_byte(&haystack[at..], first) {
+        let start = at + found;
+        if haystack[start..].starts_with(pattern) {
+            count += 1;
+        }
+        at = start + 1;
+    }
+    count
+}
+
+/// The index of the first `byte` in `bytes`. `BufRead::skip_until` on a
+/// slice runs the standard library's memchr, which is built optimised
+/// whatever the profile.
+pub(crate) fn find_byte(bytes: &[u8], byte: u8) -> Option<usize> {
+    let mut rest = bytes;
+    let skipped = rest.skip_until(byte).ok()?;
+    (skipped > 0 && bytes[skipped - 1] == byte).then(|| skipped - 1)
+}
+
+/// What one subscriber has counted so far.
+#[derive(Default)]
+struct Tally {
+    batches: AtomicU64,
+    bytes: AtomicU64,
+    /// Nanoseconds from the subscribers' epoch to the last read that held a
+    /// batch.
+    last_batch_ns: AtomicU64,
+    opened: AtomicBool,
+    ended: AtomicBool,
+    error: Mutex<Option<String>>,
+}
+
+impl Tally {
+    fn fail(&self, error: &anyhow::Error) {
+        *self.error.lock().unwrap_or_else(PoisonError::into_inner) = Some(format!("{error:#}"));
+        self.ended.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The subscribers, all on one thread.
+pub(crate) struct Subscribers {
+    tallies: Vec<Arc<Tally>>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
+    epoch: Instant,
+}
+
+/// Where a measured window starts.
+pub(crate) struct Window {
+    at: Instant,
+    batches: Vec<u64>,
+    bytes: u64,
+}
+
+/// What the subscribers received over a window.
+pub(crate) struct Counted {
+    /// Frames the server cut over the window (ten a second).
+    pub(crate) frames: u32,
+    /// Batches each subscriber received over it.
+    pub(crate) batches: Vec<u64>,
+    /// Bytes all received over it.
+    pub(crate) bytes: u64,
+}
+
+impl Subscribers {
+    /// Opens `count` streams of `GET {path}` on `port`, one after the other
+    /// (the server's listen queue is not flooded); each is read as soon as
+    /// it is open.
+    pub(crate) fn connect(port: u16, path: &str, count: usize) -> Result<Subscribers> {
+        let epoch = Instant::now();
+        let tallies: Vec<Arc<Tally>> = (0..count).map(|_| Arc::default()).collect();
+        let (stop, stopped) = oneshot::channel();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()
+            .context("could not build the subscribers' event loop")?;
+        let request = format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n"
+        );
+        let thread_tallies = tallies.clone();
+        let thread = thread::Builder::new()
+            .name("subscribers".to_owned())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    for (number, tally) in thread_tallies.into_iter().enumerate() {
+                        match open(port, &request).await {
+                            Ok(stream) => {
+                                tokio::spawn(subscribe(stream, tally, epoch));
+                            }
+                            Err(error) => {
+                                tally.fail(&error.context(format!("subscriber {number}")));
+                                break;
+                            }
+                        }
+                    }
+                    let _ = stopped.await;
+                });
+                // Dropping the runtime drops every connection: they close.
+            })
+            .context("could not start the subscribers' thread")?;
+        Ok(Subscribers {
+            tallies,
+            stop: Some(stop),
+            thread: Some(thread),
+            epoch,
+        })
+    }
+
+    /// The first error of a subscriber that ended, if one did.
+    fn first_error(&self) -> Option<String> {
+        self.tallies.iter().enumerate().find_map(|(number, tally)| {
+            let error = tally.error.lock().unwrap_or_else(PoisonError::into_inner);
+            error
+                .as_ref()
+                .map(|error| format!("subscriber {number}: {error}"))
+        })
+    }
+
+    /// Waits until every stream answered 200 and brought a position batch.
+    pub(crate) fn wait_for_first_batches(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(error) = self.first_error() {
+                bail!("{error}");
+            }
+            let waiting = self
+                .tallies
+                .iter()
+                .filter(|tally| {
+                    !tally.opened.load(Ordering::Relaxed)
+                        || tally.batches.load(Ordering::Relaxed) == 0
+                })
+                .count();
+            if waiting == 0 {
+                return Ok(());
+            }
+            if Instant::now() > deadline {
+                bail!(
+                    "{waiting} of {} subscribers had no position batch after {timeout:?}",
+                    self.tallies.len()
+                );
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Starts a window halfway between two frames, as the first subscriber
+    /// receives them: every subscriber that gets each frame within 50 ms of
+    /// it then counts exactly the frames cut in a window of whole tenths of
+    /// a second.
+    pub(crate) fn start_window(&self) -> Result<Window> {
+        let last_ns = self.tallies[0].last_batch_ns.load(Ordering::Relaxed);
+        let period_ns = 1_000_000_000 / u64::from(FRAMES_PER_SECOND);
+        let now_ns = u64::try_from(self.epoch.elapsed().as_nanos())?;
+        let mut at_ns = last_ns + period_ns / 2;
+        while at_ns <= now_ns {
+            at_ns += period_ns;
+        }
+        let at = self.epoch + Duration::from_nanos(at_ns);
+        thread::sleep(at.saturating_duration_since(Instant::now()));
+        let (batches, bytes) = self.snapshot();
+        Ok(Window { at, batches, bytes })
+    }
+
+    /// Ends `window` at its first whole tenth of a second from now.
+    pub(crate) fn end_window(&self, window: Window) -> Counted {
+        let period = Duration::from_secs(1) / FRAMES_PER_SECOND;
+        let mut frames = 1;
+        while window.at + period * frames <= Instant::now() {
+            frames += 1;
+        }
+        thread::sleep((window.at + period * frames).saturating_duration_since(Instant::now()));
+        let (batches, bytes) = self.snapshot();
+        Counted {
+            frames,
+            batches: batches
+                .iter()
+                .zip(&window.batches)
+                .map(|(now, then)| now - then)
+                .collect(),
+            bytes: bytes - window.bytes,
+        }
+    }
+
+    fn snapshot(&self) -> (Vec<u64>, u64) {
+        let batches = self
+            .tallies
+            .iter()
+            .map(|tally| tally.batches.load(Ordering::Relaxed))
+            .collect();
+        let bytes = self
+            .tallies
+            .iter()
+            .map(|tally| tally.bytes.load(Ordering::Relaxed))
+            .sum();
+        (batches, bytes)
+    }
+
+    /// Closes every connection and returns how many had ended before, with
+    /// their first error printed.
+    pub(crate) fn stop(mut self) -> usize {
+        let ended_early = self
+            .tallies
+            .iter()
+            .filter(|tally| tally.ended.load(Ordering::Relaxed))
+            .count();
+        if let Some(error) = self.first_error() {
+            eprintln!("    {ended_early} subscribers ended early; {error}");
+        }
+        self.join();
+        ended_early
+    }
+
+    fn join(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Subscribers {
+    fn drop(&mut self) {
+        self.join();
+    }
+}
+
+/// A new connection with the request sent.
+async fn open(port: u16, request: &str) -> Result<TcpStream> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port))
+        .await
+        .with_context(|| format!("could not connect to port {port}"))?;
+    stream.set_nodelay(true)?;
+    stream.write_all(request.as_bytes()).await?;
+    Ok(stream)
+}
+
+/// One subscriber: the head, then reads until its connection is dropped.
+async fn subscribe(mut stream: TcpStream, tally: Arc<Tally>, epoch: Instant) {
+    let mut buffer = vec![0; READ_BYTES];
+    let read = async {
+        let body = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream, &mut buffer))
+            .await
+            .context("no answer's head in time")??;
+        tally.opened.store(true, Ordering::Relaxed);
+        let mut counter = Counter::new(BATCH_PATTERN);
+        let record = |found: u64, bytes: usize| {
+            if found > 0 {
+                tally.batches.fetch_add(found, Ordering::Relaxed);
+                let ns = u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                tally.last_batch_ns.store(ns, Ordering::Relaxed);
+            }
+            tally.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
+        };
+        record(counter.feed(&body), body.len());
+        loop {
+            let read = stream.read(&mut buffer).await?;
+            if read == 0 {
+                bail!("the server ended the stream");
+            }
+            record(counter.feed(&buffer[..read]), read);
+        }
+    };
+    let result: Result<()> = read.await;
+    if let Err(error) = result {
+        tally.fail(&error);
+    }
+}
+
+/// Reads the answer's head; fails unless it is a 200 of
+/// `text/event-stream`. Returns the body's first bytes, from the newline
+/// that ends the head.
+async fn read_head(stream: &mut TcpStream, buffer: &mut [u8]) -> Result<Vec<u8>> {
+    let mut head = Vec::new();
+    loop {
+        let read = stream
+            .read(buffer)
+            .await
+            .context("reading the answer's head")?;
+        if read == 0 {
+            bail!(
+                "the server closed the stream before its head ended: {}",
+                String::from_utf8_lossy(&head)
+            );
+        }
+        head.extend_from_slice(&buffer[..read]);
+        if let Some(body) = super::split_head(&mut head)? {
+            return Ok(body);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const STREAM: &[u8] = b"HTTP/1.1 200 OK\r\n\r\n1d\r\n: netcfg events\nretry: 3000\n\n\r\n40\r\nevent: position\ndata: {\"net\":\"live\",\"positions\":[]}\n\nevent: position\ndata: {}\n\n\r\n";
+
+    #[test]
+    fn counts_every_pattern_however_the_stream_is_cut() {
+        let whole = count_in(STREAM, BATCH_PATTERN);
+        assert_eq!(whole, 2);
+        for piece in 1..STREAM.len() {
+            let mut counter = Counter::new(BATCH_PATTERN);
+            let found: u64 = STREAM.chunks(piece).map(|bytes| counter.feed(bytes)).sum();
+            assert_eq!((found, counter.count), (2, 2), "pieces of {piece} bytes");
+        }
+    }
+
+    #[test]
+    fn counts_back_to_back_patterns_and_nothing_else() {
+        assert_eq!(
+            count_in(b"\nevent: position\nevent: position\n", BATCH_PATTERN),
+            2
+        );
+        assert_eq!(count_in(b"\nevent: positions\n", BATCH_PATTERN), 0);
+        assert_eq!(count_in(b"event: position\n", BATCH_PATTERN), 0);
+        assert_eq!(count_in(b"", BATCH_PATTERN), 0);
+    }
+
+    #[test]
+    fn finds_bytes() {
+        assert_eq!(find_byte(b"abc\n", b'\n'), Some(3));
+        assert_eq!(find_byte(b"\nabc", b'\n'), Some(0));
+        assert_eq!(find_byte(b"abc", b'\n'), None);
+        assert_eq!(find_byte(b"", b'\n'), None);
+    }
+}

@@ -1,0 +1,431 @@
+//! The live events' figures (bench/events.rs), each beside its goal.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::{CpuSplit, Line, load_json, mb, median, percentile};
+use crate::bench::wrk::Load;
+
+/// The goal of the live events' read ratio.
+const READ_GOAL: f64 = 0.8;
+/// The goal of the live events' memory per subscriber, in KiB.
+const RSS_GOAL_KIB: f64 = 32.0;
+/// The goal of the share of batches each subscriber receives.
+const SHARE_GOAL: f64 = 0.99;
+/// The goal of the memory after the last round of subscribers over after
+/// the first.
+const ROUNDS_GOAL: f64 = 1.10;
+
+/// What the live-events step measured.
+pub(crate) struct EventFigures {
+    pub(crate) subscribers: usize,
+    pub(crate) tags: usize,
+    pub(crate) max_rate: u32,
+    pub(crate) read_connections: u32,
+    /// What one stream carried before the measurement.
+    pub(crate) positions_per_second: f64,
+    pub(crate) batches_per_second: f64,
+    /// REST reads without subscribers.
+    pub(crate) without: Load,
+    pub(crate) cpu_without: CpuSplit,
+    /// The subscribers of each form of position batch.
+    pub(crate) runs: Vec<EventRun>,
+    /// The server's resident memory after each round of subscribers
+    /// connecting, reading and leaving.
+    pub(crate) rounds_rss_kb: Vec<u64>,
+}
+
+/// The subscribers of one form (`positions=`).
+pub(crate) struct EventRun {
+    pub(crate) form: &'static str,
+    /// REST reads with them reading.
+    pub(crate) with: Load,
+    pub(crate) cpu_with: CpuSplit,
+    /// The server's resident memory before they connected, with them
+    /// connected and warmed up, and a second after they left.
+    pub(crate) rss_before_kb: u64,
+    pub(crate) rss_with_kb: u64,
+    pub(crate) rss_after_kb: u64,
+    /// The window over which batches were counted (whole tenths of a
+    /// second), and each subscriber's batches over ten a second.
+    pub(crate) window_seconds: f64,
+    /// Frames the window held by the clock (ten a second).
+    pub(crate) frames_by_clock: u32,
+    pub(crate) shares: Vec<f64>,
+    /// Bytes all subscribers received over the window.
+    pub(crate) received_bytes: u64,
+    /// Subscribers whose stream ended or failed before they were stopped.
+    pub(crate) ended_early: usize,
+}
+
+impl EventRun {
+    pub(crate) fn rss_per_subscriber_kib(&self, subscribers: usize) -> f64 {
+        self.rss_with_kb.saturating_sub(self.rss_before_kb) as f64 / subscribers as f64
+    }
+
+    pub(crate) fn share_min(&self) -> f64 {
+        percentile(&self.shares, 0)
+    }
+
+    pub(crate) fn share_median(&self) -> f64 {
+        median(&self.shares)
+    }
+
+    pub(crate) fn share_mean(&self) -> f64 {
+        self.shares.iter().sum::<f64>() / self.shares.len().max(1) as f64
+    }
+
+    fn below_goal(&self) -> usize {
+        self.shares
+            .iter()
+            .filter(|share| **share < SHARE_GOAL)
+            .count()
+    }
+
+    /// The summary's keys of this form's figures: ratio, memory, batches, CPU.
+    fn keys(&self) -> [&'static str; 4] {
+        match self.form {
+            "compact" => [
+                "events_reads_ratio",
+                "events_rss_per_subscriber",
+                "events_batch_share",
+                "events_cpu",
+            ],
+            _ => [
+                "events_objects_reads_ratio",
+                "events_objects_rss_per_subscriber",
+                "events_objects_batch_share",
+                "events_objects_cpu",
+            ],
+        }
+    }
+}
+
+impl EventFigures {
+    pub(crate) fn read_ratio(&self, run: &EventRun) -> f64 {
+        run.with.rate() / self.without.rate()
+    }
+
+    /// Memory after the last round over after the first.
+    pub(crate) fn rounds_ratio(&self) -> Option<f64> {
+        match (self.rounds_rss_kb.first(), self.rounds_rss_kb.last()) {
+            (Some(&first), Some(&last)) if first > 0 => Some(last as f64 / first as f64),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn lines(&self) -> Vec<Line> {
+        let mut lines = vec![Line {
+            key: "events_positions",
+            what: format!(
+                "events: one stream before measuring, {} tags at 10 Hz (batches a second)",
+                self.tags
+            ),
+            value: format!(
+                "{:.0} positions/s ({:.1})",
+                self.positions_per_second, self.batches_per_second
+            ),
+            target: "",
+            met: None,
+        }];
+        for run in &self.runs {
+            lines.extend(self.run_lines(run));
+        }
+        if let Some(ratio) = self.rounds_ratio() {
+            lines.push(Line {
+                key: "events_memory_rounds",
+                what: format!(
+                    "events: server RSS after round {} of {} subscribers connecting and leaving / after round 1 ({} / {})",
+                    self.rounds_rss_kb.len(),
+                    self.subscribers,
+                    mb(*self.rounds_rss_kb.last().unwrap_or(&0)),
+                    mb(*self.rounds_rss_kb.first().unwrap_or(&0)),
+                ),
+                value: format!("{ratio:.3}"),
+                target: "<= 1.10",
+                met: Some(ratio <= ROUNDS_GOAL),
+            });
+        }
+        lines
+    }
+
+    fn run_lines(&self, run: &EventRun) -> Vec<Line> {
+        let [ratio_key, rss_key, share_key, cpu_key] = run.keys();
+        let ratio = self.read_ratio(run);
+        let per_subscriber = run.rss_per_subscriber_kib(self.subscribers);
+        let minimum = run.share_min();
+        vec![
+            Line {
+                key: ratio_key,
+                what: format!(
+                    "events ({}): GET devices with {} subscribers / without, {} connections ({:.0} / {:.0} req/s)",
+                    run.form,
+                    self.subscribers,
+                    self.read_connections,
+                    run.with.rate(),
+                    self.without.rate()
+                ),
+                value: format!("{ratio:.3}"),
+                target: ">= 0.8",
+                met: Some(ratio >= READ_GOAL),
+            },
+            Line {
+                key: rss_key,
+                what: format!(
+                    "events ({}): server RSS per subscriber ({} with them - {} before, / {})",
+                    run.form,
+                    mb(run.rss_with_kb),
+                    mb(run.rss_before_kb),
+                    self.subscribers
+                ),
+                value: format!("{per_subscriber:.1} KiB"),
+                target: "<= 32 KiB",
+                met: Some(per_subscriber <= RSS_GOAL_KIB),
+            },
+            Line {
+                key: share_key,
+                what: format!(
+                    "events ({}): position batches received / 10 a second over {:.1} s, max_rate {}: min / median / mean",
+                    run.form, run.window_seconds, self.max_rate
+                ),
+                value: format!(
+                    "{:.1}% / {:.1}% / {:.1}%",
+                    100.0 * minimum,
+                    100.0 * run.share_median(),
+                    100.0 * run.share_mean()
+                ),
+                target: ">= 99% each",
+                met: Some(minimum >= SHARE_GOAL && run.ended_early == 0),
+            },
+            Line {
+                key: cpu_key,
+                what: format!(
+                    "events ({}): CPU during the reads with subscribers (without them)",
+                    run.form
+                ),
+                value: format!(
+                    "server {:.2} ({:.2}), subscribers {:.2} ({:.2}), rest {:.2} ({:.2}) cores",
+                    run.cpu_with.server,
+                    self.cpu_without.server,
+                    run.cpu_with.client,
+                    self.cpu_without.client,
+                    run.cpu_with.rest,
+                    self.cpu_without.rest
+                ),
+                target: "",
+                met: None,
+            },
+        ]
+    }
+
+    pub(crate) fn markdown(&self, md: &mut String) {
+        let _ = writeln!(
+            md,
+            "\n## Live events\n\n{} subscribers to `GET /nets/live/events?types=position&max_rate={}&positions=FORM`, one configuration of {} tags at 10 Hz on the simulator; REST reads `GET /nets/live/devices` at {} connections.\n",
+            self.subscribers, self.max_rate, self.tags, self.read_connections
+        );
+        md.push_str(
+            "| REST reads | req/s | p50 / p99 ms | errors | CPU (cores) |\n|---|---|---|---|---|\n",
+        );
+        let _ = writeln!(
+            md,
+            "| without subscribers | {:.0} | {:.2} / {:.2} | {} | {} |",
+            self.without.rate(),
+            self.without.p50_ms,
+            self.without.p99_ms,
+            self.without.errors,
+            self.cpu_without.text()
+        );
+        for run in &self.runs {
+            let _ = writeln!(
+                md,
+                "| with subscribers, positions={} | {:.0} | {:.2} / {:.2} | {} | {} |",
+                run.form,
+                run.with.rate(),
+                run.with.p50_ms,
+                run.with.p99_ms,
+                run.with.errors,
+                run.cpu_with.text()
+            );
+        }
+        for run in &self.runs {
+            let _ = writeln!(
+                md,
+                "\npositions={}: server RSS {} before the subscribers, {} with them, {} a second after they left. Position batches over {:.1} s ({} frames by the clock; shares of the most any subscriber counted): min {:.2}%, 1st percentile {:.2}%, median {:.2}%, mean {:.2}%, max {:.2}%; {} subscribers below 99%, {} ended early; {:.1} MB/s received in all.",
+                run.form,
+                mb(run.rss_before_kb),
+                mb(run.rss_with_kb),
+                mb(run.rss_after_kb),
+                run.window_seconds,
+                run.frames_by_clock,
+                100.0 * run.share_min(),
+                100.0 * percentile(&run.shares, 1),
+                100.0 * run.share_median(),
+                100.0 * run.share_mean(),
+                100.0 * percentile(&run.shares, 100),
+                run.below_goal(),
+                run.ended_early,
+                run.received_bytes as f64 / 1e6 / run.window_seconds.max(1e-3)
+            );
+        }
+        if !self.rounds_rss_kb.is_empty() {
+            let rounds: Vec<String> = self.rounds_rss_kb.iter().map(|kb| mb(*kb)).collect();
+            let _ = writeln!(
+                md,
+                "\nServer RSS after each round of the subscribers connecting and leaving: {}.",
+                rounds.join(", ")
+            );
+        }
+    }
+
+    pub(crate) fn json(&self) -> Value {
+        let runs: Vec<Value> = self
+            .runs
+            .iter()
+            .map(|run| {
+                json!({
+                    "form": run.form,
+                    "reads": {
+                        "ratio": self.read_ratio(run),
+                        "with": load_json(&run.with),
+                        "cpu_cores_with": run.cpu_with.json(),
+                    },
+                    "memory": {
+                        "rss_before_kb": run.rss_before_kb,
+                        "rss_with_kb": run.rss_with_kb,
+                        "rss_after_kb": run.rss_after_kb,
+                        "per_subscriber_kib": run.rss_per_subscriber_kib(self.subscribers),
+                    },
+                    "batches": {
+                        "window_seconds": run.window_seconds,
+                "frames_by_clock": run.frames_by_clock,
+                        "share_min": run.share_min(),
+                        "share_median": run.share_median(),
+                        "share_mean": run.share_mean(),
+                        "below_goal": run.below_goal(),
+                        "ended_early": run.ended_early,
+                        "received_bytes": run.received_bytes,
+                        "shares": run.shares,
+                    },
+                })
+            })
+            .collect();
+        json!({
+            "subscribers": self.subscribers,
+            "tags": self.tags,
+            "max_rate": self.max_rate,
+            "probe": {
+                "positions_per_second": self.positions_per_second,
+                "batches_per_second": self.batches_per_second,
+            },
+            "reads_without": {
+                "route": "GET /nets/live/devices",
+                "load": load_json(&self.without),
+                "cpu_cores": self.cpu_without.json(),
+            },
+            "runs": runs,
+            "rounds": {
+                "rss_after_kb": self.rounds_rss_kb,
+                "last_over_first": self.rounds_ratio(),
+            },
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::bench::report::tests::load;
+
+    pub(crate) fn events(shares: Vec<f64>, ended_early: usize) -> EventFigures {
+        let cpu = CpuSplit {
+            server: 1.0,
+            client: 0.25,
+            rest: 0.5,
+        };
+        EventFigures {
+            subscribers: 4,
+            tags: 330,
+            max_rate: 10,
+            read_connections: 8,
+            positions_per_second: 3_300.0,
+            batches_per_second: 10.0,
+            without: load(8, 10_000, 1.0, 2.0),
+            cpu_without: cpu,
+            runs: vec![EventRun {
+                form: "compact",
+                with: load(8, 8_000, 1.2, 2.5),
+                cpu_with: cpu,
+                rss_before_kb: 1_000,
+                rss_with_kb: 1_128,
+                rss_after_kb: 1_010,
+                window_seconds: 5.0,
+                frames_by_clock: 50,
+                shares,
+                received_bytes: 5_000_000,
+                ended_early,
+            }],
+            rounds_rss_kb: vec![1_000, 1_050, 1_100],
+        }
+    }
+
+    #[test]
+    fn the_ratios_divide_what_the_goals_say() {
+        let figures = events(vec![1.0, 0.99, 1.0, 0.995], 0);
+        let run = &figures.runs[0];
+        assert_eq!(figures.read_ratio(run), 0.8);
+        assert_eq!(run.rss_per_subscriber_kib(4), 32.0);
+        assert_eq!(run.share_min(), 0.99);
+        assert!((run.share_median() - 0.9975).abs() < 1e-12);
+        assert!((run.share_mean() - 0.99625).abs() < 1e-12);
+        assert_eq!(figures.rounds_ratio(), Some(1.1));
+        let shrunk = EventRun {
+            rss_with_kb: 500,
+            ..events(vec![1.0], 0).runs.remove(0)
+        };
+        assert_eq!(shrunk.rss_per_subscriber_kib(4), 0.0);
+    }
+
+    #[test]
+    fn every_subscriber_must_get_its_share_and_none_may_end_early() {
+        let met = |figures: EventFigures| {
+            figures
+                .lines()
+                .into_iter()
+                .find(|line| line.key == "events_batch_share")
+                .and_then(|line| line.met)
+        };
+        assert_eq!(met(events(vec![1.0, 0.99], 0)), Some(true));
+        assert_eq!(met(events(vec![1.0, 0.989], 0)), Some(false));
+        assert_eq!(met(events(vec![1.0, 1.0], 1)), Some(false));
+        let verdicts: Vec<(&str, Option<bool>)> = events(vec![1.0], 0)
+            .lines()
+            .iter()
+            .map(|line| (line.key, line.met))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("events_positions", None),
+                ("events_reads_ratio", Some(true)),
+                ("events_rss_per_subscriber", Some(true)),
+                ("events_batch_share", Some(true)),
+                ("events_cpu", None),
+                ("events_memory_rounds", Some(true)),
+            ]
+        );
+    }
+
+    #[test]
+    fn memory_that_climbs_over_the_rounds_misses_its_goal() {
+        let mut figures = events(vec![1.0], 0);
+        figures.rounds_rss_kb = vec![1_000, 1_200];
+        let line = figures
+            .lines()
+            .into_iter()
+            .find(|line| line.key == "events_memory_rounds")
+            .unwrap();
+        assert_eq!((line.value.as_str(), line.met), ("1.200", Some(false)));
+    }
+}
