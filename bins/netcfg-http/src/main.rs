@@ -116,6 +116,15 @@ fn main() -> Result<()> {
         // written while the previous one is unacknowledged waited for the
         // client's delayed ACK (40 ms: the zone events' p99).
         .tcp_nodelay(true)
+        // A client that closes its end is gone: HTTP clients do not
+        // half-close to wait for an answer, and an event stream of a client
+        // that left would otherwise hold its buffers until its next write
+        // failed (a keep-alive comment, up to 15 s later).
+        .h1_allow_half_closed(false)
+        // An event stream's pieces are written one at a time, so that each
+        // connection's write buffer stays at its first 8 KiB (the live
+        // events' memory per subscriber).
+        .h1_write_buffer_size(netcfg_api::events::WRITE_BUFFER_FLUSH)
         // On SIGTERM, SIGINT or SIGQUIT the event streams end first: their
         // clients see a clean end, and draining waits for no open stream.
         .shutdown_signal(async move {

@@ -387,6 +387,13 @@ impl Service {
     /// (for what the engine keeps about it, which outlives no
     /// configuration).
     pub async fn require_net(&self, name: &ConfigName) -> Result<(), ServiceError> {
+        // An open, awake configuration exists: answered without a blocking
+        // thread. A thousand browsers opening their event streams at once
+        // otherwise started some 64 of them, each kept (its stack, its
+        // allocator cache) for the ten seconds tokio keeps an idle one.
+        if self.store().net_if_awake(name).is_some() {
+            return Ok(());
+        }
         let name = name.clone();
         self.blocking(move |store| store.get(&name).map(drop)).await
     }

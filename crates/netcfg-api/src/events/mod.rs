@@ -22,8 +22,8 @@ use tokio::{
 
 pub(crate) use hub::NotificationRecord;
 pub use hub::{EventHub, FRAME_PERIOD, FRAMES_PER_SECOND, MAX_PENDING_FRAMES, MAX_QUEUED};
-pub use stream::KEEP_ALIVE_PERIOD;
 pub(crate) use stream::{EventStream, Scope};
+pub use stream::{KEEP_ALIVE_PERIOD, PIECE, WRITE_BUFFER_FLUSH};
 
 use data::StateChange;
 

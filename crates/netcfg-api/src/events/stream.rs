@@ -20,6 +20,20 @@ use super::{
 pub const KEEP_ALIVE_PERIOD: Duration = Duration::from_secs(15);
 /// The most bytes of replayed notifications gathered into one chunk.
 const CHUNK: usize = 64 * 1024;
+/// The most bytes of a stream handed to the server at once. With the
+/// server's HTTP/1 write buffer flushed from [`WRITE_BUFFER_FLUSH`] bytes,
+/// each piece is written on its own, so a connection's write buffer grows
+/// to 16 KiB at most, whatever the size of a batch, instead of to the
+/// largest frame it ever sent (kept for as long as the stream lasts). A
+/// compact frame of 330 tags (15 kB) is one piece: one write, the same as
+/// before; a frame of objects (35 kB) is three. (Pieces of 8 KiB kept the
+/// buffer at its first 8 KiB, 21 KiB a subscriber in all, but a compact
+/// frame then took two writes, and the writes are what a subscriber costs
+/// the server's CPU: docs/benchmarks.md.)
+pub const PIECE: usize = 16 * 1024 - 64;
+/// The server's HTTP/1 write buffer size (`h1_write_buffer_size`): a piece
+/// of a stream fills it, so it is flushed before the next piece is taken.
+pub const WRITE_BUFFER_FLUSH: usize = 8 * 1024;
 /// What a stream sends first: how long a client waits before it reconnects.
 const OPENING: &[u8] = b": netcfg events\nretry: 3000\n\n";
 
@@ -109,6 +123,8 @@ pub(crate) struct EventStream {
     replayed_up_to: Vec<(ConfigName, u64)>,
     positions: RateLimit,
     last_sent: Instant,
+    /// What is left of the last chunk: sent first, a piece at a time.
+    unsent: Bytes,
 }
 
 impl EventStream {
@@ -127,6 +143,7 @@ impl EventStream {
             replayed_up_to: Vec::new(),
             positions: RateLimit::new(max_rate),
             last_sent: Instant::now(),
+            unsent: Bytes::new(),
         }
     }
 
@@ -160,8 +177,18 @@ impl EventStream {
             .any(|(net, newest)| *net == record.net && record.identifier <= *newest)
     }
 
-    /// The next chunk to send; `None` when the stream ends (the server stops).
+    /// The next piece to send (at most [`PIECE`] bytes); `None` when the
+    /// stream ends (the server stops).
     pub(crate) async fn next_chunk(&mut self) -> Option<Bytes> {
+        if self.unsent.is_empty() {
+            self.unsent = self.next_whole_chunk().await?;
+        }
+        let length = self.unsent.len().min(PIECE);
+        Some(self.unsent.split_to(length))
+    }
+
+    /// The next chunk (events gathered since the last), whole.
+    async fn next_whole_chunk(&mut self) -> Option<Bytes> {
         if !self.opened {
             self.opened = true;
             return Some(Bytes::from_static(OPENING));
@@ -262,6 +289,44 @@ mod tests {
         assert!(chunk.starts_with("event: resync\n"), "{chunk}");
         assert_eq!(chunk.matches("event: change").count(), 1, "{chunk}");
         assert!(chunk.contains(&format!("/nets/site/{}", super::super::MAX_QUEUED)));
+    }
+
+    #[tokio::test]
+    async fn a_large_batch_leaves_in_pieces_that_join_into_it() {
+        let hub = Arc::new(EventHub::new());
+        let site: ConfigName = "site".parse().unwrap();
+        let subscription =
+            hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
+        let mut stream = EventStream::new(hub.clone(), subscription, Scope::Net, 10);
+        assert_eq!(stream.next_chunk().await.unwrap(), OPENING);
+        let positions: Vec<_> = (1..=500)
+            .map(|tag| {
+                let position = netcfg_model::Position {
+                    x: 1_000,
+                    y: 2_000,
+                    z: 0,
+                    quality: 100,
+                    anchors_used: 4,
+                    error_mm: 80,
+                };
+                (netcfg_model::SerialNumber::from_u32(tag), position)
+            })
+            .collect();
+        hub.positions(&site, 1, &positions);
+        hub.cut_frames();
+        let mut joined = Vec::new();
+        let mut pieces = 0;
+        while !joined.ends_with(b"\n\n") {
+            let piece = stream.next_chunk().await.unwrap();
+            assert!(piece.len() <= PIECE, "a piece of {} bytes", piece.len());
+            joined.extend_from_slice(&piece);
+            pieces += 1;
+        }
+        let text = String::from_utf8(joined).unwrap();
+        assert!(text.starts_with("event: position\ndata: {"), "{text}");
+        assert_eq!(text.matches("serial_number").count(), 500);
+        assert_eq!(pieces, text.len().div_ceil(PIECE));
+        assert!(pieces >= 3, "{} bytes in {pieces} pieces", text.len());
     }
 
     #[tokio::test]

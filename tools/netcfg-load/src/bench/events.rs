@@ -71,6 +71,8 @@ const POSITION_PATTERN: &[u8] = b"\"serial_number\"";
 const SPARE_FILES: u64 = 512;
 /// The forms measured, the front end's first.
 const FORMS: [&str; 2] = ["compact", "objects"];
+/// Rounds of reads without and with the subscribers, for each form.
+const READ_ROUNDS: usize = 3;
 /// Rounds of the subscribers connecting and leaving.
 pub(crate) const ROUNDS: usize = 10;
 /// How long the subscribers of a round read.
@@ -120,23 +122,14 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
 
     let get = wrk::get_script(dir)?;
     let devices_url = format!("{}/nets/{NET}/devices", server.url());
-    step("events: reads without subscribers");
     wrk::run(&get, &devices_url, READ_CONNECTIONS, 2)?;
-    let (without, cpu_without) = reads(&server, &get, &devices_url, seconds)?;
-    eprintln!(
-        "    {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms); CPU {}",
-        without.rate(),
-        without.p50_ms,
-        without.p99_ms,
-        cpu_without.text()
-    );
 
     let mut runs = Vec::new();
     for form in FORMS {
         let run = measure_form(&server, form, &get, &devices_url, seconds)?;
         eprintln!(
-            "    ratio {:.3}; position batches over {:.1} s: min {:.1}%, median {:.1}%, mean {:.1}%",
-            run.with.rate() / without.rate(),
+            "    {form}: ratio of the medians {:.3}; position batches over {:.1} s: min {:.1}%, median {:.1}%, mean {:.1}%",
+            run.read_ratio(),
             run.window_seconds,
             100.0 * run.share_min(),
             100.0 * run.share_median(),
@@ -158,8 +151,6 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
         read_connections: READ_CONNECTIONS,
         positions_per_second: probe.positions_per_second,
         batches_per_second: probe.batches_per_second,
-        without,
-        cpu_without,
         runs,
         rounds_rss_kb,
     })
@@ -170,7 +161,10 @@ fn events_path(form: &str) -> String {
     format!("/nets/{NET}/events?types=position&max_rate={MAX_RATE}&positions={form}")
 }
 
-/// The subscribers of one form: memory, reads with them, their batches.
+/// The subscribers of one form, in [`READ_ROUNDS`] rounds: reads without
+/// them, then with them connected and reading (their batches counted over
+/// that run); the first round also measures their memory. Without and with
+/// alternate, so that the machine's drift over the minute falls on both.
 fn measure_form(
     server: &Server,
     form: &'static str,
@@ -178,67 +172,89 @@ fn measure_form(
     devices_url: &str,
     seconds: u32,
 ) -> Result<EventRun> {
-    thread::sleep(Duration::from_secs(1));
-    let rss_before_kb = server.rss_kib()?;
-    step(&format!(
-        "events: connecting {SUBSCRIBERS} subscribers, positions={form}"
-    ));
-    let subscribers = Subscribers::connect(server.port(), &events_path(form), SUBSCRIBERS)?;
-    subscribers.wait_for_first_batches(FIRST_BATCH_TIMEOUT)?;
-    thread::sleep(WARM_UP);
-    let rss_with_kb = server.rss_kib()?;
-    eprintln!(
-        "    server RSS {} kB before, {} kB with them: {:.1} KiB each",
-        rss_before_kb,
-        rss_with_kb,
-        rss_with_kb.saturating_sub(rss_before_kb) as f64 / SUBSCRIBERS as f64
-    );
-    step(&format!(
-        "events: reads with {SUBSCRIBERS} subscribers reading, positions={form}"
-    ));
-    let window = subscribers.start_window()?;
-    let (with, cpu_with) = reads(server, get, devices_url, seconds)?;
-    let counted = subscribers.end_window(window);
-    eprintln!(
-        "    {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms); CPU {}",
-        with.rate(),
-        with.p50_ms,
-        with.p99_ms,
-        cpu_with.text(),
-    );
-    let ended_early = subscribers.stop();
-    thread::sleep(Duration::from_secs(1));
-    let rss_after_kb = server.rss_kib()?;
-    // The frames the server cut in the window: ten a second by the clock,
-    // unless the server's frame timer ran late at the window's edge (then
-    // every subscriber counts one fewer or one more). The frames are shared,
-    // so the most any subscriber counted is what was cut; a subscriber's
-    // share is its batches over that.
-    let most = counted.batches.iter().copied().max().unwrap_or(0);
-    if most.abs_diff(u64::from(counted.frames)) > 1 {
-        eprintln!(
-            "    the most batches a subscriber counted, {most}, is not the {} frames of the window",
-            counted.frames
+    let mut run = EventRun {
+        form,
+        without: Vec::new(),
+        with: Vec::new(),
+        rss_before_kb: 0,
+        rss_with_kb: 0,
+        rss_after_kb: 0,
+        window_seconds: 0.0,
+        frames_by_clock: 0,
+        shares: Vec::new(),
+        received_bytes: 0,
+        ended_early: 0,
+    };
+    for round in 1..=READ_ROUNDS {
+        step(&format!(
+            "events: positions={form}, round {round} of {READ_ROUNDS}: reads without subscribers"
+        ));
+        let (without, cpu) = reads(server, get, devices_url, seconds)?;
+        eprintln!("    {}; CPU {}", load_text(&without), cpu.text());
+        run.without.push((without, cpu));
+
+        thread::sleep(Duration::from_secs(1));
+        let rss_before_kb = server.rss_kib()?;
+        let subscribers = Subscribers::connect(server.port(), &events_path(form), SUBSCRIBERS)?;
+        subscribers.wait_for_first_batches(FIRST_BATCH_TIMEOUT)?;
+        thread::sleep(WARM_UP);
+        if round == 1 {
+            let rss_with_kb = server.rss_kib()?;
+            eprintln!(
+                "    server RSS {} kB before {SUBSCRIBERS} subscribers, {} kB with them: {:.1} KiB each",
+                rss_before_kb,
+                rss_with_kb,
+                rss_with_kb.saturating_sub(rss_before_kb) as f64 / SUBSCRIBERS as f64
+            );
+            (run.rss_before_kb, run.rss_with_kb) = (rss_before_kb, rss_with_kb);
+        }
+        step(&format!(
+            "events: positions={form}, round {round} of {READ_ROUNDS}: reads with {SUBSCRIBERS} subscribers reading"
+        ));
+        let window = subscribers.start_window()?;
+        let (with, cpu) = reads(server, get, devices_url, seconds)?;
+        let counted = subscribers.end_window(window);
+        eprintln!("    {}; CPU {}", load_text(&with), cpu.text());
+        run.with.push((with, cpu));
+        run.ended_early += subscribers.stop();
+        if round == 1 {
+            thread::sleep(Duration::from_secs(1));
+            run.rss_after_kb = server.rss_kib()?;
+        }
+        // The frames the server cut in the window: ten a second by the
+        // clock, unless its frame timer ran late at the window's edge (then
+        // every subscriber counts one fewer or one more). The frames are
+        // shared, so the most any subscriber counted is what was cut; a
+        // subscriber's share is its batches over that.
+        let most = counted.batches.iter().copied().max().unwrap_or(0);
+        if most.abs_diff(u64::from(counted.frames)) > 1 {
+            eprintln!(
+                "    the most batches a subscriber counted, {most}, is not the {} frames of the window",
+                counted.frames
+            );
+        }
+        let expected = most.max(1) as f64;
+        run.window_seconds += f64::from(counted.frames) / 10.0;
+        run.frames_by_clock += counted.frames;
+        run.received_bytes += counted.bytes;
+        run.shares.extend(
+            counted
+                .batches
+                .iter()
+                .map(|&batches| batches as f64 / expected),
         );
     }
-    let expected = most.max(1) as f64;
-    Ok(EventRun {
-        form,
-        with,
-        cpu_with,
-        rss_before_kb,
-        rss_with_kb,
-        rss_after_kb,
-        window_seconds: f64::from(counted.frames) / 10.0,
-        frames_by_clock: counted.frames,
-        shares: counted
-            .batches
-            .iter()
-            .map(|&batches| batches as f64 / expected)
-            .collect(),
-        received_bytes: counted.bytes,
-        ended_early,
-    })
+    Ok(run)
+}
+
+/// A load's rate and latencies, for the console.
+fn load_text(load: &wrk::Load) -> String {
+    format!(
+        "{:.0} req/s (p50 {:.2} ms, p99 {:.2} ms)",
+        load.rate(),
+        load.p50_ms,
+        load.p99_ms
+    )
 }
 
 /// The server's resident memory after each of [`ROUNDS`] rounds of the

@@ -26,9 +26,6 @@ pub(crate) struct EventFigures {
     /// What one stream carried before the measurement.
     pub(crate) positions_per_second: f64,
     pub(crate) batches_per_second: f64,
-    /// REST reads without subscribers.
-    pub(crate) without: Load,
-    pub(crate) cpu_without: CpuSplit,
     /// The subscribers of each form of position batch.
     pub(crate) runs: Vec<EventRun>,
     /// The server's resident memory after each round of subscribers
@@ -39,27 +36,33 @@ pub(crate) struct EventFigures {
 /// The subscribers of one form (`positions=`).
 pub(crate) struct EventRun {
     pub(crate) form: &'static str,
-    /// REST reads with them reading.
-    pub(crate) with: Load,
-    pub(crate) cpu_with: CpuSplit,
-    /// The server's resident memory before they connected, with them
+    /// REST reads without them and with them reading, round by round, with
+    /// the CPU over each.
+    pub(crate) without: Vec<(Load, CpuSplit)>,
+    pub(crate) with: Vec<(Load, CpuSplit)>,
+    /// The server's resident memory before they first connected, with them
     /// connected and warmed up, and a second after they left.
     pub(crate) rss_before_kb: u64,
     pub(crate) rss_with_kb: u64,
     pub(crate) rss_after_kb: u64,
-    /// The window over which batches were counted (whole tenths of a
-    /// second), and each subscriber's batches over ten a second.
+    /// The windows over which batches were counted (whole tenths of a
+    /// second), in all; the frames they held by the clock (ten a second);
+    /// and each subscriber's share of each round's batches.
     pub(crate) window_seconds: f64,
-    /// Frames the window held by the clock (ten a second).
     pub(crate) frames_by_clock: u32,
     pub(crate) shares: Vec<f64>,
-    /// Bytes all subscribers received over the window.
+    /// Bytes all subscribers received over the windows.
     pub(crate) received_bytes: u64,
     /// Subscribers whose stream ended or failed before they were stopped.
     pub(crate) ended_early: usize,
 }
 
 impl EventRun {
+    /// The median rate with the subscribers over the median without.
+    pub(crate) fn read_ratio(&self) -> f64 {
+        median_rate(&self.with) / median_rate(&self.without)
+    }
+
     pub(crate) fn rss_per_subscriber_kib(&self, subscribers: usize) -> f64 {
         self.rss_with_kb.saturating_sub(self.rss_before_kb) as f64 / subscribers as f64
     }
@@ -102,11 +105,34 @@ impl EventRun {
     }
 }
 
-impl EventFigures {
-    pub(crate) fn read_ratio(&self, run: &EventRun) -> f64 {
-        run.with.rate() / self.without.rate()
-    }
+/// The median request rate of some runs.
+fn median_rate(runs: &[(Load, CpuSplit)]) -> f64 {
+    let rates: Vec<f64> = runs.iter().map(|(load, _)| load.rate()).collect();
+    median(&rates)
+}
 
+/// The mean CPU split of some runs.
+fn mean_cpu(runs: &[(Load, CpuSplit)]) -> CpuSplit {
+    let count = runs.len().max(1) as f64;
+    let sum =
+        |part: fn(&CpuSplit) -> f64| runs.iter().map(|(_, cpu)| part(cpu)).sum::<f64>() / count;
+    CpuSplit {
+        server: sum(|cpu| cpu.server),
+        client: sum(|cpu| cpu.client),
+        rest: sum(|cpu| cpu.rest),
+    }
+}
+
+/// Rates of some runs, for a table.
+fn rates_text(runs: &[(Load, CpuSplit)]) -> String {
+    let rates: Vec<String> = runs
+        .iter()
+        .map(|(load, _)| format!("{:.0}", load.rate()))
+        .collect();
+    rates.join(", ")
+}
+
+impl EventFigures {
     /// Memory after the last round over after the first.
     pub(crate) fn rounds_ratio(&self) -> Option<f64> {
         match (self.rounds_rss_kb.first(), self.rounds_rss_kb.last()) {
@@ -152,19 +178,21 @@ impl EventFigures {
 
     fn run_lines(&self, run: &EventRun) -> Vec<Line> {
         let [ratio_key, rss_key, share_key, cpu_key] = run.keys();
-        let ratio = self.read_ratio(run);
+        let ratio = run.read_ratio();
+        let (cpu_with, cpu_without) = (mean_cpu(&run.with), mean_cpu(&run.without));
         let per_subscriber = run.rss_per_subscriber_kib(self.subscribers);
         let minimum = run.share_min();
         vec![
             Line {
                 key: ratio_key,
                 what: format!(
-                    "events ({}): GET devices with {} subscribers / without, {} connections ({:.0} / {:.0} req/s)",
+                    "events ({}): GET devices with {} subscribers / without, {} connections, medians of {} rounds ({:.0} / {:.0} req/s)",
                     run.form,
                     self.subscribers,
                     self.read_connections,
-                    run.with.rate(),
-                    self.without.rate()
+                    run.with.len(),
+                    median_rate(&run.with),
+                    median_rate(&run.without)
                 ),
                 value: format!("{ratio:.3}"),
                 target: ">= 0.8",
@@ -201,17 +229,17 @@ impl EventFigures {
             Line {
                 key: cpu_key,
                 what: format!(
-                    "events ({}): CPU during the reads with subscribers (without them)",
+                    "events ({}): CPU during the reads with subscribers (without them), means of the rounds",
                     run.form
                 ),
                 value: format!(
                     "server {:.2} ({:.2}), subscribers {:.2} ({:.2}), rest {:.2} ({:.2}) cores",
-                    run.cpu_with.server,
-                    self.cpu_without.server,
-                    run.cpu_with.client,
-                    self.cpu_without.client,
-                    run.cpu_with.rest,
-                    self.cpu_without.rest
+                    cpu_with.server,
+                    cpu_without.server,
+                    cpu_with.client,
+                    cpu_without.client,
+                    cpu_with.rest,
+                    cpu_without.rest
                 ),
                 target: "",
                 met: None,
@@ -226,33 +254,36 @@ impl EventFigures {
             self.subscribers, self.max_rate, self.tags, self.read_connections
         );
         md.push_str(
-            "| REST reads | req/s | p50 / p99 ms | errors | CPU (cores) |\n|---|---|---|---|---|\n",
-        );
-        let _ = writeln!(
-            md,
-            "| without subscribers | {:.0} | {:.2} / {:.2} | {} | {} |",
-            self.without.rate(),
-            self.without.p50_ms,
-            self.without.p99_ms,
-            self.without.errors,
-            self.cpu_without.text()
+            "| form | req/s without, by round | req/s with, by round | ratio of the medians | p99 ms with (median) | CPU with (mean) |\n|---|---|---|---|---|---|\n",
         );
         for run in &self.runs {
+            let p99: Vec<f64> = run.with.iter().map(|(load, _)| load.p99_ms).collect();
+            let errors: u64 = run
+                .with
+                .iter()
+                .chain(&run.without)
+                .map(|(load, _)| load.errors)
+                .sum();
             let _ = writeln!(
                 md,
-                "| with subscribers, positions={} | {:.0} | {:.2} / {:.2} | {} | {} |",
+                "| {} | {} | {} | {:.3} | {:.2} | {}{} |",
                 run.form,
-                run.with.rate(),
-                run.with.p50_ms,
-                run.with.p99_ms,
-                run.with.errors,
-                run.cpu_with.text()
+                rates_text(&run.without),
+                rates_text(&run.with),
+                run.read_ratio(),
+                median(&p99),
+                mean_cpu(&run.with).text(),
+                if errors > 0 {
+                    format!("; {errors} errors")
+                } else {
+                    String::new()
+                }
             );
         }
         for run in &self.runs {
             let _ = writeln!(
                 md,
-                "\npositions={}: server RSS {} before the subscribers, {} with them, {} a second after they left. Position batches over {:.1} s ({} frames by the clock; shares of the most any subscriber counted): min {:.2}%, 1st percentile {:.2}%, median {:.2}%, mean {:.2}%, max {:.2}%; {} subscribers below 99%, {} ended early; {:.1} MB/s received in all.",
+                "\npositions={}: server RSS {} before the subscribers first connected, {} with them, {} a second after they left. Position batches over {:.1} s of windows ({} frames by the clock; each subscriber's share of the most any counted in its round): min {:.2}%, 1st percentile {:.2}%, median {:.2}%, mean {:.2}%, max {:.2}%; {} subscribers below 99%, {} ended early; {:.1} MB/s received in all.",
                 run.form,
                 mb(run.rss_before_kb),
                 mb(run.rss_with_kb),
@@ -287,9 +318,9 @@ impl EventFigures {
                 json!({
                     "form": run.form,
                     "reads": {
-                        "ratio": self.read_ratio(run),
-                        "with": load_json(&run.with),
-                        "cpu_cores_with": run.cpu_with.json(),
+                        "ratio": run.read_ratio(),
+                        "without": run.without.iter().map(|(load, cpu)| json!({"load": load_json(load), "cpu_cores": cpu.json()})).collect::<Vec<_>>(),
+                        "with": run.with.iter().map(|(load, cpu)| json!({"load": load_json(load), "cpu_cores": cpu.json()})).collect::<Vec<_>>(),
                     },
                     "memory": {
                         "rss_before_kb": run.rss_before_kb,
@@ -319,11 +350,7 @@ impl EventFigures {
                 "positions_per_second": self.positions_per_second,
                 "batches_per_second": self.batches_per_second,
             },
-            "reads_without": {
-                "route": "GET /nets/live/devices",
-                "load": load_json(&self.without),
-                "cpu_cores": self.cpu_without.json(),
-            },
+            "reads_route": "GET /nets/live/devices",
             "runs": runs,
             "rounds": {
                 "rss_after_kb": self.rounds_rss_kb,
@@ -351,12 +378,18 @@ pub(crate) mod tests {
             read_connections: 8,
             positions_per_second: 3_300.0,
             batches_per_second: 10.0,
-            without: load(8, 10_000, 1.0, 2.0),
-            cpu_without: cpu,
             runs: vec![EventRun {
                 form: "compact",
-                with: load(8, 8_000, 1.2, 2.5),
-                cpu_with: cpu,
+                without: vec![
+                    (load(8, 10_000, 1.0, 2.0), cpu),
+                    (load(8, 12_000, 1.0, 2.0), cpu),
+                    (load(8, 1_000, 1.0, 2.0), cpu),
+                ],
+                with: vec![
+                    (load(8, 8_000, 1.2, 2.5), cpu),
+                    (load(8, 9_000, 1.2, 2.5), cpu),
+                    (load(8, 2_000, 1.2, 2.5), cpu),
+                ],
                 rss_before_kb: 1_000,
                 rss_with_kb: 1_128,
                 rss_after_kb: 1_010,
@@ -374,7 +407,8 @@ pub(crate) mod tests {
     fn the_ratios_divide_what_the_goals_say() {
         let figures = events(vec![1.0, 0.99, 1.0, 0.995], 0);
         let run = &figures.runs[0];
-        assert_eq!(figures.read_ratio(run), 0.8);
+        // Medians: one slow round moves neither.
+        assert_eq!(run.read_ratio(), 0.8);
         assert_eq!(run.rss_per_subscriber_kib(4), 32.0);
         assert_eq!(run.share_min(), 0.99);
         assert!((run.share_median() - 0.9975).abs() < 1e-12);
