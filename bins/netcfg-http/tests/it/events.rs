@@ -369,6 +369,40 @@ fn compact_batches_carry_the_same_positions_in_fewer_bytes() {
     assert_eq!(problems[0]["field"], "positions");
 }
 
+/// `netcfg_event_subscribers` of `/metrics`.
+fn subscribers(server: &Server) -> u64 {
+    let response = server.send(&Request::get("/metrics"));
+    String::from_utf8_lossy(&response.body)
+        .lines()
+        .find_map(|line| line.strip_prefix("netcfg_event_subscribers "))
+        .and_then(|value| value.trim().parse().ok())
+        .expect("the subscribers' gauge")
+}
+
+#[test]
+fn a_client_that_closes_leaves_at_once_not_at_its_next_keep_alive() {
+    let server = Server::start();
+    configuration_with_tags(&server, "site", 1);
+    // Idle streams: nothing is written to them before the keep-alive, 15 s
+    // away, so only reading the client's close can end them sooner.
+    let streams: Vec<EventClient> = (0..20)
+        .map(|_| server.events("/nets/site/events?types=state", &[]))
+        .collect();
+    assert_eq!(subscribers(&server), 20);
+    for stream in streams {
+        stream.close();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while subscribers(&server) > 0 && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        subscribers(&server),
+        0,
+        "streams of closed clients still held 5 s after they closed"
+    );
+}
+
 #[test]
 fn unknown_configurations_and_version_5_0_answer_404() {
     let server = Server::start();

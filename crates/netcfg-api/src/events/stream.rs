@@ -266,14 +266,57 @@ mod tests {
         String::from_utf8_lossy(chunk).into_owned()
     }
 
-    #[tokio::test]
-    async fn a_client_that_fell_behind_gets_resync_first_then_what_followed() {
+    /// A stream of every event of `site`, positions as objects, past its
+    /// opening.
+    async fn opened_stream() -> (Arc<EventHub>, ConfigName, EventStream) {
         let hub = Arc::new(EventHub::new());
         let site: ConfigName = "site".parse().unwrap();
         let subscription =
             hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
         let mut stream = EventStream::new(hub.clone(), subscription, Scope::Net, 10);
         assert_eq!(stream.next_chunk().await.unwrap(), OPENING);
+        (hub, site, stream)
+    }
+
+    fn move_tags(hub: &EventHub, site: &ConfigName, tags: u32) {
+        let positions: Vec<_> = (1..=tags)
+            .map(|tag| {
+                let position = netcfg_model::Position {
+                    x: 1_000,
+                    y: 2_000,
+                    z: 0,
+                    quality: 100,
+                    anchors_used: 4,
+                    error_mm: 80,
+                };
+                (netcfg_model::SerialNumber::from_u32(tag), position)
+            })
+            .collect();
+        hub.positions(site, 1, &positions);
+        hub.cut_frames();
+    }
+
+    #[tokio::test]
+    async fn a_frame_alone_is_sent_as_the_shared_bytes_not_a_copy() {
+        let (hub, site, mut stream) = opened_stream().await;
+        move_tags(&hub, &site, 3);
+        let piece = stream.next_chunk().await.unwrap();
+        let (_, frame) = {
+            // The frame the hub cut, as another subscriber would take it.
+            let other = hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
+            move_tags(&hub, &site, 3);
+            other.subscriber.take_positions().unwrap()
+        };
+        let next = stream.next_chunk().await.unwrap();
+        let shared = frame.unwrap();
+        let bytes = shared.bytes(PositionForm::Objects).unwrap();
+        assert_eq!(next.as_ptr(), bytes.as_ptr(), "the frame's own bytes");
+        assert!(text(&piece).starts_with("event: position\n"));
+    }
+
+    #[tokio::test]
+    async fn a_client_that_fell_behind_gets_resync_first_then_what_followed() {
+        let (hub, site, mut stream) = opened_stream().await;
         for number in 0..=super::super::MAX_QUEUED {
             hub.change(
                 &site,
@@ -293,27 +336,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_large_batch_leaves_in_pieces_that_join_into_it() {
-        let hub = Arc::new(EventHub::new());
-        let site: ConfigName = "site".parse().unwrap();
-        let subscription =
-            hub.subscribe(Some(site.clone()), EventKinds::all(), PositionForm::Objects);
-        let mut stream = EventStream::new(hub.clone(), subscription, Scope::Net, 10);
-        assert_eq!(stream.next_chunk().await.unwrap(), OPENING);
-        let positions: Vec<_> = (1..=500)
-            .map(|tag| {
-                let position = netcfg_model::Position {
-                    x: 1_000,
-                    y: 2_000,
-                    z: 0,
-                    quality: 100,
-                    anchors_used: 4,
-                    error_mm: 80,
-                };
-                (netcfg_model::SerialNumber::from_u32(tag), position)
-            })
-            .collect();
-        hub.positions(&site, 1, &positions);
-        hub.cut_frames();
+        let (hub, site, mut stream) = opened_stream().await;
+        move_tags(&hub, &site, 500);
         let mut joined = Vec::new();
         let mut pieces = 0;
         while !joined.ends_with(b"\n\n") {
