@@ -669,6 +669,10 @@ def test_restore_from_the_change_history(browser: Browser, api: Api):
     api.start("lab")
     started = api.get("/nets/lab/history")["history"][0]
     assert (started["summary"], started["origin"]) == ("Started", "anonymous"), started
+    # the start reaches the list live; a click while its row is inserted at
+    # the top can land on the row that moved under the pointer
+    browser.wait(lambda _: browser.rows(view)[0].get_attribute("data-id") == str(started["id"]),
+                 message="the start at the top of the list")
     browser.expect_status(409)
     browser.click(browser.button("Restore to here", browser.row("Replace a device", view)))
     dialog = browser.dialog()
