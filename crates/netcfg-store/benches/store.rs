@@ -13,7 +13,7 @@
 //!   blocking and awaited, beside the p50 of the disk's `fdatasync` (4 KiB
 //!   appended, measured here, on the same file system) and their ratio.
 //!
-//! Every change is durable when counted (`synchronous = FULL`). The files
+//! Every change is durable when counted (its log synced before the answer). The files
 //! live under Cargo's target directory, on the same disk as the build, or
 //! under `NETCFG_BENCH_DIR` (`/dev/shm` measures the CPU cost alone).
 

@@ -1,6 +1,6 @@
 //! What the store has done since the process started, for the server's
-//! metrics: commits of the writer threads and the time they took (the
-//! commit is where SQLite syncs the write-ahead log to the disk). Plain
+//! metrics: commits of the writer threads and the time they took, the sync
+//! of the write-ahead log to the disk included. Plain
 //! atomic counters, process-wide: the store knows nothing of how they are
 //! published.
 
@@ -45,6 +45,13 @@ pub(crate) fn count_commit(changes: usize, took: Duration, succeeded: bool) {
         FAILED_COMMITS.fetch_add(1, Ordering::Relaxed);
     }
     CHANGES.fetch_add(changes as u64, Ordering::Relaxed);
+    let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+    COMMIT_NANOS.fetch_add(nanos, Ordering::Relaxed);
+}
+
+/// Counts the sync of the write-ahead log that made commits durable (part
+/// of their commit time).
+pub(crate) fn count_sync(took: Duration) {
     let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
     COMMIT_NANOS.fetch_add(nanos, Ordering::Relaxed);
 }

@@ -7,8 +7,9 @@
 //! Every change runs on the writer thread inside its own savepoint of the
 //! current batch's transaction, so a change that fails is undone alone while
 //! the others of the batch commit. The caller is answered only after the
-//! batch's `COMMIT` returned, that is after SQLite synced the write-ahead log
-//! (`synchronous = FULL`): an acknowledged change is durable.
+//! batch's `COMMIT` returned and the write-ahead log was synced
+//! ([`crate::wal_sync`]: beside the writer when more changes wait): an
+//! acknowledged change is durable.
 //!
 //! A change is queued with a way to answer its caller: a blocking channel
 //! for [`Database::write`], a `tokio::sync::oneshot` for
@@ -46,6 +47,7 @@ use crate::{
     error::{Missing, StoreError},
     schema, sql,
     stamps::{StampKind, Stamps},
+    wal_sync::{Answer, LogSync},
 };
 
 /// The most changes grouped into one commit.
@@ -73,8 +75,10 @@ pub(crate) fn connect(
     Ok(conn)
 }
 
-/// Durable commits, foreign keys on, a bounded wait for locks, and SQLite's
-/// defences against a hostile file (defensive mode, untrusted schema).
+/// Durable commits (the writer's are synced by the store instead:
+/// [`crate::wal_sync`]), foreign keys on, a bounded wait for locks, and
+/// SQLite's defences against a hostile file (defensive mode, untrusted
+/// schema).
 fn configure(conn: &Connection, busy_timeout: Duration) -> rusqlite::Result<()> {
     conn.busy_timeout(busy_timeout)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
@@ -109,7 +113,7 @@ pub(crate) fn use_wal(conn: &Connection) -> Result<(), StoreError> {
 /// its savepoint is kept) and how to answer its caller once the commit is known.
 struct Ran {
     succeeded: bool,
-    answer: Box<dyn FnOnce(Option<StoreError>) + Send>,
+    answer: Answer,
 }
 
 /// A queued change. It gets the connection, or the error that kept the
@@ -356,13 +360,27 @@ impl Database {
         conn.update_hook(Some(|action, database: &str, table: &str, _row| {
             crate::stamps::note_row(action, database, table);
         }))?;
+        // The writer's commits are synced by the store, not by SQLite
+        // (crate::wal_sync); a read opens the log it syncs.
+        conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+        let log = LogSync::open(&self.path, &self.name)
+            .map_err(|error| error.in_configuration(&self.name))?;
         let (jobs, queue) = mpsc::channel::<Job>();
         let generation = self.generation.clone();
         let stamps = self.stamps.clone();
         let database = self.id;
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
-            .spawn(move || run_writer(Writer { database, conn }, &queue, &generation, &stamps))
+            .spawn(move || {
+                run_writer(
+                    Writer { database, conn },
+                    &queue,
+                    &generation,
+                    &stamps,
+                    &log,
+                );
+            })
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(Open {
             jobs,
@@ -588,17 +606,29 @@ fn read_transaction<T>(
     Ok(value)
 }
 
-/// The writer thread: takes every queued change (up to [`MAX_BATCH`]) and
-/// commits them together. Its connection lives in [`WRITER`] meanwhile.
+/// The writer thread: takes every queued change (up to [`MAX_BATCH`]),
+/// commits them together and has the commit synced before their callers
+/// hear of it: by `log`'s sync thread when more changes are queued (this
+/// thread runs them meanwhile), here otherwise. Its connection lives in
+/// [`WRITER`] meanwhile.
 fn run_writer(
     writer: Writer,
     queue: &mpsc::Receiver<Job>,
     generation: &AtomicU64,
     stamps: &Stamps,
+    log: &LogSync,
 ) {
     WRITER.with_borrow_mut(|slot| *slot = Some(writer));
     let mut batch = Vec::with_capacity(MAX_BATCH);
-    while let Ok(first) = queue.recv() {
+    let mut waiting = None;
+    loop {
+        let first = match waiting.take() {
+            Some(job) => job,
+            None => match queue.recv() {
+                Ok(job) => job,
+                Err(_) => break,
+            },
+        };
         batch.push(first);
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -606,22 +636,29 @@ fn run_writer(
                 Err(_) => break,
             }
         }
-        WRITER.with_borrow(|writer| {
-            if let Some(writer) = writer {
-                run_batch(&writer.conn, batch.drain(..), generation, stamps);
-            }
+        let committed = WRITER.with_borrow(|writer| {
+            writer
+                .as_ref()
+                .map(|writer| run_batch(&writer.conn, batch.drain(..), generation, stamps))
         });
+        if let Some(answers) = committed.filter(|answers| !answers.is_empty()) {
+            waiting = queue.try_recv().ok();
+            log.settle(answers, waiting.is_some());
+        }
     }
     // Close the connection now rather than at the thread's end.
     drop(WRITER.with_borrow_mut(Option::take));
 }
 
+/// Runs a batch and commits it. Returns the answers that wait for the
+/// commit to be synced; a batch that could not start or commit is answered
+/// here (nothing of it is in the log).
 fn run_batch(
     conn: &Connection,
     batch: impl ExactSizeIterator<Item = Job>,
     generation: &AtomicU64,
     stamps: &Stamps,
-) {
+) -> Vec<Answer> {
     let mut transaction = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
@@ -629,7 +666,7 @@ fn run_batch(
             for job in batch {
                 (job(Err(error.clone())).answer)(None);
             }
-            return;
+            return Vec::new();
         }
     };
     let mut answers = Vec::with_capacity(batch.len());
@@ -653,7 +690,7 @@ fn run_batch(
                 {
                     answers.push(Box::new(move |_| {
                         (ran.answer)(Some(StoreError::from(error)));
-                    }));
+                    }) as Answer);
                     crate::stamps::end_change(false);
                     continue;
                 }
@@ -674,9 +711,13 @@ fn run_batch(
     let next = next_generation();
     generation.store(next, Ordering::SeqCst);
     stamps.advance(next);
-    for answer in answers {
-        answer(commit_error.clone());
+    if let Some(error) = commit_error {
+        for answer in answers {
+            answer(Some(error.clone()));
+        }
+        return Vec::new();
     }
+    answers
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 //!   gives.
 //!
 //! A change is acknowledged (its call returns `Ok`) only after SQLite
-//! committed it to the write-ahead log with `synchronous = FULL`, so it
-//! survives a crash of the process and a power cut. Concurrent changes to one
+//! committed it to the write-ahead log and the log was synced to the disk,
+//! so it survives a crash of the process and a power cut. Concurrent changes to one
 //! configuration run one after the other on its writer thread, grouped into
 //! shared commits; none is lost.
 //!
@@ -49,6 +49,7 @@ mod sql;
 mod stamps;
 mod store;
 mod transfer;
+mod wal_sync;
 
 pub use counters::{StoreCounters, counters};
 pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};

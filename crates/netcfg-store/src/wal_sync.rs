@@ -1,0 +1,254 @@
+//! Making commits durable beside the writer: the writer connection commits
+//! with `synchronous = NORMAL` (SQLite writes the commit's frames to the
+//! write-ahead log and does not wait for the disk), and the store syncs the
+//! log itself before any caller of the commit is answered.
+//!
+//! Why: with `synchronous = FULL` the writer thread sat idle through every
+//! sync, and the changes that queued meanwhile waited for it. Now, when
+//! more changes are queued after a commit, the sync goes to this
+//! configuration's sync thread and the writer runs the next batch during
+//! it; a sync covers every commit written before it began, so the sync
+//! thread answers all the commits handed to it with one. When nothing is
+//! queued, the writer syncs itself: one connection's changes take no extra
+//! thread hop.
+//!
+//! What is promised stays: a caller hears of its change only after an
+//! `fdatasync` of the log that began after the change's frames were
+//! written, so an acknowledged change survives a crash of the process and
+//! a power cut. `synchronous = NORMAL` still syncs the log before a
+//! checkpoint copies it into the file and the file after, so a power cut
+//! leaves the file consistent. What differs: another connection may read a
+//! commit during the sync that makes it durable (under a millisecond). A
+//! power cut in that moment loses it, as it loses any change not yet
+//! acknowledged; a process crash does not (the system holds the written
+//! log).
+
+use std::{
+    fs::File,
+    io,
+    path::Path,
+    sync::{Arc, mpsc},
+    thread::JoinHandle,
+    time::Instant,
+};
+
+use crate::error::StoreError;
+
+/// How a committed change's caller is answered: with the error that kept
+/// its commit from being durable, if any.
+pub(crate) type Answer = Box<dyn FnOnce(Option<StoreError>) + Send>;
+
+/// What makes the commits written so far durable: `fdatasync` of the log.
+type Sync = Arc<dyn Fn() -> io::Result<()> + Send + std::marker::Sync>;
+
+/// The write-ahead log of one open configuration, and the thread that
+/// syncs it while the writer goes on.
+pub(crate) struct LogSync {
+    sync: Sync,
+    handoff: Option<mpsc::Sender<Vec<Answer>>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl LogSync {
+    /// Opens the log of the database at `database` (SQLite's name for it:
+    /// the path with `-wal`). The writer connection must have opened it
+    /// already, in write-ahead mode; it stays the same file for as long as
+    /// that connection is open (SQLite removes a log only when the last
+    /// connection closes). Without a sync thread (it could not start), the
+    /// writer syncs every commit itself.
+    pub(crate) fn open(database: &Path, name: &str) -> Result<Self, StoreError> {
+        let mut path = database.as_os_str().to_owned();
+        path.push("-wal");
+        let log = File::open(&path)
+            .map_err(|error| StoreError::file("opening the write-ahead log", error))?;
+        Ok(Self::with_sync(name, Arc::new(move || log.sync_data())))
+    }
+
+    fn with_sync(name: &str, sync: Sync) -> Self {
+        let (handoff, handed) = mpsc::channel::<Vec<Answer>>();
+        let synced = sync.clone();
+        let thread = std::thread::Builder::new()
+            .name(format!("store-sync {name}"))
+            .spawn(move || {
+                while let Ok(mut answers) = handed.recv() {
+                    while let Ok(more) = handed.try_recv() {
+                        answers.extend(more);
+                    }
+                    sync_then_answer(&*synced, answers);
+                }
+            });
+        let (handoff, thread) = match thread {
+            Ok(thread) => (Some(handoff), Some(thread)),
+            Err(error) => {
+                log::warn!("no sync thread for {name} ({error}): its writer syncs each commit");
+                (None, None)
+            }
+        };
+        Self {
+            sync,
+            handoff,
+            thread,
+        }
+    }
+
+    /// Makes a commit durable, then answers its callers: on the sync thread
+    /// when the writer has more to do (`busy`), here otherwise.
+    pub(crate) fn settle(&self, answers: Vec<Answer>, busy: bool) {
+        let answers = match (&self.handoff, busy) {
+            (Some(handoff), true) => match handoff.send(answers) {
+                Ok(()) => return,
+                Err(mpsc::SendError(answers)) => answers,
+            },
+            _ => answers,
+        };
+        sync_then_answer(&*self.sync, answers);
+    }
+}
+
+impl Drop for LogSync {
+    /// Lets the sync thread answer everything handed to it.
+    fn drop(&mut self) {
+        drop(self.handoff.take());
+        if let Some(thread) = self.thread.take()
+            && thread.join().is_err()
+        {
+            log::error!("a store sync thread panicked");
+        }
+    }
+}
+
+fn sync_then_answer(sync: &dyn Fn() -> io::Result<()>, answers: Vec<Answer>) {
+    let started = Instant::now();
+    let synced = sync();
+    crate::counters::count_sync(started.elapsed());
+    // The commits are in the log but may not be on the disk: their callers
+    // hear that the change failed.
+    let error = synced
+        .err()
+        .map(|error| StoreError::file("syncing the write-ahead log", error));
+    for answer in answers {
+        answer(error.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{
+        Mutex,
+        atomic::{AtomicUsize, Ordering},
+    };
+
+    use super::*;
+
+    /// A log whose syncs wait until the test lets them end, counting them.
+    #[derive(Default)]
+    struct HeldLog {
+        open: Mutex<bool>,
+        released: std::sync::Condvar,
+        synced: AtomicUsize,
+    }
+
+    impl HeldLog {
+        fn sync(&self) -> io::Result<()> {
+            let mut open = self.open.lock().unwrap();
+            while !*open {
+                open = self.released.wait(open).unwrap();
+            }
+            self.synced.fetch_add(1, Ordering::SeqCst);
+            Ok(())
+        }
+
+        fn release(&self) {
+            *self.open.lock().unwrap() = true;
+            self.released.notify_all();
+        }
+    }
+
+    fn log_sync(log: &Arc<HeldLog>) -> LogSync {
+        let held = log.clone();
+        LogSync::with_sync("test", Arc::new(move || held.sync()))
+    }
+
+    /// Answers that record how many syncs had ended when they ran.
+    fn answers(count: usize, log: &Arc<HeldLog>, heard: &Arc<Mutex<Vec<usize>>>) -> Vec<Answer> {
+        (0..count)
+            .map(|_| {
+                let (log, heard) = (log.clone(), heard.clone());
+                Box::new(move |error: Option<StoreError>| {
+                    assert!(error.is_none());
+                    heard
+                        .lock()
+                        .unwrap()
+                        .push(log.synced.load(Ordering::SeqCst));
+                }) as Answer
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_commit_handed_to_the_sync_thread_is_answered_only_after_a_sync() {
+        let log = Arc::new(HeldLog::default());
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let sync = log_sync(&log);
+        sync.settle(answers(3, &log, &heard), true);
+        sync.settle(answers(2, &log, &heard), true);
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            heard.lock().unwrap().is_empty(),
+            "answered before the sync ended"
+        );
+        log.release();
+        // Dropping it lets the sync thread answer all it was handed.
+        drop(sync);
+        let heard = heard.lock().unwrap();
+        assert_eq!(heard.len(), 5);
+        assert!(heard.iter().all(|&synced| synced >= 1), "{heard:?}");
+    }
+
+    #[test]
+    fn a_commit_with_nothing_queued_behind_it_is_synced_by_the_writer_itself() {
+        let log = Arc::new(HeldLog::default());
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let sync = Arc::new(log_sync(&log));
+        let writer = {
+            let (sync, answers) = (sync.clone(), answers(1, &log, &heard));
+            std::thread::spawn(move || sync.settle(answers, false))
+        };
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            heard.lock().unwrap().is_empty(),
+            "answered before the sync ended"
+        );
+        assert!(!writer.is_finished(), "the writer syncs before it goes on");
+        log.release();
+        writer.join().unwrap();
+        assert_eq!(*heard.lock().unwrap(), [1]);
+    }
+
+    #[test]
+    fn a_failed_sync_fails_the_changes_it_was_to_make_durable() {
+        let failed = Arc::new(Mutex::new(Vec::new()));
+        let sync = LogSync::with_sync("test", Arc::new(|| Err(io::Error::from_raw_os_error(5))));
+        let answers = (0..2)
+            .map(|_| {
+                let failed = failed.clone();
+                Box::new(move |error: Option<StoreError>| {
+                    failed
+                        .lock()
+                        .unwrap()
+                        .push(error.map(|error| error.to_string()));
+                }) as Answer
+            })
+            .collect();
+        sync.settle(answers, true);
+        drop(sync);
+        let failed = failed.lock().unwrap();
+        assert_eq!(failed.len(), 2);
+        assert!(
+            failed.iter().all(|error| error
+                .as_deref()
+                .is_some_and(|error| error.contains("syncing the write-ahead log"))),
+            "{failed:?}"
+        );
+    }
+}
