@@ -1,5 +1,5 @@
-//! Serving the route tables: one actix resource per path pattern of either
-//! table, whose handler picks the row of the version the request selected.
+//! Serving the route tables: a request whose path matched a pattern of
+//! either table (crate::router) goes to the row of the version it selected.
 
 use std::{collections::BTreeSet, pin::Pin};
 
@@ -63,7 +63,7 @@ pub(crate) fn patterns(tables: &Tables) -> Vec<&'static str> {
 /// A sort key: per segment 0 for static, 1 for a parameter beside text, 2 for
 /// a bare parameter. (A resource matches a whole path, so only patterns with
 /// as many segments compete; among them the more static one must come first.)
-fn specificity(pattern: &str) -> Vec<u8> {
+pub(crate) fn specificity(pattern: &str) -> Vec<u8> {
     pattern
         .split('/')
         .filter(|segment| !segment.is_empty())
@@ -83,7 +83,7 @@ fn specificity(pattern: &str) -> Vec<u8> {
 /// The shape of a pattern: its parameters' names erased. Two patterns of
 /// one shape match the same requests (`/position_limits/{id}` in 5.1,
 /// `/position_limits/{name}` in 5.0).
-fn shape(pattern: &str) -> String {
+pub(crate) fn shape(pattern: &str) -> String {
     let mut shape = String::with_capacity(pattern.len());
     let mut in_parameter = false;
     for character in pattern.chars() {
@@ -103,55 +103,9 @@ fn shape(pattern: &str) -> String {
     shape
 }
 
-/// Registers one resource per pattern; each dispatches by version and method.
-/// Where several patterns share a shape, each is guarded so that only
-/// requests whose version uses that pattern reach it, and the handler sees
-/// the parameter names of its own row.
-pub(crate) fn register(
-    config: &mut web::ServiceConfig,
-    patterns: &[&'static str],
-    tables: &Tables,
-    default_version: ApiVersion,
-) {
-    for pattern in patterns {
-        let pattern: &'static str = pattern;
-        let twins = patterns
-            .iter()
-            .filter(|other| shape(other) == shape(pattern))
-            .count();
-        let mut resource = web::resource(pattern);
-        if twins > 1 {
-            let versions: Vec<ApiVersion> = ApiVersion::ALL
-                .into_iter()
-                .filter(|version| {
-                    tables
-                        .table(*version)
-                        .routes
-                        .iter()
-                        .any(|route| route.paths.contains(&pattern))
-                })
-                .collect();
-            resource = resource.guard(actix_web::guard::fn_guard(move |context| {
-                let version = context
-                    .req_data()
-                    .get::<ApiVersion>()
-                    .copied()
-                    .unwrap_or(default_version);
-                versions.contains(&version)
-            }));
-        }
-        config.service(resource.default_service(web::to(
-            move |request: HttpRequest,
-                  payload: web::Payload,
-                  state: web::Data<AppState>,
-                  tables: web::Data<Tables>| {
-                dispatch(request, payload, state, tables, pattern)
-            },
-        )));
-    }
-}
-
-async fn dispatch(
+/// Answers a request whose path matched `pattern` (crate::router): the
+/// row of the version the request selected and its method.
+pub(crate) async fn dispatch(
     request: HttpRequest,
     payload: web::Payload,
     state: web::Data<AppState>,

@@ -46,6 +46,7 @@ pub mod payload;
 mod render;
 mod render_cache;
 mod reply;
+mod router;
 mod routes;
 mod state;
 mod table;
@@ -117,7 +118,7 @@ pub fn create_app_with_tables(
         InitError = (),
     >,
 > {
-    let patterns = dispatch::patterns(&tables);
+    let router = std::rc::Rc::new(router::Router::new(&dispatch::patterns(&tables), &tables));
     let gate = VersionGate::new(state.default_version(), state.auth().clone());
     App::new()
         .app_data(state.clone())
@@ -125,8 +126,10 @@ pub fn create_app_with_tables(
         .configure(describe::register_browser)
         .configure(netcfg_ui::register)
         .configure(operations::register)
-        .configure(|config| dispatch::register(config, &patterns, &tables, state.default_version()))
-        .default_service(web::to(dispatch::unknown_route))
+        .default_service(actix_web::dev::fn_service(move |request| {
+            let router = router.clone();
+            async move { router::serve(&router, request).await }
+        }))
         .wrap(gate)
         .wrap(actix_web::middleware::from_fn(operations::count_requests))
 }

@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use actix_web::{
-    HttpResponse,
+    HttpMessage, HttpResponse,
     body::MessageBody,
     dev::{ServiceRequest, ServiceResponse},
     http::header,
@@ -23,6 +23,7 @@ use netcfg_service::{IoFault, ServiceError, StoreError};
 
 use crate::{
     auth::{HEALTH, METRICS, READY},
+    router::Matched,
     state::AppState,
 };
 
@@ -36,8 +37,19 @@ pub(crate) async fn count_requests(
     let method = request.method().clone();
     let response = next.call(request).await?;
     if let Some(state) = state {
-        let route = response.request().match_pattern();
-        let route = route.as_deref().unwrap_or("unmatched");
+        // The API's routes name their pattern; the others (the front end,
+        // these operations) are actix's own resources.
+        let matched = response.request().extensions().get::<Matched>().copied();
+        let route = match matched {
+            Some(Matched(pattern)) => std::borrow::Cow::Borrowed(pattern),
+            None => std::borrow::Cow::Owned(
+                response
+                    .request()
+                    .match_pattern()
+                    .unwrap_or_else(|| "unmatched".to_owned()),
+            ),
+        };
+        let route = route.as_ref();
         state.metrics().observe(
             route,
             &method,
