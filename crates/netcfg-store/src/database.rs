@@ -361,8 +361,11 @@ impl Database {
             crate::stamps::note_row(action, database, table);
         }))?;
         // The writer's commits are synced by the store, not by SQLite
-        // (crate::wal_sync); a read opens the log it syncs.
-        conn.execute_batch("PRAGMA synchronous = NORMAL")?;
+        // (crate::wal_sync); a read opens the log it syncs. Its temporary
+        // data in memory: each change runs in a savepoint, whose journal
+        // (the pages it changed, as they were) was otherwise made of 64 KiB
+        // blocks, a large allocation per change.
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")?;
         conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
         let log = LogSync::open(&self.path, &self.name)
             .map_err(|error| error.in_configuration(&self.name))?;
@@ -659,7 +662,7 @@ fn run_batch(
     generation: &AtomicU64,
     stamps: &Stamps,
 ) -> Vec<Answer> {
-    let mut transaction = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+    let transaction = match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
         Ok(transaction) => transaction,
         Err(error) => {
             let error = StoreError::from(error);
@@ -672,35 +675,31 @@ fn run_batch(
     let mut answers = Vec::with_capacity(batch.len());
     crate::stamps::begin_batch();
     for job in batch {
-        let savepoint = match transaction.savepoint() {
-            Ok(savepoint) => savepoint,
-            Err(error) => {
-                answers.push(job(Err(error.into())).answer);
-                crate::stamps::end_change(false);
-                continue;
-            }
-        };
+        if let Err(error) = sql::cached(conn, "SAVEPOINT change") {
+            answers.push(job(Err(error.into())).answer);
+            crate::stamps::end_change(false);
+            continue;
+        }
         // A panicking change is a bug; it must not take the other changes of
         // the batch (or the writer) down with it. Its caller sees the writer
         // "stopped" because its answer is dropped unsent.
-        match std::panic::catch_unwind(AssertUnwindSafe(|| job(Ok(&savepoint)))) {
-            Ok(ran) => {
-                if ran.succeeded
-                    && let Err(error) = savepoint.commit()
-                {
-                    answers.push(Box::new(move |_| {
-                        (ran.answer)(Some(StoreError::from(error)));
-                    }) as Answer);
-                    crate::stamps::end_change(false);
-                    continue;
-                }
-                crate::stamps::end_change(ran.succeeded);
-                answers.push(ran.answer);
+        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| job(Ok(&transaction))));
+        let succeeded = matches!(&ran, Ok(ran) if ran.succeeded);
+        let closed = if succeeded {
+            sql::cached(conn, "RELEASE change")
+        } else {
+            sql::cached(conn, "ROLLBACK TO change")
+                .and_then(|()| sql::cached(conn, "RELEASE change"))
+        };
+        crate::stamps::end_change(succeeded && closed.is_ok());
+        match (ran, closed) {
+            (Ok(ran), Ok(())) => answers.push(ran.answer),
+            (Ok(ran), Err(error)) => {
+                answers.push(Box::new(move |_| {
+                    (ran.answer)(Some(StoreError::from(error)));
+                }) as Answer);
             }
-            Err(_) => {
-                crate::stamps::end_change(false);
-                log::error!("a change panicked; it was rolled back");
-            }
+            (Err(_), _) => log::error!("a change panicked; it was rolled back"),
         }
     }
     let committing = std::time::Instant::now();

@@ -177,3 +177,42 @@ fn a_replaced_device_is_answered_as_it_reads_back() {
         assert_eq!(answered, net.device(DeviceKey::Id(answered.id)).unwrap());
     }
 }
+
+/// Changes queued together share a commit, each in its own savepoint: one
+/// that fails and one that panics are undone alone, the others commit,
+/// and the writer goes on.
+#[test]
+fn a_failed_or_panicking_change_is_undone_alone_and_its_batch_commits() {
+    let (_temp, net) = store_with_net();
+    let runtime = one_thread();
+    let first = net.change(|net| net.create_device(tag(1)));
+    let failing = net.change(|net| {
+        net.create_device(tag(2))?;
+        // Device 1 exists (the change before, in the same batch).
+        net.create_device(tag(1))
+    });
+    let panicking = net.change(|net| -> Result<(), StoreError> {
+        net.create_device(tag(3))?;
+        panic!("a bug in a change");
+    });
+    let last = net.change(|net| net.create_device(tag(4)));
+    runtime.block_on(async {
+        assert!(first.await.is_ok());
+        assert_eq!(kind(&failing.await.unwrap_err()), "conflict");
+        assert!(panicking.await.is_err());
+        assert!(last.await.is_ok());
+    });
+    let serials: Vec<SerialNumber> = net
+        .devices()
+        .unwrap()
+        .into_iter()
+        .map(|device| device.serial_number)
+        .collect();
+    assert_eq!(
+        serials,
+        [SerialNumber::from_u32(1), SerialNumber::from_u32(4)]
+    );
+    runtime
+        .block_on(net.change(|net| net.create_device(tag(5))))
+        .expect("the writer goes on");
+}
