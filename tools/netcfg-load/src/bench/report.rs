@@ -194,8 +194,8 @@ impl Figures {
                 self.writes_1.p50_ms
             ),
             value: format!("{to_fsync:.2}"),
-            target: "<= 3",
-            met: Some(to_fsync <= 3.0),
+            target: "<= 2.5",
+            met: Some(to_fsync <= 2.5),
         });
         let writes = self.writes_32.rate() / self.writes_1.rate();
         lines.push(Line {
@@ -206,8 +206,8 @@ impl Figures {
                 self.writes_1.rate()
             ),
             value: format!("{writes:.2}"),
-            target: ">= 5",
-            met: Some(writes >= 5.0),
+            target: ">= 10",
+            met: Some(writes >= 10.0),
         });
         lines.push(Line {
             key: "growth_ratio",
@@ -533,8 +533,8 @@ pub(crate) mod tests {
                     baseline: load(64, 20_000, 4.0, 10.0),
                 },
             ],
-            writes_1: load(1, 1_000, 1.5, 3.0),
-            writes_32: load(32, 5_000, 8.0, 20.0),
+            writes_1: load(1, 1_000, 1.25, 3.0),
+            writes_32: load(32, 10_000, 8.0, 20.0),
             fdatasync_ms: vec![0.4, 0.5, 0.5, 0.6, 9.0],
             growth: Growth {
                 early_at: 10,
@@ -597,8 +597,8 @@ pub(crate) mod tests {
         let mut worse = site();
         worse.reads[1].devices.requests = 17_999;
         worse.reads[1].devices.p99_ms = 15.1;
-        worse.writes_1.p50_ms = 1.6;
-        worse.writes_32.requests = 4_999;
+        worse.writes_1.p50_ms = 1.26;
+        worse.writes_32.requests = 9_999;
         worse.growth.late_ms = vec![1.6, 1.6, 1.6];
         worse.footprint.rss_idle_full_kb = 20 * 1024;
         let unmet: Vec<_> = worse
@@ -634,7 +634,7 @@ pub(crate) mod tests {
         site.writes_32.requests = 1_000;
         let text = report(Some(site), Some(events(vec![0.5], 0))).text();
         assert!(text.contains("target >= 0.9: met"), "{text}");
-        assert!(text.contains("target >= 5: NOT met"), "{text}");
+        assert!(text.contains("target >= 10: NOT met"), "{text}");
         assert!(text.contains("target >= 99% each: NOT met"), "{text}");
         assert!(text.contains("50.0% / 50.0% / 50.0%"), "{text}");
         assert!(
@@ -676,7 +676,7 @@ pub(crate) mod tests {
         assert_eq!(summary[2]["met"], Value::Null);
         assert_eq!(json["site_devices"], 1_050);
         assert_eq!(json["reads"][1]["ratio"], 0.9);
-        assert_eq!(json["writes"]["ratio_32_to_1"], 5.0);
+        assert_eq!(json["writes"]["ratio_32_to_1"], 10.0);
         assert_eq!(json["footprint"]["startup_full_median_ms"], 50.0);
         assert_eq!(
             json["events"]["runs"][0]["memory"]["per_subscriber_kib"],
