@@ -355,18 +355,19 @@ impl Database {
     /// Starts the writer thread.
     fn wake(&self) -> Result<Open, StoreError> {
         let mut conn = self.connect()?;
+        // The writer's commits are synced by the store, not by SQLite
+        // (crate::wal_sync); a read opens the log it syncs. Its temporary
+        // data in memory: each change runs in a savepoint, whose journal
+        // (the pages it changed, as they were) was otherwise made of 64 KiB
+        // blocks, a large allocation per change. Set before the triggers:
+        // changing `temp_store` drops what the temporary database holds.
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")?;
+        conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
         crate::history::install_triggers(&conn)
             .map_err(|error| error.in_configuration(&self.name))?;
         conn.update_hook(Some(|action, database: &str, table: &str, _row| {
             crate::stamps::note_row(action, database, table);
         }))?;
-        // The writer's commits are synced by the store, not by SQLite
-        // (crate::wal_sync); a read opens the log it syncs. Its temporary
-        // data in memory: each change runs in a savepoint, whose journal
-        // (the pages it changed, as they were) was otherwise made of 64 KiB
-        // blocks, a large allocation per change.
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY")?;
-        conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
         let log = LogSync::open(&self.path, &self.name)
             .map_err(|error| error.in_configuration(&self.name))?;
         let (jobs, queue) = mpsc::channel::<Job>();
@@ -376,13 +377,7 @@ impl Database {
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
             .spawn(move || {
-                run_writer(
-                    Writer { database, conn },
-                    &queue,
-                    &generation,
-                    &stamps,
-                    &log,
-                );
+                run_writer(Writer { database, conn }, &queue, &generation, &stamps, log);
             })
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(Open {
@@ -619,7 +614,7 @@ fn run_writer(
     queue: &mpsc::Receiver<Job>,
     generation: &AtomicU64,
     stamps: &Stamps,
-    log: &LogSync,
+    log: LogSync,
 ) {
     WRITER.with_borrow_mut(|slot| *slot = Some(writer));
     let mut batch = Vec::with_capacity(MAX_BATCH);
@@ -649,6 +644,9 @@ fn run_writer(
             log.settle(answers, waiting.is_some());
         }
     }
+    // Every commit handed to the sync thread is answered while the log is
+    // still the connection's (closing the last connection removes it).
+    drop(log);
     // Close the connection now rather than at the thread's end.
     drop(WRITER.with_borrow_mut(Option::take));
 }
