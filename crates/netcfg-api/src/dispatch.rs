@@ -43,8 +43,9 @@ pub(crate) fn request_version(request: &HttpRequest, state: &AppState) -> ApiVer
         .unwrap_or(state.default_version)
 }
 
-/// Every path pattern of every table, ordered so that actix tries static
-/// segments before parameters (`/nets/upload` before `/nets/{net_name}`).
+/// Every path pattern of every table, ordered so that the router
+/// (crate::router) tries static segments before parameters (`/nets/upload`
+/// before `/nets/{net_name}`).
 pub(crate) fn patterns(tables: &Tables) -> Vec<&'static str> {
     let unique: BTreeSet<&'static str> = tables
         .tables()
@@ -61,7 +62,7 @@ pub(crate) fn patterns(tables: &Tables) -> Vec<&'static str> {
 }
 
 /// A sort key: per segment 0 for static, 1 for a parameter beside text, 2 for
-/// a bare parameter. (A resource matches a whole path, so only patterns with
+/// a bare parameter. (A pattern matches a whole path, so only patterns with
 /// as many segments compete; among them the more static one must come first.)
 pub(crate) fn specificity(pattern: &str) -> Vec<u8> {
     pattern
