@@ -105,6 +105,11 @@ fn json_object(row: &str, columns: &[&Column]) -> String {
 /// part of the file).
 pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
     let mut script = String::new();
+    // The place of the undo row among its change's rows (the rows are
+    // keyed by change and place, schema v8).
+    let next_seq = format!(
+        "(SELECT coalesce(max(seq), 0) + 1 FROM main.history_undo WHERE change_id = {NEXT_ID})"
+    );
     for (table, columns) in columns(conn)? {
         let all: Vec<&Column> = columns.iter().collect();
         let keys: Vec<&Column> = columns.iter().filter(|column| column.key).collect();
@@ -114,8 +119,8 @@ pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
             .collect();
         let undo = |action: &str, key: &str, old: &str| {
             format!(
-                "INSERT INTO main.history_undo (change_id, table_name, action, key, old) \
-                 VALUES ({NEXT_ID}, '{table}', '{action}', {key}, {old});"
+                "INSERT INTO main.history_undo (change_id, seq, table_name, action, key, old) \
+                 VALUES ({NEXT_ID}, {next_seq}, '{table}', '{action}', {key}, {old});"
             )
         };
         script.push_str(&format!(
@@ -169,13 +174,14 @@ pub(crate) fn journaled<T>(
 ) -> Result<T, StoreError> {
     let value = change(conn)?;
     let id = next_id(conn)?;
-    if record.is_none()
-        && !crate::sql::exists(
-            conn,
-            "SELECT 1 FROM history_undo WHERE change_id = ?1",
-            [id],
-        )?
-    {
+    let touched_content = crate::sql::exists(
+        conn,
+        "SELECT 1 FROM history_undo WHERE change_id = ?1",
+        [id],
+    )?;
+    if touched_content {
+        crate::stamps::note_content();
+    } else if record.is_none() {
         return Ok(value);
     }
     let local = ChangeRecord::local();
@@ -244,7 +250,7 @@ fn nouns(table: &str) -> (&'static str, &'static str) {
 fn tally(conn: &Connection, id: i64) -> Result<String, StoreError> {
     let mut statement = conn.prepare_cached(
         "SELECT table_name, action, count(*) FROM history_undo WHERE change_id = ?1
-         GROUP BY table_name, action ORDER BY min(id)",
+         GROUP BY table_name, action ORDER BY min(seq)",
     )?;
     let rows = statement.query_map([id], |row| {
         Ok((
@@ -342,7 +348,7 @@ pub(crate) fn restore(conn: &Connection, target: u64) -> Result<(), StoreError> 
     let undos: Vec<Undo> = conn
         .prepare(
             "SELECT table_name, action, key, old FROM history_undo
-             WHERE change_id > ?1 AND change_id < ?2 ORDER BY id DESC",
+             WHERE change_id > ?1 AND change_id < ?2 ORDER BY change_id DESC, seq DESC",
         )?
         .query_map([stored(target), current], |row| {
             Ok(Undo {

@@ -8,10 +8,12 @@
 //! stays current while the network runs; a scheduled run moves the
 //! schedules' stamp alone (a change of a schedule moves both).
 //!
-//! The writer connection's update hook sees every row a change writes:
-//! the history's undo rows stand for the content (every tracked table has
-//! triggers that write one, and some tracked tables have no rowid the hook
-//! could see), the notifications table for itself. A stamp takes a new
+//! The writer connection's update hook sees the rows a change writes in
+//! tables with a rowid: the notifications and the schedules' tables. The
+//! content is noted by the history instead ([`note_content`]): a change
+//! touched it when it wrote undo rows (every tracked table has triggers
+//! that write one; the undo rows and some tracked tables have no rowid the
+//! hook could see). A stamp takes a new
 //! value from the generations' source after a commit that touched its kind,
 //! before any caller hears of the commit; no two stamps of the process are
 //! equal, across configurations and openings.
@@ -57,13 +59,16 @@ thread_local! {
 /// belongs to.
 pub(crate) fn note_row(action: Action, database: &str, table: &str) {
     let kind = match (database, table, action) {
-        // Pruning the history deletes undo rows; only a change adds them.
-        ("main", "history_undo", Action::SQLITE_INSERT) => StampKind::Content,
         ("main", "notifications", _) => StampKind::Notifications,
         ("main", "schedules" | "schedule_runs", _) => StampKind::Schedules,
         _ => return,
     };
     CHANGE_TOUCHED.with(|touched| touched.set(touched.get() | kind.bit()));
+}
+
+/// The change being run touched the content (it wrote undo rows).
+pub(crate) fn note_content() {
+    CHANGE_TOUCHED.with(|touched| touched.set(touched.get() | StampKind::Content.bit()));
 }
 
 /// Before a batch runs.

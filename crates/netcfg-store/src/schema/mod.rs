@@ -16,19 +16,20 @@ use crate::error::{BadUpload, StoreError};
 pub const APPLICATION_ID: u32 = 0x4E43_4647;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// Version 1, frozen.
 const V1: &str = include_str!("v1.sql");
 
 /// `MIGRATIONS[n]` takes a file from version `n + 1` to version `n + 2`.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("v2.sql"),
     include_str!("v3.sql"),
     include_str!("v4.sql"),
     include_str!("v5.sql"),
     include_str!("v6.sql"),
     include_str!("v7.sql"),
+    include_str!("v8.sql"),
 ];
 
 /// One row of `sqlite_schema`: type, name, table name, SQL text.

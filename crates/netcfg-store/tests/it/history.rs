@@ -248,6 +248,59 @@ fn history_survives_download_and_upload_and_restores_there() {
     assert_eq!(content(&copy), before);
 }
 
+/// A file of schema version 7 (undo rows in a rowid table with a second
+/// index) is migrated on upload with its history whole: the same entries,
+/// and a restore across changes made before and after the migration.
+#[test]
+fn a_version_7_history_is_migrated_whole() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let point = newest(&net);
+    let before = content(&net);
+    let mut renamed = tag(0x0105_0001);
+    renamed.name = Some("Forklift 3".parse().unwrap());
+    net.replace_device(
+        DeviceKey::Serial(SerialNumber::from_u32(0x0105_0001)),
+        renamed,
+    )
+    .unwrap();
+    net.create_device(tag(0x0105_0002)).unwrap();
+    let bytes = temp.store.download(&name("net")).unwrap();
+    let path = temp.dir.path().join("v7.sqlite");
+    std::fs::write(&path, &bytes).unwrap();
+    {
+        // Back to version 7 the way version 7 built its table: numbered
+        // rows in the order they were written, then v7.sql's own rebuild.
+        let v7 = include_str!("../../src/schema/v7.sql");
+        let rebuild = &v7[v7.find("CREATE TABLE history_undo_v7").unwrap()..];
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(&format!(
+            "BEGIN;
+             ALTER TABLE history_undo RENAME TO undo_v8;
+             CREATE TABLE history_undo AS SELECT
+                 row_number() OVER (ORDER BY change_id, seq) AS id,
+                 change_id, table_name, action, key, old FROM undo_v8;
+             DROP TABLE undo_v8;
+             {rebuild}
+             PRAGMA user_version = 7;
+             COMMIT;"
+        ))
+        .unwrap();
+    }
+    let mut upload = temp.store.begin_upload().unwrap();
+    upload.write(&std::fs::read(&path).unwrap()).unwrap();
+    temp.store.finish_upload(&name("old"), upload).unwrap();
+    let old = temp.store.net(&name("old")).unwrap();
+    assert_eq!(
+        old.history(None, 100).unwrap(),
+        net.history(None, 100).unwrap()
+    );
+    old.delete_device(DeviceKey::Serial(SerialNumber::from_u32(0x0105_0002)))
+        .unwrap();
+    old.restore(point).unwrap();
+    assert_eq!(content(&old), before);
+}
+
 #[test]
 fn a_copy_keeps_the_history() {
     let (temp, net) = store_with_net();
@@ -582,8 +635,8 @@ fn an_upload_whose_undo_rows_belong_to_no_change_is_refused() {
         // Rows that the next change would take for its own.
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute(
-            "INSERT INTO history_undo (change_id, table_name, action, key, old)
-             VALUES (2, 'devices', 'delete', '{\"id\": 1}', NULL)",
+            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+             VALUES (2, 1, 'devices', 'delete', '{\"id\": 1}', NULL)",
             [],
         )
         .unwrap();
