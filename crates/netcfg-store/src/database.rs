@@ -2,7 +2,8 @@
 //! into one durable commit, and a pool of reader connections. A
 //! configuration nobody used for a while is put to rest (no thread, no
 //! connection) and woken by its next call, so that idle configurations cost
-//! no memory.
+//! no memory; a read opens reader connections only, and the first change
+//! starts the writer.
 //!
 //! Every change runs on the writer thread inside its own savepoint of the
 //! current batch's transaction, so a change that fails is undone alone while
@@ -121,24 +122,45 @@ struct Ran {
 type Job = Box<dyn FnOnce(Result<&Connection, StoreError>) -> Ran + Send>;
 
 struct Open {
-    jobs: mpsc::Sender<Job>,
-    writer: JoinHandle<()>,
     readers: Mutex<Vec<Connection>>,
+    /// Started by the first change: a configuration that is only read (a
+    /// scheduler looking at every configuration's schedules at start-up)
+    /// has no thread and no writer connection.
+    writer: OnceLock<WriterThread>,
+    /// Held while the writer starts, so that it starts once.
+    starting: Mutex<()>,
+}
+
+/// The writer thread and its queue.
+struct WriterThread {
+    jobs: mpsc::Sender<Job>,
+    thread: JoinHandle<()>,
 }
 
 impl Open {
+    fn new() -> Self {
+        Self {
+            readers: Mutex::new(Vec::new()),
+            writer: OnceLock::new(),
+            starting: Mutex::new(()),
+        }
+    }
+
     /// Stops the writer (it runs what is queued first) and closes every
     /// connection.
     fn shut(self, name: &str) {
         drop(self.readers);
-        drop(self.jobs);
-        if self.writer.thread().id() == std::thread::current().id() {
+        let Some(writer) = self.writer.into_inner() else {
+            return;
+        };
+        drop(writer.jobs);
+        if writer.thread.thread().id() == std::thread::current().id() {
             // The last handle was dropped by a change running on the writer
             // itself: it cannot wait for itself; with its queue closed it
             // ends (and closes its connection) once this change is done.
             return;
         }
-        if self.writer.join().is_err() {
+        if writer.thread.join().is_err() {
             log::error!("the writer thread of {name} panicked");
         }
     }
@@ -189,7 +211,7 @@ fn stopped() -> StoreError {
 
 /// Where an open configuration stands.
 enum State {
-    /// In use: a writer thread and a pool of readers.
+    /// In use: a pool of readers, and a writer thread once a change came.
     Awake(Open),
     /// Unused for a while, or not used yet: no thread, no connection. The
     /// next call wakes it.
@@ -335,25 +357,45 @@ impl Database {
             }
             let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
             if matches!(*state, State::Dormant) {
-                *state = State::Awake(self.wake()?);
+                *state = State::Awake(Open::new());
             }
         }
     }
 
-    /// True when the configuration is awake: a change queued now opens
-    /// nothing and starts no thread.
+    /// True when the configuration is awake and its writer runs: a change
+    /// queued now opens nothing and starts no thread.
     pub(crate) fn is_awake(&self) -> bool {
-        matches!(self.state.try_read().as_deref(), Ok(State::Awake(_)))
+        matches!(
+            self.state.try_read().as_deref(),
+            Ok(State::Awake(open)) if open.writer.get().is_some()
+        )
     }
 
-    /// Wakes the configuration if it rests (opens its connection, starts its
-    /// writer), and marks it used.
+    /// Wakes the configuration if it rests and starts its writer (opens its
+    /// connection), and marks it used.
     pub(crate) fn wake_up(&self) -> Result<(), StoreError> {
-        self.awake().map(drop)
+        let state = self.awake()?;
+        match &*state {
+            State::Awake(open) => self.writer(open).map(drop),
+            State::Dormant | State::Closed => Err(self.closed()),
+        }
+    }
+
+    /// The queue of `open`'s writer, started if it was not.
+    fn writer<'open>(&self, open: &'open Open) -> Result<&'open mpsc::Sender<Job>, StoreError> {
+        if let Some(writer) = open.writer.get() {
+            return Ok(&writer.jobs);
+        }
+        let _starting = open.starting.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(writer) = open.writer.get() {
+            return Ok(&writer.jobs);
+        }
+        let started = self.start_writer()?;
+        Ok(&open.writer.get_or_init(|| started).jobs)
     }
 
     /// Starts the writer thread.
-    fn wake(&self) -> Result<Open, StoreError> {
+    fn start_writer(&self) -> Result<WriterThread, StoreError> {
         let mut conn = self.connect()?;
         // The writer's commits are synced by the store, not by SQLite
         // (crate::wal_sync); a read opens the log it syncs. Its temporary
@@ -380,10 +422,9 @@ impl Database {
                 run_writer(Writer { database, conn }, &queue, &generation, &stamps, log);
             })
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
-        Ok(Open {
+        Ok(WriterThread {
             jobs,
-            writer,
-            readers: Mutex::new(Vec::new()),
+            thread: writer,
         })
     }
 
@@ -437,7 +478,7 @@ impl Database {
                 }),
             }
         });
-        open.jobs.send(job).map_err(|_| stopped())
+        self.writer(open)?.send(job).map_err(|_| stopped())
     }
 
     /// Runs `change` on the writer thread and answers once it is committed.
@@ -509,8 +550,11 @@ impl Database {
             None => self.connect()?,
         };
         let result = read_transaction(&conn, query);
+        // Kept for the next read only while the configuration is in use
+        // (its writer runs): a look at every configuration's schedules
+        // would otherwise leave a connection and its cache to each.
         let mut readers = open.readers.lock().unwrap_or_else(PoisonError::into_inner);
-        if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() {
+        if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() && open.writer.get().is_some() {
             readers.push(conn);
         }
         result.map_err(|error| error.in_configuration(&self.name))
@@ -614,7 +658,7 @@ fn run_writer(
     queue: &mpsc::Receiver<Job>,
     generation: &AtomicU64,
     stamps: &Stamps,
-    log: LogSync,
+    mut log: LogSync,
 ) {
     WRITER.with_borrow_mut(|slot| *slot = Some(writer));
     let mut batch = Vec::with_capacity(MAX_BATCH);

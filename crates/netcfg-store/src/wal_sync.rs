@@ -42,11 +42,23 @@ pub(crate) type Answer = Box<dyn FnOnce(Option<StoreError>) + Send>;
 type Sync = Arc<dyn Fn() -> io::Result<()> + Send + std::marker::Sync>;
 
 /// The write-ahead log of one open configuration, and the thread that
-/// syncs it while the writer goes on.
+/// syncs it while the writer goes on. The thread starts when first needed:
+/// a configuration written by one caller at a time never has one.
 pub(crate) struct LogSync {
+    name: String,
     sync: Sync,
-    handoff: Option<mpsc::Sender<Vec<Answer>>>,
-    thread: Option<JoinHandle<()>>,
+    handoff: Handoff,
+}
+
+/// The sync thread, if started.
+enum Handoff {
+    NotStarted,
+    Running {
+        commits: mpsc::Sender<Vec<Answer>>,
+        thread: JoinHandle<()>,
+    },
+    /// It could not start: the writer syncs every commit itself.
+    Unavailable,
 }
 
 impl LogSync {
@@ -54,8 +66,7 @@ impl LogSync {
     /// the path with `-wal`). The writer connection must have opened it
     /// already, in write-ahead mode; it stays the same file for as long as
     /// that connection is open (SQLite removes a log only when the last
-    /// connection closes). Without a sync thread (it could not start), the
-    /// writer syncs every commit itself.
+    /// connection closes).
     pub(crate) fn open(database: &Path, name: &str) -> Result<Self, StoreError> {
         let mut path = database.as_os_str().to_owned();
         path.push("-wal");
@@ -65,41 +76,54 @@ impl LogSync {
     }
 
     fn with_sync(name: &str, sync: Sync) -> Self {
-        let (handoff, handed) = mpsc::channel::<Vec<Answer>>();
-        let synced = sync.clone();
-        let thread = std::thread::Builder::new()
-            .name(format!("store-sync {name}"))
-            .spawn(move || {
-                while let Ok(mut answers) = handed.recv() {
-                    while let Ok(more) = handed.try_recv() {
-                        answers.extend(more);
-                    }
-                    sync_then_answer(&*synced, answers);
-                }
-            });
-        let (handoff, thread) = match thread {
-            Ok(thread) => (Some(handoff), Some(thread)),
-            Err(error) => {
-                log::warn!("no sync thread for {name} ({error}): its writer syncs each commit");
-                (None, None)
-            }
-        };
         Self {
+            name: name.to_owned(),
             sync,
-            handoff,
-            thread,
+            handoff: Handoff::NotStarted,
+        }
+    }
+
+    /// The sync thread's queue, the thread started if it was not.
+    fn handoff(&mut self) -> Option<&mpsc::Sender<Vec<Answer>>> {
+        if matches!(self.handoff, Handoff::NotStarted) {
+            let (commits, handed) = mpsc::channel::<Vec<Answer>>();
+            let synced = self.sync.clone();
+            let started = std::thread::Builder::new()
+                .name(format!("store-sync {}", self.name))
+                .spawn(move || {
+                    while let Ok(mut answers) = handed.recv() {
+                        while let Ok(more) = handed.try_recv() {
+                            answers.extend(more);
+                        }
+                        sync_then_answer(&*synced, answers);
+                    }
+                });
+            self.handoff = match started {
+                Ok(thread) => Handoff::Running { commits, thread },
+                Err(error) => {
+                    log::warn!(
+                        "no sync thread for {} ({error}): its writer syncs each commit",
+                        self.name
+                    );
+                    Handoff::Unavailable
+                }
+            };
+        }
+        match &self.handoff {
+            Handoff::Running { commits, .. } => Some(commits),
+            Handoff::NotStarted | Handoff::Unavailable => None,
         }
     }
 
     /// Makes a commit durable, then answers its callers: on the sync thread
     /// when the writer has more to do (`busy`), here otherwise.
-    pub(crate) fn settle(&self, answers: Vec<Answer>, busy: bool) {
-        let answers = match (&self.handoff, busy) {
-            (Some(handoff), true) => match handoff.send(answers) {
+    pub(crate) fn settle(&mut self, answers: Vec<Answer>, busy: bool) {
+        let answers = match busy.then(|| self.handoff()).flatten() {
+            Some(commits) => match commits.send(answers) {
                 Ok(()) => return,
                 Err(mpsc::SendError(answers)) => answers,
             },
-            _ => answers,
+            None => answers,
         };
         sync_then_answer(&*self.sync, answers);
     }
@@ -108,11 +132,13 @@ impl LogSync {
 impl Drop for LogSync {
     /// Lets the sync thread answer everything handed to it.
     fn drop(&mut self) {
-        drop(self.handoff.take());
-        if let Some(thread) = self.thread.take()
-            && thread.join().is_err()
+        if let Handoff::Running { commits, thread } =
+            std::mem::replace(&mut self.handoff, Handoff::Unavailable)
         {
-            log::error!("a store sync thread panicked");
+            drop(commits);
+            if thread.join().is_err() {
+                log::error!("the sync thread of {} panicked", self.name);
+            }
         }
     }
 }
@@ -189,7 +215,7 @@ mod tests {
     fn a_commit_handed_to_the_sync_thread_is_answered_only_after_a_sync() {
         let log = Arc::new(HeldLog::default());
         let heard = Arc::new(Mutex::new(Vec::new()));
-        let sync = log_sync(&log);
+        let mut sync = log_sync(&log);
         sync.settle(answers(3, &log, &heard), true);
         sync.settle(answers(2, &log, &heard), true);
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -209,10 +235,14 @@ mod tests {
     fn a_commit_with_nothing_queued_behind_it_is_synced_by_the_writer_itself() {
         let log = Arc::new(HeldLog::default());
         let heard = Arc::new(Mutex::new(Vec::new()));
-        let sync = Arc::new(log_sync(&log));
+        let mut sync = log_sync(&log);
         let writer = {
-            let (sync, answers) = (sync.clone(), answers(1, &log, &heard));
-            std::thread::spawn(move || sync.settle(answers, false))
+            let answers = answers(1, &log, &heard);
+            std::thread::spawn(move || {
+                sync.settle(answers, false);
+                // Nothing was handed over: no sync thread was started.
+                assert!(matches!(sync.handoff, Handoff::NotStarted));
+            })
         };
         std::thread::sleep(std::time::Duration::from_millis(50));
         assert!(
@@ -228,7 +258,8 @@ mod tests {
     #[test]
     fn a_failed_sync_fails_the_changes_it_was_to_make_durable() {
         let failed = Arc::new(Mutex::new(Vec::new()));
-        let sync = LogSync::with_sync("test", Arc::new(|| Err(io::Error::from_raw_os_error(5))));
+        let mut sync =
+            LogSync::with_sync("test", Arc::new(|| Err(io::Error::from_raw_os_error(5))));
         let answers = (0..2)
             .map(|_| {
                 let failed = failed.clone();

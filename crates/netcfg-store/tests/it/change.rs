@@ -120,9 +120,13 @@ fn a_change_outlives_its_store_and_every_handle() {
 
 #[test]
 fn net_if_awake_finds_an_awake_configuration() {
-    let (temp, _net) = store_with_net();
+    let (temp, net) = store_with_net();
     assert!(temp.store.net_if_awake(&name("nowhere")).is_none());
-    // Creating it left it awake (it was read back).
+    // Creating it read it back, which starts no writer: a change queued
+    // now would start one, so it is not offered.
+    assert_eq!(net.devices().unwrap().len(), 0);
+    assert!(temp.store.net_if_awake(&name("net")).is_none());
+    net.wake().unwrap();
     let awake = temp.store.net_if_awake(&name("net")).expect("awake");
     assert!(awake.is_awake());
     one_thread()
