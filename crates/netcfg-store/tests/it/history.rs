@@ -248,6 +248,14 @@ fn history_survives_download_and_upload_and_restores_there() {
     assert_eq!(content(&copy), before);
 }
 
+/// Renames the tag `serial` (a whole replacement, as PUT makes it).
+fn rename_tag(net: &Net, serial: u32, new_name: &str) {
+    let mut renamed = tag(serial);
+    renamed.name = Some(new_name.parse().unwrap());
+    net.replace_device(DeviceKey::Serial(SerialNumber::from_u32(serial)), renamed)
+        .unwrap();
+}
+
 /// A file of schema version 7 (undo rows in a rowid table with a second
 /// index) is migrated on upload with its history whole: the same entries,
 /// and a restore across changes made before and after the migration.
@@ -257,13 +265,7 @@ fn a_version_7_history_is_migrated_whole() {
     net.create_device(tag(0x0105_0001)).unwrap();
     let point = newest(&net);
     let before = content(&net);
-    let mut renamed = tag(0x0105_0001);
-    renamed.name = Some("Forklift 3".parse().unwrap());
-    net.replace_device(
-        DeviceKey::Serial(SerialNumber::from_u32(0x0105_0001)),
-        renamed,
-    )
-    .unwrap();
+    rename_tag(&net, 0x0105_0001, "Forklift 3");
     net.create_device(tag(0x0105_0002)).unwrap();
     let bytes = temp.store.download(&name("net")).unwrap();
     let path = temp.dir.path().join("v7.sqlite");
@@ -318,13 +320,7 @@ fn a_history_that_does_not_fit_the_content_is_refused_and_changes_nothing() {
     let (temp, net) = store_with_net();
     net.create_device(tag(0x0105_0001)).unwrap();
     let point = newest(&net);
-    let mut renamed = tag(0x0105_0001);
-    renamed.name = Some("Forklift 3".parse().unwrap());
-    net.replace_device(
-        DeviceKey::Serial(SerialNumber::from_u32(0x0105_0001)),
-        renamed,
-    )
-    .unwrap();
+    rename_tag(&net, 0x0105_0001, "Forklift 3");
     // Another program removes the device behind the store's back: the
     // history's "rename it back" has nothing to rename.
     let path = temp.store.data_dir().join("net.sqlite");
