@@ -701,14 +701,14 @@ fn run_writer(
 /// before it sleeps, while changes come this close together. Waking the
 /// sleeping writer added about 0.1 ms to one connection's PATCH on the
 /// 2-core virtual machine of the benchmarks (p50 0.33 ms asleep, 0.22 ms
-/// awake), as much as the disk's sync of its commit. Waiting awake costs the CPU it
-/// polls, so the writer does it only while the last change came within
-/// this time (writes at thousands a second), and a wait in vain turns it
-/// off until changes come close again.
+/// awake), as much as the disk's sync of its commit. Waiting awake costs
+/// the CPU it polls, so the writer does it only while the last change came
+/// within this time (writes at thousands a second), and a wait in vain
+/// turns it off until changes come close again.
 const SPIN_FOR: Duration = Duration::from_micros(300);
 
-/// The next queued change: spinning first when `spin` says so, which is
-/// then updated to what this wait says of how close changes come.
+/// The next queued change, polled for first when `spin` says so; `spin`
+/// then says whether this one came within [`SPIN_FOR`].
 fn next_job(queue: &mpsc::Receiver<Job>, spin: &mut bool) -> Result<Job, mpsc::RecvError> {
     let idle_since = Instant::now();
     if *spin {
