@@ -32,7 +32,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, TryLockError,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
         mpsc,
     },
     thread::JoinHandle,
@@ -129,6 +129,8 @@ struct Open {
     writer: OnceLock<WriterThread>,
     /// Held while the writer starts, so that it starts once.
     starting: Mutex<()>,
+    /// Whether a read came before: see [`Database::read`].
+    read_before: AtomicBool,
 }
 
 /// The writer thread and its queue.
@@ -143,6 +145,7 @@ impl Open {
             readers: Mutex::new(Vec::new()),
             writer: OnceLock::new(),
             starting: Mutex::new(()),
+            read_before: AtomicBool::new(false),
         }
     }
 
@@ -550,11 +553,13 @@ impl Database {
             None => self.connect()?,
         };
         let result = read_transaction(&conn, query);
-        // Kept for the next read only while the configuration is in use
-        // (its writer runs): a look at every configuration's schedules
-        // would otherwise leave a connection and its cache to each.
+        // Kept for the next read once the configuration is in use (its
+        // writer runs, or it was read before): one look at every
+        // configuration's schedules would otherwise leave a connection and
+        // its cache to each.
+        let in_use = open.writer.get().is_some() || open.read_before.swap(true, Ordering::Relaxed);
         let mut readers = open.readers.lock().unwrap_or_else(PoisonError::into_inner);
-        if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() && open.writer.get().is_some() {
+        if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() && in_use {
             readers.push(conn);
         }
         result.map_err(|error| error.in_configuration(&self.name))
@@ -802,6 +807,27 @@ mod tests {
     use rusqlite::StatementStatus;
 
     use super::*;
+
+    /// One look at a configuration (a scan of all of them) starts no
+    /// writer and keeps no connection; a second read keeps one for the next.
+    #[test]
+    fn a_single_look_keeps_no_connection_and_a_second_read_keeps_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.sqlite");
+        let conn = connect(&path, Duration::from_secs(1), true).unwrap();
+        crate::schema::create_version_1(&conn).unwrap();
+        drop(conn);
+        let db = Database::open("net", &path, &StoreOptions::default()).unwrap();
+        let kept = |db: &Database| match &*db.state() {
+            State::Awake(open) => open.readers.lock().unwrap().len(),
+            State::Dormant | State::Closed => usize::MAX,
+        };
+        db.read(|_| Ok(())).unwrap();
+        assert_eq!(kept(&db), 0);
+        assert!(!db.is_awake(), "a read starts no writer");
+        db.read(|_| Ok(())).unwrap();
+        assert_eq!(kept(&db), 1);
+    }
 
     fn no_op_job() -> Job {
         Box::new(|_| Ran {
