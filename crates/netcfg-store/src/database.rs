@@ -212,6 +212,15 @@ fn stopped() -> StoreError {
     StoreError::io_message("writing", "the writer thread stopped")
 }
 
+/// What a read is, for whether its connection is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reader {
+    /// An ordinary read.
+    Use,
+    /// A glance at many configurations ([`Database::glance`]).
+    Glance,
+}
+
 /// Where an open configuration stands.
 enum State {
     /// In use: a pool of readers, and a writer thread once a change came.
@@ -535,6 +544,14 @@ impl Database {
         &self,
         query: impl FnOnce(&Connection) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
+        self.read_as(Reader::Use, query)
+    }
+
+    fn read_as<T>(
+        &self,
+        reader: Reader,
+        query: impl FnOnce(&Connection) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         if caller(self.id) == Caller::ThisWriter {
             // Inside a change: read what it wrote so far.
             return on_writer(query).map_err(|error| error.in_configuration(&self.name));
@@ -556,8 +573,10 @@ impl Database {
         // Kept for the next read once the configuration is in use (its
         // writer runs, or it was read before): one look at every
         // configuration's schedules would otherwise leave a connection and
-        // its cache to each.
-        let in_use = open.writer.get().is_some() || open.read_before.swap(true, Ordering::Relaxed);
+        // its cache to each. A glance (the list of configurations) is no
+        // use: it keeps its connection only where the writer runs.
+        let in_use = open.writer.get().is_some()
+            || (reader == Reader::Use && open.read_before.swap(true, Ordering::Relaxed));
         let mut readers = open.readers.lock().unwrap_or_else(PoisonError::into_inner);
         if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() && in_use {
             readers.push(conn);
@@ -576,7 +595,7 @@ impl Database {
         match &*state {
             State::Awake(_) => {
                 drop(state);
-                self.read(query)
+                self.read_as(Reader::Glance, query)
             }
             State::Closed => Err(self.closed()),
             State::Dormant => read_transaction(&self.connect()?, query)
@@ -809,7 +828,8 @@ mod tests {
     use super::*;
 
     /// One look at a configuration (a scan of all of them) starts no
-    /// writer and keeps no connection; a second read keeps one for the next.
+    /// writer and keeps no connection, nor does a glance after it; a second
+    /// read keeps one for the next.
     #[test]
     fn a_single_look_keeps_no_connection_and_a_second_read_keeps_one() {
         let dir = tempfile::tempdir().unwrap();
@@ -825,6 +845,9 @@ mod tests {
         db.read(|_| Ok(())).unwrap();
         assert_eq!(kept(&db), 0);
         assert!(!db.is_awake(), "a read starts no writer");
+        // A glance (the list of configurations) is not a use either.
+        db.glance(|_| Ok(())).unwrap();
+        assert_eq!(kept(&db), 0);
         db.read(|_| Ok(())).unwrap();
         assert_eq!(kept(&db), 1);
     }
