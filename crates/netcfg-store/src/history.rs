@@ -220,9 +220,15 @@ pub(crate) fn journaled<T>(
     Ok(value)
 }
 
-/// `text` cut to at most `limit` characters (the schema's bounds).
-fn clip(text: &str, limit: usize) -> String {
-    text.chars().take(limit).collect()
+/// `text` cut to at most `limit` characters (the schema's bounds). Text
+/// that fits (no more bytes than `limit`, so no more characters) is not
+/// copied: this runs for every change, on the writer.
+fn clip(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
+    if text.len() <= limit {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        text.chars().take(limit).collect()
+    }
 }
 
 /// Words for a table's rows: singular, plural.

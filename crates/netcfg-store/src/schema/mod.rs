@@ -16,13 +16,13 @@ use crate::error::{BadUpload, StoreError};
 pub const APPLICATION_ID: u32 = 0x4E43_4647;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// Version 1, frozen.
 const V1: &str = include_str!("v1.sql");
 
 /// `MIGRATIONS[n]` takes a file from version `n + 1` to version `n + 2`.
-const MIGRATIONS: [&str; 7] = [
+const MIGRATIONS: [&str; 8] = [
     include_str!("v2.sql"),
     include_str!("v3.sql"),
     include_str!("v4.sql"),
@@ -30,6 +30,7 @@ const MIGRATIONS: [&str; 7] = [
     include_str!("v6.sql"),
     include_str!("v7.sql"),
     include_str!("v8.sql"),
+    include_str!("v9.sql"),
 ];
 
 /// One row of `sqlite_schema`: type, name, table name, SQL text.
@@ -210,5 +211,55 @@ mod tests {
             matches!(&error, StoreError::BadUpload(BadUpload::SchemaMismatch { detail, .. }) if detail.contains("intruder")),
             "{error}"
         );
+    }
+
+    /// Version 9 writes the journal's list checks as comparisons: a
+    /// version-8 file keeps its rows, and the new checks refuse what the
+    /// lists refused.
+    #[test]
+    fn version_9_keeps_the_journal_and_its_checks() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_version_1(&conn).unwrap();
+        migrate(&conn, 1, 8).unwrap();
+        conn.execute_batch(
+            "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
+                 VALUES (1, 5, 'local', 'PATCH', '/nets/a/devices/1', 'renamed');
+             INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                 VALUES (1, 1, 'devices', 'update', '{\"id\":1}', '{\"id\":1,\"name\":\"a\"}'),
+                        (1, 2, 'interfaces', 'delete', '{\"device_id\":1}', NULL);",
+        )
+        .unwrap();
+        let rows = |conn: &Connection| {
+            let mut statement = conn
+                .prepare(
+                    "SELECT json_array(change_id, seq, table_name, action, key, old) FROM history_undo
+                     UNION ALL SELECT json_array(id, timestamp_ms, origin, address, method, path, summary)
+                     FROM history",
+                )
+                .unwrap();
+            statement
+                .query_map([], |row| row.get::<_, String>(0))
+                .unwrap()
+                .collect::<Result<Vec<_>, _>>()
+                .unwrap()
+        };
+        let before = rows(&conn);
+        migrate(&conn, 8, 9).unwrap();
+        assert_eq!(rows(&conn), before);
+        assert_eq!(schema_of(&conn).unwrap(), expected_schema(9).unwrap());
+        for refused in [
+            "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
+                 VALUES (2, 5, 'local', 'GET', '/', '')",
+            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                 VALUES (2, 1, 'history', 'update', '{}', '{}')",
+            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                 VALUES (2, 1, 'devices', 'upsert', '{}', '{}')",
+        ] {
+            let error = conn.execute_batch(refused).unwrap_err();
+            assert!(
+                error.to_string().contains("CHECK constraint failed"),
+                "{error}"
+            );
+        }
     }
 }

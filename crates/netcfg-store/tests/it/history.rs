@@ -257,7 +257,8 @@ fn rename_tag(net: &Net, serial: u32, new_name: &str) {
 }
 
 /// A file of schema version 7 (undo rows in a rowid table with a second
-/// index) is migrated on upload with its history whole: the same entries,
+/// index; the journal's checks as lists) is migrated on upload with its
+/// history whole: the same entries,
 /// and a restore across changes made before and after the migration.
 #[test]
 fn a_version_7_history_is_migrated_whole() {
@@ -271,13 +272,21 @@ fn a_version_7_history_is_migrated_whole() {
     let path = temp.dir.path().join("v7.sqlite");
     std::fs::write(&path, &bytes).unwrap();
     {
-        // Back to version 7 the way version 7 built its table: numbered
-        // rows in the order they were written, then v7.sql's own rebuild.
+        // Back to version 7 the way version 7 built its tables: the
+        // entries as v3.sql made their table; the undo rows numbered in the
+        // order they were written, then v7.sql's own rebuild.
+        let v3 = include_str!("../../src/schema/v3.sql");
+        let start = v3.find("CREATE TABLE history (").unwrap();
+        let entries = &v3[start..start + v3[start..].find(") STRICT;").unwrap() + 9];
         let v7 = include_str!("../../src/schema/v7.sql");
         let rebuild = &v7[v7.find("CREATE TABLE history_undo_v7").unwrap()..];
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute_batch(&format!(
             "BEGIN;
+             ALTER TABLE history RENAME TO history_v9;
+             {entries}
+             INSERT INTO history SELECT * FROM history_v9;
+             DROP TABLE history_v9;
              ALTER TABLE history_undo RENAME TO undo_v8;
              CREATE TABLE history_undo AS SELECT
                  row_number() OVER (ORDER BY change_id, seq) AS id,
