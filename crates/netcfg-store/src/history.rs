@@ -60,6 +60,12 @@ const PRUNE_EVERY: u64 = 64;
 /// the change, so both agree.
 const NEXT_ID: &str = "(SELECT coalesce(max(id), 0) + 1 FROM main.history)";
 
+/// The id the running change gets ([`NEXT_ID`]) and whether it wrote undo
+/// rows.
+const JOURNAL_STATE: &str = "SELECT next.id,
+        EXISTS (SELECT 1 FROM main.history_undo WHERE change_id = next.id)
+    FROM (SELECT coalesce(max(id), 0) + 1 AS id FROM main.history) AS next";
+
 /// One column of a tracked table: its name and whether it is part of the
 /// primary key.
 #[derive(Debug, Clone)]
@@ -173,12 +179,11 @@ pub(crate) fn journaled<T>(
     change: impl FnOnce(&Connection) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
     let value = change(conn)?;
-    let id = next_id(conn)?;
-    let touched_content = crate::sql::exists(
-        conn,
-        "SELECT 1 FROM history_undo WHERE change_id = ?1",
-        [id],
-    )?;
+    // The change's id and whether it wrote undo rows, in one statement:
+    // this runs for every change.
+    let (id, touched_content): (i64, bool) = conn
+        .prepare_cached(JOURNAL_STATE)?
+        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
     if touched_content {
         crate::stamps::note_content();
     } else if record.is_none() {

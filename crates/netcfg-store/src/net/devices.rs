@@ -221,12 +221,16 @@ fn sync_interfaces(
         conn.prepare_cached("DELETE FROM interfaces WHERE device_id = ?1 AND identifier = ?2")?
             .execute(params![id, gone.identifier])?;
     }
-    // New and changed ones in one upsert; unchanged ones are left alone.
+    // New and changed ones in one upsert; unchanged ones are left alone
+    // (and when none changed, the upsert is not even looked up).
     let changed: Vec<Interface> = interfaces
         .iter()
         .filter(|interface| !current.contains(interface))
         .cloned()
         .collect();
+    if changed.is_empty() {
+        return Ok(());
+    }
     write_interfaces(conn, id, &changed)
 }
 
@@ -267,19 +271,35 @@ pub(super) fn insert(conn: &Connection, body: DeviceBody) -> Result<Device, Stor
     load(conn, id)
 }
 
-/// Writes `fields` over the device with row id `id`. The common PATCH
-/// (same id and serial number, no pairs) writes only the row's plain columns
-/// and the interfaces, and answers from what it wrote instead of reading it
-/// back.
-fn replace(conn: &Connection, id: i64, fields: DeviceFields) -> Result<Device, StoreError> {
-    check_interfaces(conn, &fields.interfaces)?;
-    let (current_id, current_serial) = conn
-        .prepare_cached("SELECT id, serial_number FROM devices WHERE id = ?1")?
-        .query_row([id], |row| {
-            Ok((get::<DeviceId, u32>(row, 0)?, get_serial(row, 1)?))
+/// Writes `fields` over the device `key` names (`NotFound` when none). The
+/// common PATCH (same id and serial number, no pairs) writes only the row's
+/// plain columns and the interfaces, and answers from what it wrote instead
+/// of reading it back.
+fn replace(conn: &Connection, key: DeviceKey, fields: DeviceFields) -> Result<Device, StoreError> {
+    // The row id, id and serial number in one look-up: this runs on the
+    // writer for every device PATCH.
+    let (sql, value) = match key {
+        DeviceKey::Serial(serial) => (
+            "SELECT id, serial_number FROM devices WHERE serial_number = ?1",
+            sql::serial(serial),
+        ),
+        DeviceKey::Id(id) => (
+            "SELECT id, serial_number FROM devices WHERE id = ?1",
+            i64::from(id.get()),
+        ),
+    };
+    let (id, current_id, current_serial) = conn
+        .prepare_cached(sql)?
+        .query_row([value], |row| {
+            Ok((
+                row.get::<_, i64>(0)?,
+                get::<DeviceId, u32>(row, 0)?,
+                get_serial(row, 1)?,
+            ))
         })
         .optional()?
-        .ok_or_else(|| StoreError::not_found(Missing::Device, format!("device {id}")))?;
+        .ok_or_else(|| StoreError::not_found(Missing::Device, what(key)))?;
+    check_interfaces(conn, &fields.interfaces)?;
     if fields.serial_number != current_serial
         && find(conn, DeviceKey::Serial(fields.serial_number))?.is_some()
     {
@@ -425,8 +445,7 @@ impl Net {
     /// Writes `body` over the device `key` names (single PATCH). The body may
     /// change the serial number or id, unless another device has it.
     pub fn replace_device(&self, key: DeviceKey, body: DeviceBody) -> Result<Device, StoreError> {
-        self.db
-            .write(move |conn| replace(conn, require(conn, key)?, body.into()))
+        self.db.write(move |conn| replace(conn, key, body.into()))
     }
 
     /// The multiple-device PATCH: each device named by its serial number is
@@ -441,8 +460,7 @@ impl Net {
             for body in bodies {
                 let serial = body.serial_number;
                 let outcome = sql::nested(conn, |conn| {
-                    let id = require(conn, DeviceKey::Serial(serial))?;
-                    replace(conn, id, body.into())
+                    replace(conn, DeviceKey::Serial(serial), body.into())
                 });
                 outcomes.push((serial, outcome));
             }
