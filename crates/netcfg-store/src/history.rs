@@ -62,9 +62,12 @@ const NEXT_ID: &str = "(SELECT coalesce(max(id), 0) + 1 FROM main.history)";
 
 /// The id the running change gets ([`NEXT_ID`]) and whether it wrote undo
 /// rows.
-const JOURNAL_STATE: &str = "SELECT next.id,
-        EXISTS (SELECT 1 FROM main.history_undo WHERE change_id = next.id)
-    FROM (SELECT coalesce(max(id), 0) + 1 AS id FROM main.history) AS next";
+static JOURNAL_STATE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT next.id, EXISTS (SELECT 1 FROM main.history_undo WHERE change_id = next.id)
+         FROM (SELECT {NEXT_ID} AS id) AS next"
+    )
+});
 
 /// One column of a tracked table: its name and whether it is part of the
 /// primary key.
@@ -182,7 +185,7 @@ pub(crate) fn journaled<T>(
     // The change's id and whether it wrote undo rows, in one statement:
     // this runs for every change.
     let (id, touched_content): (i64, bool) = conn
-        .prepare_cached(JOURNAL_STATE)?
+        .prepare_cached(&JOURNAL_STATE)?
         .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
     if touched_content {
         crate::stamps::note_content();
