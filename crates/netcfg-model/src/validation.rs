@@ -97,12 +97,18 @@ impl fmt::Display for Problems {
 
 /// Joins a parent path and a field name: `join("a", "b") == "a.b"`,
 /// `join("", "b") == "b"`.
+///
+/// Built by appending, not `format!`: a body's reader makes the path of
+/// every field it reads, on every request.
 pub(crate) fn join(parent: &str, field: &str) -> String {
     if parent.is_empty() {
-        field.to_owned()
-    } else {
-        format!("{parent}.{field}")
+        return field.to_owned();
     }
+    let mut path = String::with_capacity(parent.len() + 1 + field.len());
+    path.push_str(parent);
+    path.push('.');
+    path.push_str(field);
+    path
 }
 
 /// The path of element `index` of the array at `parent`: `a[3]`.
@@ -143,5 +149,6 @@ mod tests {
     fn paths_join_fields_and_indices() {
         assert_eq!(join("", "a"), "a");
         assert_eq!(join(&index("interfaces", 2), "x"), "interfaces[2].x");
+        assert_eq!(join("interfaces[2]", "role_id"), "interfaces[2].role_id");
     }
 }
