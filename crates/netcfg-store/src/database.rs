@@ -841,17 +841,23 @@ mod tests {
 
     use super::*;
 
+    /// A configuration of the current schema in `dir`, opened.
+    fn new_database(dir: &Path) -> Database {
+        let path = dir.join("net.sqlite");
+        let conn = connect(&path, Duration::from_secs(1), true).unwrap();
+        crate::schema::create_version_1(&conn).unwrap();
+        crate::schema::prepare(&conn).unwrap();
+        drop(conn);
+        Database::open("net", &path, &StoreOptions::default()).unwrap()
+    }
+
     /// One look at a configuration (a scan of all of them) starts no
     /// writer and keeps no connection, nor does a glance after it; a second
     /// read keeps one for the next.
     #[test]
     fn a_single_look_keeps_no_connection_and_a_second_read_keeps_one() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("net.sqlite");
-        let conn = connect(&path, Duration::from_secs(1), true).unwrap();
-        crate::schema::create_version_1(&conn).unwrap();
-        drop(conn);
-        let db = Database::open("net", &path, &StoreOptions::default()).unwrap();
+        let db = new_database(dir.path());
         let kept = |db: &Database| match &*db.state() {
             State::Awake(open) => open.readers.lock().unwrap().len(),
             State::Dormant | State::Closed => usize::MAX,
@@ -872,12 +878,7 @@ mod tests {
     #[test]
     fn the_writer_checkpoints_its_log_less_often_than_other_connections() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("net.sqlite");
-        let conn = connect(&path, Duration::from_secs(1), true).unwrap();
-        crate::schema::create_version_1(&conn).unwrap();
-        crate::schema::prepare(&conn).unwrap();
-        drop(conn);
-        let db = Database::open("net", &path, &StoreOptions::default()).unwrap();
+        let db = new_database(dir.path());
         let pages = |conn: &Connection| -> Result<u32, StoreError> {
             Ok(conn.query_row("PRAGMA wal_autocheckpoint", [], |row| row.get(0))?)
         };
