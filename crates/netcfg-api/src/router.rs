@@ -54,36 +54,13 @@ struct Candidate {
 }
 
 impl Candidate {
-    /// Matches `request`'s path against a pattern of whole-segment
-    /// parameters whose static segments matched, and fills its match info
-    /// as the [`ResourceDef`] would: a parameter takes a segment of at
-    /// least one character, and the path is consumed.
-    fn capture_whole_segments(
-        &self,
-        request: &mut ServiceRequest,
-        parameters: &[(usize, &'static str)],
-    ) -> bool {
-        let path = request.match_info().unprocessed();
-        let Ok(length) = u16::try_from(path.len()) else {
-            return false;
-        };
-        let segments: Vec<&str> = path.split('/').collect();
-        if parameters
-            .iter()
-            .any(|(place, _)| segments.get(*place).is_none_or(|given| given.is_empty()))
-        {
-            return false;
+    /// Fills `request`'s match info from its path, which this pattern's
+    /// static segments matched; false when the path does not fit.
+    fn capture(&self, request: &mut ServiceRequest) -> bool {
+        match &self.whole_parameters {
+            Some(parameters) => capture_whole_segments(request, parameters),
+            None => self.definition.capture_match_info(request),
         }
-        let values: Vec<(&'static str, String)> = parameters
-            .iter()
-            .map(|(place, name)| (*name, segments[*place].to_owned()))
-            .collect();
-        let info = request.match_info_mut();
-        for (name, value) in values {
-            info.add_static(name, value);
-        }
-        info.skip(length);
-        true
     }
 
     fn statics_match(&self, path: &str) -> bool {
@@ -94,6 +71,37 @@ impl Candidate {
                 Segment::Dynamic => true,
             })
     }
+}
+
+/// Fills `request`'s match info for a pattern whose parameters are whole
+/// segments (at `parameters`' places), as its [`ResourceDef`] would: a
+/// parameter takes a segment of at least one character, and the path is
+/// consumed.
+fn capture_whole_segments(
+    request: &mut ServiceRequest,
+    parameters: &[(usize, &'static str)],
+) -> bool {
+    let path = request.match_info().unprocessed();
+    let Ok(length) = u16::try_from(path.len()) else {
+        return false;
+    };
+    let segments: Vec<&str> = path.split('/').collect();
+    if parameters
+        .iter()
+        .any(|(place, _)| segments.get(*place).is_none_or(|given| given.is_empty()))
+    {
+        return false;
+    }
+    let values: Vec<(&'static str, String)> = parameters
+        .iter()
+        .map(|(place, name)| (*name, segments[*place].to_owned()))
+        .collect();
+    let info = request.match_info_mut();
+    for (name, value) in values {
+        info.add_static(name, value);
+    }
+    info.skip(length);
+    true
 }
 
 /// The API's patterns, ready to match requests.
@@ -173,11 +181,7 @@ impl Router {
             {
                 continue;
             }
-            let captured = match &candidate.whole_parameters {
-                Some(parameters) => candidate.capture_whole_segments(request, parameters),
-                None => candidate.definition.capture_match_info(request),
-            };
-            if captured {
+            if candidate.capture(request) {
                 return Some(candidate.pattern);
             }
         }
@@ -333,6 +337,14 @@ mod tests {
                     (pattern, parameters)
                 });
             assert_eq!(find(&router, path), expected, "{path}");
+            // What is left of the path after the match, as actix leaves it.
+            let mut request = actix_web::test::TestRequest::with_uri(path).to_srv_request();
+            router.find(&mut request, ApiVersion::V5_1);
+            assert_eq!(
+                request.match_info().unprocessed(),
+                probe.match_info().unprocessed(),
+                "{path}"
+            );
         }
     }
 
