@@ -60,14 +60,22 @@ const PRUNE_EVERY: u64 = 64;
 /// the change, so both agree.
 const NEXT_ID: &str = "(SELECT coalesce(max(id), 0) + 1 FROM main.history)";
 
-/// The id the running change gets ([`NEXT_ID`]) and whether it wrote undo
-/// rows.
+/// An undo row's id is its change's id shifted left by this many bits,
+/// plus its place among the change's rows (from 1), schema v10: a change's
+/// rows are one range of ids, and a new row goes at the end of the table.
+const PLACE_BITS: u32 = 24;
+
+/// The id the running change gets ([`NEXT_ID`]) and the largest undo row
+/// id (whose change tells whether this change wrote undo rows).
 static JOURNAL_STATE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-    format!(
-        "SELECT next.id, EXISTS (SELECT 1 FROM main.history_undo WHERE change_id = next.id)
-         FROM (SELECT {NEXT_ID} AS id) AS next"
-    )
+    format!("SELECT {NEXT_ID}, (SELECT max(id) FROM main.history_undo)")
 });
+
+/// The first undo row id of change `id` (the ids of changes beyond 2^39
+/// do not exist).
+fn first_undo_of(id: i64) -> i64 {
+    id.saturating_mul(1 << PLACE_BITS)
+}
 
 /// One column of a tracked table: its name and whether it is part of the
 /// primary key.
@@ -114,10 +122,10 @@ fn json_object(row: &str, columns: &[&Column]) -> String {
 /// part of the file).
 pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
     let mut script = String::new();
-    // The place of the undo row among its change's rows (the rows are
-    // keyed by change and place, schema v8).
-    let next_seq = format!(
-        "(SELECT coalesce(max(seq), 0) + 1 FROM main.history_undo WHERE change_id = {NEXT_ID})"
+    // The row's id (schema v10): after the table's last row when that is
+    // the running change's, else its change's first.
+    let next_undo_id = format!(
+        "max((SELECT coalesce(max(id), 0) FROM main.history_undo) + 1, ({NEXT_ID} << {PLACE_BITS}) + 1)"
     );
     for (table, columns) in columns(conn)? {
         let all: Vec<&Column> = columns.iter().collect();
@@ -128,8 +136,8 @@ pub(crate) fn install_triggers(conn: &Connection) -> Result<(), StoreError> {
             .collect();
         let undo = |action: &str, key: &str, old: &str| {
             format!(
-                "INSERT INTO main.history_undo (change_id, seq, table_name, action, key, old) \
-                 VALUES ({NEXT_ID}, {next_seq}, '{table}', '{action}', {key}, {old});"
+                "INSERT INTO main.history_undo (id, table_name, action, key, old) \
+                 VALUES ({next_undo_id}, '{table}', '{action}', {key}, {old});"
             )
         };
         script.push_str(&format!(
@@ -182,11 +190,14 @@ pub(crate) fn journaled<T>(
     change: impl FnOnce(&Connection) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
     let value = change(conn)?;
-    // The change's id and whether it wrote undo rows, in one statement:
-    // this runs for every change.
-    let (id, touched_content): (i64, bool) = conn
+    // The change's id and the last undo row, in one statement: this runs
+    // for every change.
+    let (id, last_undo): (i64, Option<i64>) = conn
         .prepare_cached(&JOURNAL_STATE)?
         .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    // The rows of a change stay in its range: the one after its last
+    // place would have place 0, which the table's check refuses.
+    let touched_content = last_undo.is_some_and(|last| last >= first_undo_of(id));
     if touched_content {
         crate::stamps::note_content();
     } else if record.is_none() {
@@ -220,8 +231,8 @@ pub(crate) fn journaled<T>(
     ])?;
     if id % stored(PRUNE_EVERY) == 0 && id > stored(KEPT) {
         let oldest_kept = id - stored(KEPT);
-        conn.prepare_cached("DELETE FROM history_undo WHERE change_id <= ?1")?
-            .execute([oldest_kept])?;
+        conn.prepare_cached("DELETE FROM history_undo WHERE id < ?1")?
+            .execute([first_undo_of(oldest_kept.saturating_add(1))])?;
         conn.prepare_cached("DELETE FROM history WHERE id <= ?1")?
             .execute([oldest_kept])?;
     }
@@ -263,16 +274,19 @@ fn nouns(table: &str) -> (&'static str, &'static str) {
 /// undo rows; empty when it did nothing.
 fn tally(conn: &Connection, id: i64) -> Result<String, StoreError> {
     let mut statement = conn.prepare_cached(
-        "SELECT table_name, action, count(*) FROM history_undo WHERE change_id = ?1
-         GROUP BY table_name, action ORDER BY min(seq)",
+        "SELECT table_name, action, count(*) FROM history_undo WHERE id >= ?1 AND id < ?2
+         GROUP BY table_name, action ORDER BY min(id)",
     )?;
-    let rows = statement.query_map([id], |row| {
-        Ok((
-            row.get::<_, String>(0)?,
-            row.get::<_, String>(1)?,
-            row.get::<_, i64>(2)?,
-        ))
-    })?;
+    let rows = statement.query_map(
+        [first_undo_of(id), first_undo_of(id.saturating_add(1))],
+        |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, i64>(2)?,
+            ))
+        },
+    )?;
     let mut parts = Vec::new();
     for row in rows {
         let (table, action, count) = row?;
@@ -362,16 +376,22 @@ pub(crate) fn restore(conn: &Connection, target: u64) -> Result<(), StoreError> 
     let undos: Vec<Undo> = conn
         .prepare(
             "SELECT table_name, action, key, old FROM history_undo
-             WHERE change_id > ?1 AND change_id < ?2 ORDER BY change_id DESC, seq DESC",
+             WHERE id >= ?1 AND id < ?2 ORDER BY id DESC",
         )?
-        .query_map([stored(target), current], |row| {
-            Ok(Undo {
-                table: row.get(0)?,
-                action: row.get(1)?,
-                key: row.get(2)?,
-                old: row.get(3)?,
-            })
-        })?
+        .query_map(
+            [
+                first_undo_of(stored(target).saturating_add(1)),
+                first_undo_of(current),
+            ],
+            |row| {
+                Ok(Undo {
+                    table: row.get(0)?,
+                    action: row.get(1)?,
+                    key: row.get(2)?,
+                    old: row.get(3)?,
+                })
+            },
+        )?
         .collect::<Result<_, _>>()?;
     let tables = columns(conn)?;
     // Rows come back in the reverse of the order they changed in, but one
@@ -531,7 +551,9 @@ pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
     entries(conn, None, u32::MAX)?;
     let orphan = crate::sql::exists(
         conn,
-        "SELECT 1 FROM history_undo WHERE change_id NOT IN (SELECT id FROM history)",
+        &format!(
+            "SELECT 1 FROM history_undo WHERE id >> {PLACE_BITS} NOT IN (SELECT id FROM history)"
+        ),
         [],
     )?;
     if orphan {
@@ -565,4 +587,71 @@ pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A current file in memory, with the writer's triggers.
+    fn journal() -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::schema::create_version_1(&conn).unwrap();
+        crate::schema::prepare(&conn).unwrap();
+        install_triggers(&conn).unwrap();
+        conn
+    }
+
+    fn undo_ids(conn: &Connection) -> Vec<i64> {
+        conn.prepare("SELECT id FROM history_undo ORDER BY id")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    fn add_devices(conn: &Connection, serials: std::ops::Range<i64>) -> Result<(), StoreError> {
+        for serial in serials {
+            conn.execute(
+                "INSERT INTO devices (serial_number, disabled) VALUES (?1, 0)",
+                [serial],
+            )?;
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn each_change_numbers_its_undo_rows_from_the_start_of_its_own_range() {
+        let conn = journal();
+        journaled(&conn, None, |conn| add_devices(conn, 1..4)).unwrap();
+        journaled(&conn, None, |conn| add_devices(conn, 4..6)).unwrap();
+        let first = 1 << PLACE_BITS;
+        let second = 2 << PLACE_BITS;
+        assert_eq!(
+            undo_ids(&conn),
+            [first + 1, first + 2, first + 3, second + 1, second + 2]
+        );
+        assert_eq!(tally(&conn, 2).unwrap(), "2 devices added");
+    }
+
+    #[test]
+    fn a_change_whose_undo_rows_would_reach_the_next_change_fails() {
+        let conn = journal();
+        conn.execute_batch("SAVEPOINT change").unwrap();
+        let failed = journaled(&conn, None, |conn| {
+            // As if the change had touched 2^24 - 1 rows already.
+            conn.execute(
+                "INSERT INTO history_undo (id, table_name, action, key, old)
+                 VALUES ((2 << 24) - 1, 'devices', 'delete', '{}', NULL)",
+                [],
+            )?;
+            add_devices(conn, 1..2)
+        });
+        assert!(matches!(&failed, Err(StoreError::Invalid(_))), "{failed:?}");
+        conn.execute_batch("ROLLBACK TO change; RELEASE change")
+            .unwrap();
+        journaled(&conn, None, |conn| add_devices(conn, 1..2)).unwrap();
+        assert_eq!(undo_ids(&conn), [(1 << PLACE_BITS) + 1]);
+    }
 }

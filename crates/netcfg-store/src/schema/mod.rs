@@ -21,13 +21,13 @@ use crate::error::{BadUpload, StoreError};
 pub const APPLICATION_ID: u32 = 0x4E43_4647;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 /// Version 1, frozen.
 const V1: &str = include_str!("v1.sql");
 
 /// `MIGRATIONS[n]` takes a file from version `n + 1` to version `n + 2`.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
     include_str!("v2.sql"),
     include_str!("v3.sql"),
     include_str!("v4.sql"),
@@ -36,6 +36,7 @@ const MIGRATIONS: [&str; 8] = [
     include_str!("v7.sql"),
     include_str!("v8.sql"),
     include_str!("v9.sql"),
+    include_str!("v10.sql"),
 ];
 
 /// One row of `sqlite_schema`: type, name, table name, SQL text.
@@ -259,6 +260,54 @@ mod tests {
                  VALUES (2, 1, 'history', 'update', '{}', '{}')",
             "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
                  VALUES (2, 1, 'devices', 'upsert', '{}', '{}')",
+        ] {
+            let error = conn.execute_batch(refused).unwrap_err();
+            assert!(
+                error.to_string().contains("CHECK constraint failed"),
+                "{error}"
+            );
+        }
+    }
+
+    /// Version 10 keeps the undo rows in a rowid table, each id its
+    /// change's id times 2^24 plus its place: a version-9 file keeps every
+    /// row, in order, numbered within its change.
+    #[test]
+    fn version_10_numbers_the_undo_rows_within_their_change() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_version_1(&conn).unwrap();
+        migrate(&conn, 1, 9).unwrap();
+        conn.execute_batch(
+            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                 VALUES (1, 7, 'devices', 'update', '{\"id\":1}', '{\"id\":1,\"name\":\"a\"}'),
+                        (3, 2, 'roles', 'delete', '{\"id\":4}', NULL),
+                        (1, 40, 'interfaces', 'insert', NULL, '{\"device_id\":1}');",
+        )
+        .unwrap();
+        migrate(&conn, 9, 10).unwrap();
+        assert_eq!(schema_of(&conn).unwrap(), expected_schema(10).unwrap());
+        let rows: Vec<(i64, String, String)> = conn
+            .prepare("SELECT id, table_name, action FROM history_undo ORDER BY id")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let expected = [
+            ((1 << 24) + 1, "devices", "update"),
+            ((1 << 24) + 2, "interfaces", "insert"),
+            ((3 << 24) + 1, "roles", "delete"),
+        ]
+        .map(|(id, table, action)| (id, table.to_owned(), action.to_owned()));
+        assert_eq!(rows, expected);
+        for refused in [
+            // Place 0, then no change.
+            "INSERT INTO history_undo (id, table_name, action, key, old)
+                 VALUES (4 << 24, 'devices', 'delete', '{}', NULL)",
+            "INSERT INTO history_undo (id, table_name, action, key, old)
+                 VALUES (5, 'devices', 'delete', '{}', NULL)",
+            "INSERT INTO history_undo (id, table_name, action, key, old)
+                 VALUES ((4 << 24) + 1, 'history', 'delete', '{}', NULL)",
         ] {
             let error = conn.execute_batch(refused).unwrap_err();
             assert!(

@@ -287,11 +287,11 @@ fn a_version_7_history_is_migrated_whole() {
              {entries}
              INSERT INTO history SELECT * FROM history_v9;
              DROP TABLE history_v9;
-             ALTER TABLE history_undo RENAME TO undo_v8;
+             ALTER TABLE history_undo RENAME TO undo_v10;
              CREATE TABLE history_undo AS SELECT
-                 row_number() OVER (ORDER BY change_id, seq) AS id,
-                 change_id, table_name, action, key, old FROM undo_v8;
-             DROP TABLE undo_v8;
+                 row_number() OVER (ORDER BY id) AS id,
+                 id >> 24 AS change_id, table_name, action, key, old FROM undo_v10;
+             DROP TABLE undo_v10;
              {rebuild}
              PRAGMA user_version = 7;
              COMMIT;"
@@ -640,8 +640,8 @@ fn an_upload_whose_undo_rows_belong_to_no_change_is_refused() {
         // Rows that the next change would take for its own.
         let conn = rusqlite::Connection::open(&path).unwrap();
         conn.execute(
-            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
-             VALUES (2, 1, 'devices', 'delete', '{\"id\": 1}', NULL)",
+            "INSERT INTO history_undo (id, table_name, action, key, old)
+             VALUES ((2 << 24) + 1, 'devices', 'delete', '{\"id\": 1}', NULL)",
             [],
         )
         .unwrap();
@@ -651,6 +651,35 @@ fn an_upload_whose_undo_rows_belong_to_no_change_is_refused() {
         .upload(&name("edited"), &std::fs::read(&path).unwrap());
     assert!(
         matches!(refused, Err(StoreError::BadUpload(_))),
+        "{refused:?}"
+    );
+}
+
+/// The file's schema no longer checks that undo rows hold JSON (v10): the
+/// upload check parses them.
+#[test]
+fn an_upload_whose_undo_row_is_not_json_is_refused() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    rename_tag(&net, 0x0105_0001, "Forklift 3");
+    let bytes = temp.store.download(&name("net")).unwrap();
+    let path = temp.dir.path().join("edited.sqlite");
+    std::fs::write(&path, &bytes).unwrap();
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        let edited = conn
+            .execute(
+                "UPDATE history_undo SET old = '{\"id\": 1, \"name\": ' WHERE action = 'update'",
+                [],
+            )
+            .unwrap();
+        assert_eq!(edited, 1);
+    }
+    let refused = temp
+        .store
+        .upload(&name("edited"), &std::fs::read(&path).unwrap());
+    assert!(
+        matches!(&refused, Err(StoreError::BadUpload(_))),
         "{refused:?}"
     );
 }
