@@ -109,7 +109,9 @@ fn render_html(document: &crate::openapi::Document, version: ApiVersion) -> Stri
     )
 }
 
-/// Mounts the interactive browser on `/api/`, with both documents.
+/// Mounts the interactive browser on `/api/`, with both documents: in a
+/// scope, whose prefix actix compares as text, so that the browser's
+/// expression runs only on paths under `/api/`.
 pub(crate) fn register_browser(config: &mut web::ServiceConfig) {
     let urls = ApiVersion::ALL.map(|version| match version {
         ApiVersion::V5_1 => Url::new("API 5.1", "/api.json?version=5.1"),
@@ -123,6 +125,8 @@ pub(crate) fn register_browser(config: &mut web::ServiceConfig) {
                 .finish()
         }),
     );
-    config
-        .service(SwaggerUi::new("/api/{_:.*}").config(Config::new(urls).try_it_out_enabled(true)));
+    config.service(
+        web::scope("/api")
+            .service(SwaggerUi::new("/{_:.*}").config(Config::new(urls).try_it_out_enabled(true))),
+    );
 }

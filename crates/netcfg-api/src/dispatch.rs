@@ -218,15 +218,12 @@ fn publish_change(request: &HttpRequest, route: &Route, reply: &Reply, state: &A
     let Some(net) = reply.made.clone().or(named) else {
         return;
     };
-    state.events().change(
-        &net,
-        &ChangeEvent {
-            net: net.to_string(),
-            resource: route.paths[0].to_owned(),
-            method: request.method().to_string(),
-            path: request.path().to_owned(),
-        },
-    );
+    state.events().change(&net, || ChangeEvent {
+        net: net.to_string(),
+        resource: route.paths[0].to_owned(),
+        method: request.method().to_string(),
+        path: request.path().to_owned(),
+    });
 }
 
 fn method_not_allowed(

@@ -30,11 +30,33 @@ use crate::{
 pub(crate) struct Matched(pub(crate) &'static str);
 
 /// One segment of a pattern, as far as the quick comparison goes.
-#[derive(Debug)]
+#[derive(Debug, PartialEq)]
 enum Segment {
     Static(&'static str),
-    /// A parameter, alone or beside text: left to the [`ResourceDef`].
-    Dynamic,
+    /// A parameter, alone or beside text (the text between parameters
+    /// given): left to the [`ResourceDef`], and matched by it only when
+    /// the path's segment holds each of these texts.
+    Dynamic(Vec<&'static str>),
+}
+
+impl Segment {
+    fn of(segment: &'static str) -> Self {
+        if !segment.contains('{') {
+            return Self::Static(segment);
+        }
+        // "{device_key}-{interface_identifier}": the texts are at the even
+        // places between braces. A parameter with its own expression
+        // (`{name:regex}`) may hold braces: no texts are known then.
+        if segment.contains(':') {
+            return Self::Dynamic(Vec::new());
+        }
+        let texts = segment
+            .split(['{', '}'])
+            .step_by(2)
+            .filter(|text| !text.is_empty())
+            .collect();
+        Self::Dynamic(texts)
+    }
 }
 
 #[derive(Debug)]
@@ -63,12 +85,15 @@ impl Candidate {
         }
     }
 
+    /// Whether `path` may match: its segments equal the static ones and
+    /// hold the texts of the others (a device's `{device_key}-{interface}`
+    /// is not tried, with its expression, on a serial number).
     fn statics_match(&self, path: &str) -> bool {
         path.split('/')
             .zip(&self.segments)
             .all(|(given, segment)| match segment {
                 Segment::Static(text) => given == *text,
-                Segment::Dynamic => true,
+                Segment::Dynamic(texts) => texts.iter().all(|text| given.contains(text)),
             })
     }
 }
@@ -117,16 +142,7 @@ impl Router {
     pub(crate) fn new(patterns: &[&'static str], tables: &Tables) -> Self {
         let mut by_length: Vec<Vec<Candidate>> = Vec::new();
         for &pattern in patterns {
-            let segments: Vec<Segment> = pattern
-                .split('/')
-                .map(|segment| {
-                    if segment.contains('{') {
-                        Segment::Dynamic
-                    } else {
-                        Segment::Static(segment)
-                    }
-                })
-                .collect();
+            let segments: Vec<Segment> = pattern.split('/').map(Segment::of).collect();
             let twins = patterns
                 .iter()
                 .filter(|other| dispatch::shape(other) == dispatch::shape(pattern))
@@ -289,6 +305,25 @@ mod tests {
                 ])
             ))
         );
+    }
+
+    #[test]
+    fn a_segment_with_parameters_knows_the_texts_between_them() {
+        assert_eq!(Segment::of("devices"), Segment::Static("devices"));
+        assert_eq!(Segment::of("{device_key}"), Segment::Dynamic(vec![]));
+        assert_eq!(
+            Segment::of("{device_key}-{interface_identifier}"),
+            Segment::Dynamic(vec!["-"])
+        );
+        assert_eq!(
+            Segment::of("{_type}_interfaces"),
+            Segment::Dynamic(vec!["_interfaces"])
+        );
+        assert_eq!(Segment::of("{path:.*}"), Segment::Dynamic(vec![]));
+        let router = router(&["/nets/{net_name}/devices/{device_key}-{interface_identifier}"]);
+        let candidate = &router.by_length[5][0];
+        assert!(candidate.statics_match("/nets/lab/devices/01:05:0001-2"));
+        assert!(!candidate.statics_match("/nets/lab/devices/01:05:0001"));
     }
 
     #[test]

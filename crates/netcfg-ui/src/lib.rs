@@ -86,7 +86,9 @@ fn find(path: &str) -> Option<usize> {
     ASSETS.binary_search_by(|asset| asset.path.cmp(path)).ok()
 }
 
-/// Mounts `/` and `/ui/{path}`.
+/// Mounts `/` and `/ui/{path}`. The assets are a scope: actix compares its
+/// prefix as text, and the expression of `{path:.*}` runs only on paths
+/// under `/ui/`, not on every request the server takes.
 pub fn register(config: &mut web::ServiceConfig) {
     config.service(
         web::resource("/")
@@ -95,10 +97,12 @@ pub fn register(config: &mut web::ServiceConfig) {
             .default_service(web::to(only_reads)),
     );
     config.service(
-        web::resource("/ui/{path:.*}")
-            .route(web::get().to(asset))
-            .route(web::head().to(asset))
-            .default_service(web::to(only_reads)),
+        web::scope("/ui").service(
+            web::resource("/{path:.*}")
+                .route(web::get().to(asset))
+                .route(web::head().to(asset))
+                .default_service(web::to(only_reads)),
+        ),
     );
 }
 

@@ -423,20 +423,29 @@ impl EventHub {
     /// someone listens: a busy site crosses zones thousands of times a
     /// second).
     pub fn zone(&self, event: &data::ZoneEvent, net: &ConfigName) {
-        let wanted = lock(&self.inner).subscribers.iter().any(|subscriber| {
-            subscriber.kinds.contains(EventKind::Zone) && subscriber.wants(net, EventKind::Zone)
-        });
-        if !wanted {
+        if !self.wanted(net, EventKind::Zone) {
             return;
         }
         let bytes = data::render(EventKind::Zone, None, event);
         self.publish(net, EventKind::Zone, Queued::Event(bytes));
     }
 
-    /// Publishes a change made through the API.
-    pub fn change(&self, net: &ConfigName, event: &ChangeEvent) {
-        let bytes = data::render(EventKind::Change, None, event);
+    /// Publishes a change made through the API, `event` made and rendered
+    /// only when a subscriber listens (every change passes here).
+    pub fn change(&self, net: &ConfigName, event: impl FnOnce() -> ChangeEvent) {
+        if !self.wanted(net, EventKind::Change) {
+            return;
+        }
+        let bytes = data::render(EventKind::Change, None, &event());
         self.publish(net, EventKind::Change, Queued::Event(bytes));
+    }
+
+    /// Whether a subscriber listens to `kind` of `net`.
+    fn wanted(&self, net: &ConfigName, kind: EventKind) -> bool {
+        lock(&self.inner)
+            .subscribers
+            .iter()
+            .any(|subscriber| subscriber.wants(net, kind))
     }
 
     /// Tells every subscriber to reload: events went by before the hub
@@ -592,15 +601,12 @@ mod tests {
     }
 
     fn change(hub: &EventHub, net: &ConfigName, number: usize) {
-        hub.change(
-            net,
-            &ChangeEvent {
-                net: net.to_string(),
-                resource: "/nets/{net_name}".to_owned(),
-                method: "PATCH".to_owned(),
-                path: format!("/nets/{net}/{number}"),
-            },
-        );
+        hub.change(net, || ChangeEvent {
+            net: net.to_string(),
+            resource: "/nets/{net_name}".to_owned(),
+            method: "PATCH".to_owned(),
+            path: format!("/nets/{net}/{number}"),
+        });
     }
 
     fn move_tags(hub: &EventHub, net: &ConfigName, tags: u32, time: u64) {

@@ -318,15 +318,12 @@ mod tests {
     async fn a_client_that_fell_behind_gets_resync_first_then_what_followed() {
         let (hub, site, mut stream) = opened_stream().await;
         for number in 0..=super::super::MAX_QUEUED {
-            hub.change(
-                &site,
-                &ChangeEvent {
-                    net: "site".to_owned(),
-                    resource: "/nets/{net_name}".to_owned(),
-                    method: "PATCH".to_owned(),
-                    path: format!("/nets/site/{number}"),
-                },
-            );
+            hub.change(&site, || ChangeEvent {
+                net: "site".to_owned(),
+                resource: "/nets/{net_name}".to_owned(),
+                method: "PATCH".to_owned(),
+                path: format!("/nets/site/{number}"),
+            });
         }
         let chunk = text(&stream.next_chunk().await.unwrap());
         assert!(chunk.starts_with("event: resync\n"), "{chunk}");
