@@ -144,8 +144,15 @@ pub(super) fn list(conn: &Connection) -> Result<Vec<Device>, StoreError> {
 }
 
 /// Every rule of a device's interfaces: the model's, and that each names a
-/// role of this configuration.
-fn check_interfaces(conn: &Connection, interfaces: &[Interface]) -> Result<(), StoreError> {
+/// role of this configuration. A role an interface of the device already
+/// has (in `current`) exists: the interfaces' foreign key says so, and it
+/// is not looked up again (a device PATCH often leaves its interfaces as
+/// they are).
+fn check_interfaces(
+    conn: &Connection,
+    interfaces: &[Interface],
+    current: &[Interface],
+) -> Result<(), StoreError> {
     let mut problems = Problems::new();
     if interfaces.is_empty() {
         problems.push("interfaces", "a device has at least one interface");
@@ -165,7 +172,9 @@ fn check_interfaces(conn: &Connection, interfaces: &[Interface]) -> Result<(), S
                 ),
             );
         }
-        if interface.role_id != RoleId::RESERVED && !roles::exists(conn, interface.role_id)? {
+        let known = interface.role_id == RoleId::RESERVED
+            || current.iter().any(|had| had.role_id == interface.role_id);
+        if !known && !roles::exists(conn, interface.role_id)? {
             problems.push(
                 format!("{path}.role_id"),
                 format!(
@@ -204,14 +213,15 @@ fn write_interfaces(
 /// Makes device `id`'s interfaces `interfaces`, touching only the rows
 /// that differ: a PATCH that renames a device writes no interface row, so
 /// its commit, and the undo rows the change history keeps, stay small. An
-/// interface that goes takes its pairs with it.
+/// interface that goes takes its pairs with it. `current` are the ones it
+/// has.
 fn sync_interfaces(
     conn: &Connection,
     id: i64,
     serial: SerialNumber,
     interfaces: &[Interface],
+    current: &[Interface],
 ) -> Result<(), StoreError> {
-    let current = interfaces_of(conn, id)?;
     for gone in current.iter().filter(|interface| {
         !interfaces
             .iter()
@@ -244,7 +254,7 @@ fn serial_taken(serial: SerialNumber) -> StoreError {
 
 /// Adds a device.
 pub(super) fn insert(conn: &Connection, body: DeviceBody) -> Result<Device, StoreError> {
-    check_interfaces(conn, &body.interfaces)?;
+    check_interfaces(conn, &body.interfaces, &[])?;
     if find(conn, DeviceKey::Serial(body.serial_number))?.is_some() {
         return Err(serial_taken(body.serial_number));
     }
@@ -299,7 +309,8 @@ fn replace(conn: &Connection, key: DeviceKey, fields: DeviceFields) -> Result<De
         })
         .optional()?
         .ok_or_else(|| StoreError::not_found(Missing::Device, what(key)))?;
-    check_interfaces(conn, &fields.interfaces)?;
+    let current_interfaces = interfaces_of(conn, id)?;
+    check_interfaces(conn, &fields.interfaces, &current_interfaces)?;
     if fields.serial_number != current_serial
         && find(conn, DeviceKey::Serial(fields.serial_number))?.is_some()
     {
@@ -339,7 +350,13 @@ fn replace(conn: &Connection, key: DeviceKey, fields: DeviceFields) -> Result<De
             id
         ])?;
     }
-    sync_interfaces(conn, new_id, fields.serial_number, &fields.interfaces)?;
+    sync_interfaces(
+        conn,
+        new_id,
+        fields.serial_number,
+        &fields.interfaces,
+        &current_interfaces,
+    )?;
     pairs::reattach(
         conn,
         old_pairs,
