@@ -85,14 +85,16 @@ impl Candidate {
         }
     }
 
-    /// Whether `path` may match: its segments equal the static ones and
-    /// hold the texts of the others (a device's `{device_key}-{interface}`
-    /// is not tried, with its expression, on a serial number).
-    fn statics_match(&self, path: &str) -> bool {
-        path.split('/')
+    /// Whether a path of these `segments` may match: they equal the static
+    /// ones and hold the texts of the others (a device's
+    /// `{device_key}-{interface}` is not tried, with its expression, on a
+    /// serial number).
+    fn statics_match(&self, segments: &[&str]) -> bool {
+        segments
+            .iter()
             .zip(&self.segments)
             .all(|(given, segment)| match segment {
-                Segment::Static(text) => given == *text,
+                Segment::Static(text) => given == text,
                 Segment::Dynamic(texts) => texts.iter().all(|text| given.contains(text)),
             })
     }
@@ -187,21 +189,25 @@ impl Router {
     /// The pattern `request` matches for `version`, its parameters put in
     /// the request's match info.
     fn find(&self, request: &mut ServiceRequest, version: ApiVersion) -> Option<&'static str> {
-        let length = request.match_info().unprocessed().split('/').count();
-        for candidate in self.by_length.get(length)? {
-            if !candidate.statics_match(request.match_info().unprocessed())
-                || candidate
-                    .versions
-                    .as_ref()
-                    .is_some_and(|versions| !versions.contains(&version))
-            {
-                continue;
-            }
-            if candidate.capture(request) {
-                return Some(candidate.pattern);
-            }
-        }
-        None
+        // The candidates whose static segments fit, the path split once.
+        let fitting: Vec<&Candidate> = {
+            let segments: Vec<&str> = request.match_info().unprocessed().split('/').collect();
+            self.by_length
+                .get(segments.len())?
+                .iter()
+                .filter(|candidate| {
+                    candidate.statics_match(&segments)
+                        && candidate
+                            .versions
+                            .as_ref()
+                            .is_none_or(|versions| versions.contains(&version))
+                })
+                .collect()
+        };
+        fitting
+            .into_iter()
+            .find(|candidate| candidate.capture(request))
+            .map(|candidate| candidate.pattern)
     }
 }
 
@@ -322,8 +328,9 @@ mod tests {
         assert_eq!(Segment::of("{path:.*}"), Segment::Dynamic(vec![]));
         let router = router(&["/nets/{net_name}/devices/{device_key}-{interface_identifier}"]);
         let candidate = &router.by_length[5][0];
-        assert!(candidate.statics_match("/nets/lab/devices/01:05:0001-2"));
-        assert!(!candidate.statics_match("/nets/lab/devices/01:05:0001"));
+        let segments = |path: &'static str| path.split('/').collect::<Vec<_>>();
+        assert!(candidate.statics_match(&segments("/nets/lab/devices/01:05:0001-2")));
+        assert!(!candidate.statics_match(&segments("/nets/lab/devices/01:05:0001")));
     }
 
     #[test]

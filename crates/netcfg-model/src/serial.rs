@@ -72,9 +72,27 @@ impl FromStr for SerialNumber {
 }
 
 impl fmt::Display for SerialNumber {
+    /// `XX:XX:XXXX`, the digits put in place rather than formatted one by
+    /// one: every device in every answer is written so.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
         let [a, b, c, d] = self.0.to_be_bytes();
-        write!(f, "{a:02X}:{b:02X}:{c:02X}{d:02X}")
+        let digit =
+            |byte: u8, high: bool| DIGITS[usize::from(if high { byte >> 4 } else { byte & 0xF })];
+        let text = [
+            digit(a, true),
+            digit(a, false),
+            b':',
+            digit(b, true),
+            digit(b, false),
+            b':',
+            digit(c, true),
+            digit(c, false),
+            digit(d, true),
+            digit(d, false),
+        ];
+        // Hexadecimal digits and colons are ASCII.
+        f.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)
     }
 }
 
