@@ -790,8 +790,12 @@ fn run_batch(
     };
     let mut answers = Vec::with_capacity(batch.len());
     crate::stamps::begin_batch();
+    // The savepoint's statements run around every change: taken from the
+    // cache once for the batch, not looked up for each change.
+    let mut open_savepoint = conn.prepare_cached("SAVEPOINT change");
+    let mut release_savepoint = conn.prepare_cached("RELEASE change");
     for job in batch {
-        if let Err(error) = sql::cached(conn, "SAVEPOINT change") {
+        if let Err(error) = run_statement(conn, &mut open_savepoint, "SAVEPOINT change") {
             answers.push(job(Err(error.into())).answer);
             crate::stamps::end_change(false);
             continue;
@@ -802,10 +806,10 @@ fn run_batch(
         let ran = std::panic::catch_unwind(AssertUnwindSafe(|| job(Ok(&transaction))));
         let succeeded = matches!(&ran, Ok(ran) if ran.succeeded);
         let closed = if succeeded {
-            sql::cached(conn, "RELEASE change")
+            run_statement(conn, &mut release_savepoint, "RELEASE change")
         } else {
             sql::cached(conn, "ROLLBACK TO change")
-                .and_then(|()| sql::cached(conn, "RELEASE change"))
+                .and_then(|()| run_statement(conn, &mut release_savepoint, "RELEASE change"))
         };
         crate::stamps::end_change(succeeded && closed.is_ok());
         match (ran, closed) {
@@ -818,6 +822,7 @@ fn run_batch(
             (Err(_), _) => log::error!("a change panicked; it was rolled back"),
         }
     }
+    drop((open_savepoint, release_savepoint));
     let committing = std::time::Instant::now();
     let commit_error = transaction.commit().err().map(StoreError::from);
     crate::counters::count_commit(answers.len(), committing.elapsed(), commit_error.is_none());
@@ -833,6 +838,19 @@ fn run_batch(
         return Vec::new();
     }
     answers
+}
+
+/// Runs `statement`, prepared ahead from `sql`; when it could not be
+/// prepared, tries again (and reports why not).
+fn run_statement(
+    conn: &Connection,
+    statement: &mut rusqlite::Result<rusqlite::CachedStatement<'_>>,
+    sql: &str,
+) -> rusqlite::Result<()> {
+    match statement {
+        Ok(statement) => statement.execute([]).map(drop),
+        Err(_) => sql::cached(conn, sql),
+    }
 }
 
 #[cfg(test)]
