@@ -50,3 +50,28 @@ async fn the_front_end_loads_before_a_token_is_known() {
         "the gate keeps the front end's own headers"
     );
 }
+
+/// The front end's assets and the API browser are actix scopes (their
+/// expressions then run only under their prefixes): a path beside them,
+/// or the bare prefix, is still the API's, answered as before.
+#[actix_web::test]
+async fn the_scopes_of_the_assets_and_the_browser_take_only_their_own_paths() {
+    let fixture = app_state::fixture_with(Auth::off());
+    let app = actix_test::init_service(create_app(fixture.state.clone())).await;
+    for (uri, expected) in [
+        ("/ui", StatusCode::NOT_FOUND),
+        ("/uix", StatusCode::NOT_FOUND),
+        ("/ui/no-such-file.js", StatusCode::NOT_FOUND),
+        ("/api.json?version=5.1", StatusCode::OK),
+        ("/apis", StatusCode::NOT_FOUND),
+    ] {
+        let request = actix_test::TestRequest::get().uri(uri).to_request();
+        let response = actix_test::call_service(&app, request).await;
+        assert_eq!(response.status(), expected, "{uri}");
+        if expected == StatusCode::NOT_FOUND && uri != "/ui/no-such-file.js" {
+            let body = actix_test::read_body(response).await;
+            let answer: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            assert!(answer["message"].is_string(), "{uri}: {answer}");
+        }
+    }
+}
