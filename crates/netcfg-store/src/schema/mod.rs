@@ -219,14 +219,31 @@ mod tests {
         );
     }
 
+    /// An empty file of schema `version`, in memory.
+    fn file_of_version(version: i64) -> Connection {
+        let conn = Connection::open_in_memory().unwrap();
+        create_version_1(&conn).unwrap();
+        migrate(&conn, 1, version).unwrap();
+        conn
+    }
+
+    /// Each of `statements` is refused by a `CHECK` of the file's tables.
+    fn assert_refused_by_checks(conn: &Connection, statements: &[&str]) {
+        for refused in statements {
+            let error = conn.execute_batch(refused).unwrap_err();
+            assert!(
+                error.to_string().contains("CHECK constraint failed"),
+                "{refused}: {error}"
+            );
+        }
+    }
+
     /// Version 9 writes the journal's list checks as comparisons: a
     /// version-8 file keeps its rows, and the new checks refuse what the
     /// lists refused.
     #[test]
     fn version_9_keeps_the_journal_and_its_checks() {
-        let conn = Connection::open_in_memory().unwrap();
-        create_version_1(&conn).unwrap();
-        migrate(&conn, 1, 8).unwrap();
+        let conn = file_of_version(8);
         conn.execute_batch(
             "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
                  VALUES (1, 5, 'local', 'PATCH', '/nets/a/devices/1', 'renamed');
@@ -253,20 +270,17 @@ mod tests {
         migrate(&conn, 8, 9).unwrap();
         assert_eq!(rows(&conn), before);
         assert_eq!(schema_of(&conn).unwrap(), expected_schema(9).unwrap());
-        for refused in [
-            "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
-                 VALUES (2, 5, 'local', 'GET', '/', '')",
-            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
-                 VALUES (2, 1, 'history', 'update', '{}', '{}')",
-            "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
-                 VALUES (2, 1, 'devices', 'upsert', '{}', '{}')",
-        ] {
-            let error = conn.execute_batch(refused).unwrap_err();
-            assert!(
-                error.to_string().contains("CHECK constraint failed"),
-                "{error}"
-            );
-        }
+        assert_refused_by_checks(
+            &conn,
+            &[
+                "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
+                     VALUES (2, 5, 'local', 'GET', '/', '')",
+                "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                     VALUES (2, 1, 'history', 'update', '{}', '{}')",
+                "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
+                     VALUES (2, 1, 'devices', 'upsert', '{}', '{}')",
+            ],
+        );
     }
 
     /// Version 10 keeps the undo rows in a rowid table, each id its
@@ -274,9 +288,7 @@ mod tests {
     /// row, in order, numbered within its change.
     #[test]
     fn version_10_numbers_the_undo_rows_within_their_change() {
-        let conn = Connection::open_in_memory().unwrap();
-        create_version_1(&conn).unwrap();
-        migrate(&conn, 1, 9).unwrap();
+        let conn = file_of_version(9);
         conn.execute_batch(
             "INSERT INTO history_undo (change_id, seq, table_name, action, key, old)
                  VALUES (1, 7, 'devices', 'update', '{\"id\":1}', '{\"id\":1,\"name\":\"a\"}'),
@@ -300,20 +312,17 @@ mod tests {
         ]
         .map(|(id, table, action)| (id, table.to_owned(), action.to_owned()));
         assert_eq!(rows, expected);
-        for refused in [
-            // Place 0, then no change.
-            "INSERT INTO history_undo (id, table_name, action, key, old)
-                 VALUES (4 << 24, 'devices', 'delete', '{}', NULL)",
-            "INSERT INTO history_undo (id, table_name, action, key, old)
-                 VALUES (5, 'devices', 'delete', '{}', NULL)",
-            "INSERT INTO history_undo (id, table_name, action, key, old)
-                 VALUES ((4 << 24) + 1, 'history', 'delete', '{}', NULL)",
-        ] {
-            let error = conn.execute_batch(refused).unwrap_err();
-            assert!(
-                error.to_string().contains("CHECK constraint failed"),
-                "{error}"
-            );
-        }
+        assert_refused_by_checks(
+            &conn,
+            &[
+                // Place 0, then no change.
+                "INSERT INTO history_undo (id, table_name, action, key, old)
+                     VALUES (4 << 24, 'devices', 'delete', '{}', NULL)",
+                "INSERT INTO history_undo (id, table_name, action, key, old)
+                     VALUES (5, 'devices', 'delete', '{}', NULL)",
+                "INSERT INTO history_undo (id, table_name, action, key, old)
+                     VALUES ((4 << 24) + 1, 'history', 'delete', '{}', NULL)",
+            ],
+        );
     }
 }
