@@ -79,8 +79,27 @@ const RULES: &[Rule] = &[
             "netcfg-host",
             "netcfg-service",
             "netcfg-ui",
+            "netcfg-threads",
         ]],
         why: "the model is the bottom layer",
+    },
+    Rule {
+        subject: "netcfg-threads",
+        reach: Reach::Any,
+        forbidden: &[
+            IO,
+            &[
+                "netcfg-model",
+                "netcfg-store",
+                "netcfg-engine",
+                "netcfg-api",
+                "netcfg-host",
+                "netcfg-service",
+                "netcfg-outputs",
+                "netcfg-ui",
+            ],
+        ],
+        why: "scheduling hints are a bottom layer beside the model: two system calls through libc, which any crate may use",
     },
     Rule {
         subject: "netcfg-store",
