@@ -149,7 +149,7 @@ impl Drop for LogSync {
 /// each `fdatasync` and, woken when the disk is done, waited about 50 µs
 /// for a core busy with other threads while every change of its commits
 /// waited for it; with the short slice it runs first, and 32 connections
-/// took about a tenth more durable PATCHes a second (docs/benchmarks.md,
+/// took about a seventh more durable PATCHes a second (docs/benchmarks.md,
 /// issue 32). Not for the writer: it polls for changes between batches,
 /// and with a short slice too 32 connections were no faster and one
 /// connection's PATCH was 3 to 10 µs slower in five rounds of five.
@@ -157,7 +157,7 @@ impl Drop for LogSync {
 fn ask_for_short_slice() {
     match netcfg_threads::ask_for_slice(netcfg_threads::SHORT_SLICE) {
         Ok(slice) => log::debug!("the store's sync thread runs with {slice:?}"),
-        Err(error) => log::debug!("the store's sync thread keeps the kernel's slice: {error}"),
+        Err(error) => log::debug!("asking a short slice for the store's sync thread: {error}"),
     }
 }
 
