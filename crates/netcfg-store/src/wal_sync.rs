@@ -177,9 +177,12 @@ fn sync_then_answer(sync: &dyn Fn() -> io::Result<()>, answers: Vec<Answer>) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{
-        Mutex,
-        atomic::{AtomicUsize, Ordering},
+    use std::{
+        sync::{
+            Mutex,
+            atomic::{AtomicUsize, Ordering},
+        },
+        time::Duration,
     };
 
     use super::*;
@@ -271,6 +274,43 @@ mod tests {
         log.release();
         writer.join().unwrap();
         assert_eq!(*heard.lock().unwrap(), [1]);
+    }
+
+    /// The slice of the thread that ran each sync, in order.
+    fn slices_of_syncs() -> (LogSync, Arc<Mutex<Vec<Option<Duration>>>>) {
+        let slices = Arc::new(Mutex::new(Vec::new()));
+        let recorded = slices.clone();
+        let sync = LogSync::with_sync(
+            "test",
+            Arc::new(move || {
+                let slice = netcfg_threads::current_slice()?;
+                recorded.lock().unwrap().push(slice);
+                Ok(())
+            }),
+        );
+        (sync, slices)
+    }
+
+    #[test]
+    fn the_sync_thread_runs_with_the_short_slice_and_the_writer_keeps_its_own() {
+        let kernel_default = std::thread::spawn(|| netcfg_threads::current_slice().unwrap())
+            .join()
+            .unwrap();
+        let (mut sync, slices) = slices_of_syncs();
+        // The writer's own sync, then one handed to the sync thread.
+        let writer = std::thread::spawn(move || {
+            sync.settle(Vec::new(), false);
+            sync.settle(Vec::new(), true);
+            sync
+        });
+        drop(writer.join().unwrap());
+        let expected = match kernel_default {
+            // A kernel with custom slices: every thread reports one.
+            Some(_) => vec![kernel_default, Some(netcfg_threads::SHORT_SLICE)],
+            None => vec![None, None],
+        };
+        assert_eq!(*slices.lock().unwrap(), expected);
+        assert_ne!(kernel_default, Some(netcfg_threads::SHORT_SLICE));
     }
 
     #[test]
