@@ -104,23 +104,11 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
     let mut client = Client::new(server.port());
     setup(&mut client, threads)?;
 
-    let control = Arc::new(Control {
-        port: AtomicU16::new(server.port()),
-        pause: AtomicBool::new(true),
-        parked: AtomicUsize::new(0),
-        stop: AtomicBool::new(false),
-    });
-    let trackers: Vec<Arc<Mutex<Tracker>>> = (0..threads)
-        .map(|worker| Arc::new(Mutex::new(initial_tracker(worker))))
-        .collect();
-    let handles: Vec<_> = trackers
-        .iter()
-        .enumerate()
-        .map(|(id, tracker)| {
-            let (control, tracker, rng) = (control.clone(), tracker.clone(), rng.fork());
-            thread::spawn(move || write_until_stopped(id, rng, &control, &tracker))
-        })
-        .collect();
+    let Writers {
+        control,
+        trackers,
+        handles,
+    } = start_writers(threads, server.port(), &mut rng);
 
     let mut report = Report::default();
     let started = Instant::now();
@@ -175,44 +163,51 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
                 .map(|refusal| format!("refused: {refusal}")),
         );
     }
-
-    let acknowledged: u64 = trackers.iter().map(|t| lock(t).acknowledged).sum();
-    let unanswered: u64 = trackers.iter().map(|t| lock(t).unanswered).sum();
-    println!("crash summary (seed {seed})");
-    println!(
-        "  kills             {kills} under load, {} during start-up, {:.1} s",
-        report.startup_kills,
-        started.elapsed().as_secs_f64()
-    );
-    println!(
-        "  writes            {acknowledged} acknowledged, {unanswered} unanswered (in flight or refused at a kill)"
-    );
-    println!(
-        "  after restarts    {} items checked: {} as acknowledged, {} unanswered writes landed, {} absent",
-        report.items_checked, report.acknowledged, report.landed, report.absent
-    );
-    match &sqlite3 {
-        Ok(_) => println!(
-            "  integrity_check   {} files as the kill left them, {} downloads: all ok unless listed",
-            report.files_checked, report.downloads_checked
-        ),
-        Err(why) => {
-            println!("  integrity_check   sqlite3 skipped ({why}); the server's upload check only")
-        }
-    }
-    println!(
-        "  upload check      {} downloads accepted by POST /nets/upload",
-        report.uploads_accepted
-    );
-    println!("  problems          {}", report.problems.len());
-    for problem in &report.problems {
-        println!("    {problem}");
-    }
+    let writes = [
+        trackers.iter().map(|t| lock(t).acknowledged).sum(),
+        trackers.iter().map(|t| lock(t).unanswered).sum(),
+    ];
+    report.print(seed, kills, started.elapsed(), writes, &sqlite3);
     if !report.problems.is_empty() {
         bail!("crash failed: {} problems", report.problems.len());
     }
     println!("crash: passed");
     Ok(())
+}
+
+/// The writer threads, and what they share with the main thread.
+struct Writers {
+    /// What steers them.
+    control: Arc<Control>,
+    /// What each acknowledged.
+    trackers: Vec<Arc<Mutex<Tracker>>>,
+    handles: Vec<thread::JoinHandle<()>>,
+}
+
+/// Starts `threads` writers, paused, against the server at `port`.
+fn start_writers(threads: usize, port: u16, rng: &mut Rng) -> Writers {
+    let control = Arc::new(Control {
+        port: AtomicU16::new(port),
+        pause: AtomicBool::new(true),
+        parked: AtomicUsize::new(0),
+        stop: AtomicBool::new(false),
+    });
+    let trackers: Vec<Arc<Mutex<Tracker>>> = (0..threads)
+        .map(|worker| Arc::new(Mutex::new(initial_tracker(worker))))
+        .collect();
+    let handles = trackers
+        .iter()
+        .enumerate()
+        .map(|(id, tracker)| {
+            let (control, tracker, rng) = (control.clone(), tracker.clone(), rng.fork());
+            thread::spawn(move || write_until_stopped(id, rng, &control, &tracker))
+        })
+        .collect();
+    Writers {
+        control,
+        trackers,
+        handles,
+    }
 }
 
 #[derive(Debug, Default)]
@@ -226,6 +221,53 @@ struct Report {
     downloads_checked: u64,
     uploads_accepted: u64,
     startup_kills: u64,
+}
+
+impl Report {
+    /// The summary; `writes`: the writes acknowledged, and those whose
+    /// answer never came.
+    fn print(
+        &self,
+        seed: u64,
+        kills: u32,
+        elapsed: Duration,
+        writes: [u64; 2],
+        sqlite3: &Result<String, String>,
+    ) {
+        let [acknowledged, unanswered] = writes;
+        println!("crash summary (seed {seed})");
+        println!(
+            "  kills             {kills} under load, {} during start-up, {:.1} s",
+            self.startup_kills,
+            elapsed.as_secs_f64()
+        );
+        println!(
+            "  writes            {acknowledged} acknowledged, {unanswered} unanswered (in flight or refused at a kill)"
+        );
+        println!(
+            "  after restarts    {} items checked: {} as acknowledged, {} unanswered writes landed, {} absent",
+            self.items_checked, self.acknowledged, self.landed, self.absent
+        );
+        match sqlite3 {
+            Ok(_) => println!(
+                "  integrity_check   {} files as the kill left them, {} downloads: all ok unless listed",
+                self.files_checked, self.downloads_checked
+            ),
+            Err(why) => {
+                println!(
+                    "  integrity_check   sqlite3 skipped ({why}); the server's upload check only"
+                )
+            }
+        }
+        println!(
+            "  upload check      {} downloads accepted by POST /nets/upload",
+            self.uploads_accepted
+        );
+        println!("  problems          {}", self.problems.len());
+        for problem in &self.problems {
+            println!("    {problem}");
+        }
+    }
 }
 
 fn setting_key(worker: usize, k: u64) -> String {

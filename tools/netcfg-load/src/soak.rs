@@ -93,46 +93,15 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
         port: server.port(),
         shared_nets: SHARED_NETS.iter().map(|name| (*name).to_owned()).collect(),
     });
-
-    let mut rng = Rng::new(seed);
     let started = Instant::now();
-    let workers: Vec<_> = (0..options.threads)
-        .map(|id| {
-            let lifecycle = SHARED_NETS
-                .get(id)
-                .map(|net| vec![(*net).to_owned()])
-                .unwrap_or_default();
-            let worker = Worker::new(id, rng.fork(), shared.clone(), lifecycle);
-            thread::spawn(move || worker.run())
-        })
-        .collect();
-
-    let duration = Duration::from_secs_f64(options.minutes * 60.0);
-    // Warm-up: the first quarter (at least 10 s), while the workers fill
-    // the configurations up to their steady sizes.
-    let warm_up = (duration / 4).max(Duration::from_secs(10)).min(duration);
-    let mut rss_start = None;
-    let mut rss_series = Vec::new();
-    while started.elapsed() < duration {
-        thread::sleep(Duration::from_secs(1).min(duration.saturating_sub(started.elapsed())));
-        let rss = server.rss_kib()?;
-        rss_series.push(rss);
-        if rss_start.is_none() && started.elapsed() >= warm_up {
-            rss_start = Some(rss);
-        }
-    }
-    let rss_start = rss_start.context("no memory sample after the warm-up")?;
-    let rss_peak = rss_series.iter().copied().max().unwrap_or(rss_start);
+    let workers = spawn_workers(options.threads, &mut Rng::new(seed), &shared);
+    let memory = watch_memory(
+        &server,
+        started,
+        Duration::from_secs_f64(options.minutes * 60.0),
+    )?;
     shared.stop.store(true, Ordering::Relaxed);
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
-    for handle in workers {
-        let worker = handle
-            .join()
-            .map_err(|_| anyhow::anyhow!("a worker panicked"))?;
-        for (op, count) in &worker.counts {
-            *counts.entry(op).or_default() += count;
-        }
-    }
+    let counts = join_workers(workers)?;
     let elapsed = started.elapsed();
     let rss_end = server.rss_kib()?;
     if let Some(status) = server.exited() {
@@ -150,69 +119,187 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner),
     );
-
-    let requests: u64 = counts.values().sum();
-    #[allow(clippy::cast_precision_loss, reason = "figures for people")]
-    let (rate, growth) = (
-        requests as f64 / elapsed.as_secs_f64(),
-        (rss_end as f64 - rss_start as f64) * 100.0 / rss_start as f64,
-    );
-    println!("soak summary");
-    println!(
-        "  duration          {:.1} s, {} clients",
-        elapsed.as_secs_f64(),
-        options.threads
-    );
-    println!("  requests          {requests} ({rate:.0}/s)");
-    for (op, count) in &counts {
-        println!("    {op:<16} {count}");
-    }
-    println!("  errors            {}", errors.len());
-    for error in &errors {
-        println!("    {error}");
-    }
-    println!(
-        "  memory (RSS)      {rss_start} KiB after the {} s warm-up, {rss_end} KiB at the end ({growth:+.1}%), peak {rss_peak} KiB",
-        warm_up.as_secs()
-    );
-    let every_5_s: Vec<String> = rss_series
-        .iter()
-        .skip(4)
-        .step_by(5)
-        .map(|kib| {
-            format!(
-                "{:.1}",
-                f64::from(u32::try_from(*kib).unwrap_or(u32::MAX)) / 1024.0
-            )
-        })
-        .collect();
-    println!("    every 5 s (MiB) {}", every_5_s.join(" "));
-    println!(
-        "  final state       {} configurations, {items} items compared, {} differences",
-        model.nets.len(),
-        differences.len()
-    );
-    for difference in &differences {
-        println!("    {difference}");
-    }
-    let mut failed = Vec::new();
-    if !errors.is_empty() {
-        failed.push(format!("{} errors", errors.len()));
-    }
-    if growth >= MAX_GROWTH_PERCENT {
-        failed.push(format!(
-            "memory grew {growth:.1}% (limit {MAX_GROWTH_PERCENT}%)"
-        ));
-    }
-    if !differences.is_empty() {
-        failed.push(format!("{} differences from the model", differences.len()));
-    }
+    let outcome = Outcome {
+        threads: options.threads,
+        elapsed,
+        counts,
+        errors,
+        memory,
+        rss_end,
+        configurations: model.nets.len(),
+        items,
+        differences,
+    };
+    outcome.print();
+    let failed = outcome.failures();
     drop(server);
     if !failed.is_empty() {
         bail!("soak failed: {}", failed.join("; "));
     }
     println!("soak: passed");
     Ok(())
+}
+
+/// Starts one thread a worker; the first workers each own the lifecycle
+/// of one shared configuration.
+fn spawn_workers(
+    threads: usize,
+    rng: &mut Rng,
+    shared: &Arc<Shared>,
+) -> Vec<thread::JoinHandle<Worker>> {
+    (0..threads)
+        .map(|id| {
+            let lifecycle = SHARED_NETS
+                .get(id)
+                .map(|net| vec![(*net).to_owned()])
+                .unwrap_or_default();
+            let worker = Worker::new(id, rng.fork(), shared.clone(), lifecycle);
+            thread::spawn(move || worker.run())
+        })
+        .collect()
+}
+
+/// The requests every worker sent, by operation, once they have stopped.
+fn join_workers(workers: Vec<thread::JoinHandle<Worker>>) -> Result<BTreeMap<&'static str, u64>> {
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    for handle in workers {
+        let worker = handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("a worker panicked"))?;
+        for (op, count) in &worker.counts {
+            *counts.entry(op).or_default() += count;
+        }
+    }
+    Ok(counts)
+}
+
+/// The server's memory over the soak, sampled every second.
+#[derive(Debug)]
+struct Memory {
+    warm_up: Duration,
+    /// RSS (KiB) at the end of the warm-up, the most seen, and every sample.
+    start: u64,
+    peak: u64,
+    series: Vec<u64>,
+}
+
+/// Samples the server's RSS every second until `duration` has passed since
+/// `started`.
+fn watch_memory(server: &server::Server, started: Instant, duration: Duration) -> Result<Memory> {
+    // Warm-up: the first quarter (at least 10 s), while the workers fill
+    // the configurations up to their steady sizes.
+    let warm_up = (duration / 4).max(Duration::from_secs(10)).min(duration);
+    let mut rss_start = None;
+    let mut series = Vec::new();
+    while started.elapsed() < duration {
+        thread::sleep(Duration::from_secs(1).min(duration.saturating_sub(started.elapsed())));
+        let rss = server.rss_kib()?;
+        series.push(rss);
+        if rss_start.is_none() && started.elapsed() >= warm_up {
+            rss_start = Some(rss);
+        }
+    }
+    let start = rss_start.context("no memory sample after the warm-up")?;
+    let peak = series.iter().copied().max().unwrap_or(start);
+    Ok(Memory {
+        warm_up,
+        start,
+        peak,
+        series,
+    })
+}
+
+/// What the soak saw, for its summary and its verdicts.
+#[derive(Debug)]
+struct Outcome {
+    threads: usize,
+    elapsed: Duration,
+    counts: BTreeMap<&'static str, u64>,
+    errors: Vec<String>,
+    memory: Memory,
+    rss_end: u64,
+    configurations: usize,
+    items: usize,
+    differences: Vec<String>,
+}
+
+impl Outcome {
+    /// Memory growth (percent) from the end of the warm-up to the end.
+    fn growth(&self) -> f64 {
+        #[allow(clippy::cast_precision_loss, reason = "figures for people")]
+        let (end, start) = (self.rss_end as f64, self.memory.start as f64);
+        (end - start) * 100.0 / start
+    }
+
+    fn print(&self) {
+        let requests: u64 = self.counts.values().sum();
+        #[allow(clippy::cast_precision_loss, reason = "figures for people")]
+        let rate = requests as f64 / self.elapsed.as_secs_f64();
+        let (memory, rss_end, growth) = (&self.memory, self.rss_end, self.growth());
+        println!("soak summary");
+        println!(
+            "  duration          {:.1} s, {} clients",
+            self.elapsed.as_secs_f64(),
+            self.threads
+        );
+        println!("  requests          {requests} ({rate:.0}/s)");
+        for (op, count) in &self.counts {
+            println!("    {op:<16} {count}");
+        }
+        println!("  errors            {}", self.errors.len());
+        for error in &self.errors {
+            println!("    {error}");
+        }
+        println!(
+            "  memory (RSS)      {} KiB after the {} s warm-up, {rss_end} KiB at the end ({growth:+.1}%), peak {} KiB",
+            memory.start,
+            memory.warm_up.as_secs(),
+            memory.peak
+        );
+        let every_5_s: Vec<String> = memory
+            .series
+            .iter()
+            .skip(4)
+            .step_by(5)
+            .map(|kib| {
+                format!(
+                    "{:.1}",
+                    f64::from(u32::try_from(*kib).unwrap_or(u32::MAX)) / 1024.0
+                )
+            })
+            .collect();
+        println!("    every 5 s (MiB) {}", every_5_s.join(" "));
+        println!(
+            "  final state       {} configurations, {} items compared, {} differences",
+            self.configurations,
+            self.items,
+            self.differences.len()
+        );
+        for difference in &self.differences {
+            println!("    {difference}");
+        }
+    }
+
+    /// The verdicts that failed (none: the soak passed).
+    fn failures(&self) -> Vec<String> {
+        let growth = self.growth();
+        let mut failed = Vec::new();
+        if !self.errors.is_empty() {
+            failed.push(format!("{} errors", self.errors.len()));
+        }
+        if growth >= MAX_GROWTH_PERCENT {
+            failed.push(format!(
+                "memory grew {growth:.1}% (limit {MAX_GROWTH_PERCENT}%)"
+            ));
+        }
+        if !self.differences.is_empty() {
+            failed.push(format!(
+                "{} differences from the model",
+                self.differences.len()
+            ));
+        }
+        failed
+    }
 }
 
 /// Creates the shared configurations; what a new configuration holds is
