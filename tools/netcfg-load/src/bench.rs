@@ -50,6 +50,7 @@ mod outputs;
 mod recordings;
 mod report;
 mod rules;
+mod sse;
 mod wrk;
 mod zones;
 
@@ -64,7 +65,7 @@ use anyhow::{Context, Result, bail};
 use clap::ValueEnum as _;
 
 use self::{
-    report::{Figures, Footprint, ReadPoint, Report},
+    report::{Figures, Footprint, Growth, ReadPoint, Report},
     wrk::Load,
 };
 use crate::{
@@ -250,119 +251,18 @@ fn site_figures(options: &Options, site: &[String], binary: &Path, dir: &Path) -
         Ok(server)
     })?;
 
-    step("loading the site: 50 anchors, 1,000 tags");
-    let server = site_data.start()?;
-    let client = server.client();
-    create_net(&client, NET)?;
-    let adds: Vec<_> = site
-        .iter()
-        .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
-        .collect();
-    growth::send_concurrently(server.port(), LOADERS, &adds)?;
-    let rendered = client
-        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
-        .body;
-    let baseline_file = dir.join("baseline.json");
-    fs::write(&baseline_file, &rendered)?;
-
-    step("growth: single adds at the 10th and at the 10,000th device");
-    let growth = growth::measure(server.port(), LOADERS)?;
-    eprintln!(
-        "    median add {:.2} ms at device {}, {:.2} ms at device {}: ratio {:.2}",
-        report::median(&growth.early_ms),
-        growth.early_at,
-        report::median(&growth.late_ms),
-        growth.late_at,
-        growth.ratio()
-    );
-    drop(client);
-    server.stop()?;
-
+    let (rendered, baseline_file, growth) = load_site(&site_data, site, dir)?;
     let server = site_data.clone().baseline(&baseline_file).start()?;
-    let client = server.client();
-    let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
-    let devices_bytes = client
-        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
-        .body;
-    if baseline_bytes != devices_bytes || devices_bytes != rendered {
-        bail!("the baseline route does not answer the bytes of GET /nets/{NET}/devices");
-    }
+    check_baseline(&server, &rendered)?;
     thread::sleep(Duration::from_millis(500));
     let rss_idle_before_kb = server.rss_kib()?;
-
-    let base_url = server.url();
-    let get = wrk::get_script(dir)?;
-    let devices_url = format!("{base_url}/nets/{NET}/devices");
-    let baseline_url = format!("{base_url}/_bench/baseline");
     let sampler = server.sample_rss();
-    step("reads: warming up");
-    wrk::run(&get, &devices_url, 8, 2)?;
-    wrk::run(&get, &baseline_url, 8, 2)?;
-    let mut reads = Vec::new();
-    for connections in READ_CONNECTIONS {
-        step(&format!("reads at {connections} connections"));
-        let devices = checked(wrk::run(&get, &devices_url, connections, options.seconds)?)?;
-        let baseline = checked(wrk::run(&get, &baseline_url, connections, options.seconds)?)?;
-        let point = ReadPoint { devices, baseline };
-        eprintln!(
-            "    devices {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms), baseline {:.0} req/s: ratio {:.3}",
-            point.devices.rate(),
-            point.devices.p50_ms,
-            point.devices.p99_ms,
-            point.baseline.rate(),
-            point.ratio()
-        );
-        reads.push(point);
-    }
-
-    let serials = fixture::tag_serials(site);
-    check_full_body_patch(&server.client(), &serials)?;
-    let patch = wrk::patch_script(
-        dir,
-        NET,
-        &serials,
-        &fixture::tag_body("%s", "Tag %s rev %d"),
-    )?;
-    step(&format!(
-        "disk: {FDATASYNC_ROUNDS} fdatasyncs of a {} KiB block in the data directory",
-        disk::BLOCK_BYTES / 1024
-    ));
-    let fdatasync_ms = disk::fdatasync_ms(&dir.join("data"), FDATASYNC_ROUNDS)?;
-    eprintln!(
-        "    p50 {:.3} ms, p99 {:.3} ms",
-        report::median(&fdatasync_ms),
-        report::percentile(&fdatasync_ms, 99)
-    );
-    let mut writes = Vec::new();
-    for connections in [1, 32] {
-        step(&format!("durable writes at {connections} connections"));
-        let load = checked(wrk::run(&patch, &base_url, connections, options.seconds)?)?;
-        eprintln!(
-            "    {:.0} PATCH/s (p50 {:.3} ms, p99 {:.3} ms)",
-            load.rate(),
-            load.p50_ms,
-            load.p99_ms
-        );
-        writes.push(load);
-    }
+    let reads = reads(options, dir, &server)?;
+    let (fdatasync_ms, writes) = disk_and_writes(options, site, dir, &server)?;
     let rss_load_peak_kb = sampler.finish();
     thread::sleep(Duration::from_secs(1));
     let rss_idle_after_kb = server.rss_kib()?;
-
-    step(&format!(
-        "footprint: copying the site into {FLEET} configurations"
-    ));
-    let client = server.client();
-    for number in 1..FLEET {
-        client.expect_ok(
-            "POST",
-            &format!("/nets/{NET}"),
-            Some(&format!(
-                r#"{{"action": "copy", "name": "{NET}-copy-{number:03}"}}"#
-            )),
-        )?;
-    }
-    drop(client);
+    copy_site(&server)?;
     server.stop()?;
 
     step(&format!("start-up with {FLEET} configurations"));
@@ -403,6 +303,149 @@ fn site_figures(options: &Options, site: &[String], binary: &Path, dir: &Path) -
             rss_load_peak_kb,
         },
     })
+}
+
+/// Steps 2 and 3: loads the site into [`NET`], saves its rendered device
+/// list as the baseline's bytes (returned with the file's path), and
+/// times the growth's single adds on the same server.
+fn load_site(launch: &Launch, site: &[String], dir: &Path) -> Result<(Vec<u8>, PathBuf, Growth)> {
+    step("loading the site: 50 anchors, 1,000 tags");
+    let server = launch.start()?;
+    let client = server.client();
+    create_net(&client, NET)?;
+    let adds: Vec<_> = site
+        .iter()
+        .map(|body| ("POST", format!("/nets/{NET}/devices"), body.clone()))
+        .collect();
+    growth::send_concurrently(server.port(), LOADERS, &adds)?;
+    let rendered = client
+        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
+        .body;
+    let baseline_file = dir.join("baseline.json");
+    fs::write(&baseline_file, &rendered)?;
+
+    step("growth: single adds at the 10th and at the 10,000th device");
+    let growth = growth::measure(server.port(), LOADERS)?;
+    eprintln!(
+        "    median add {:.2} ms at device {}, {:.2} ms at device {}: ratio {:.2}",
+        report::median(&growth.early_ms),
+        growth.early_at,
+        report::median(&growth.late_ms),
+        growth.late_at,
+        growth.ratio()
+    );
+    drop(client);
+    server.stop()?;
+    Ok((rendered, baseline_file, growth))
+}
+
+/// The baseline route must answer the very bytes of the devices route (and
+/// of the list saved before the restart), or the reads' ratio compares
+/// different work.
+fn check_baseline(server: &Server, rendered: &[u8]) -> Result<()> {
+    let client = server.client();
+    let baseline_bytes = client.expect_ok("GET", "/_bench/baseline", None)?.body;
+    let devices_bytes = client
+        .expect_ok("GET", &format!("/nets/{NET}/devices"), None)?
+        .body;
+    if baseline_bytes != devices_bytes || devices_bytes != rendered {
+        bail!("the baseline route does not answer the bytes of GET /nets/{NET}/devices");
+    }
+    Ok(())
+}
+
+/// Step 4's reads: the devices route and the baseline at each of
+/// [`READ_CONNECTIONS`], after a warm-up.
+fn reads(options: &Options, dir: &Path, server: &Server) -> Result<Vec<ReadPoint>> {
+    let base_url = server.url();
+    let get = wrk::get_script(dir)?;
+    let devices_url = format!("{base_url}/nets/{NET}/devices");
+    let baseline_url = format!("{base_url}/_bench/baseline");
+    step("reads: warming up");
+    wrk::run(&get, &devices_url, 8, 2)?;
+    wrk::run(&get, &baseline_url, 8, 2)?;
+    let mut reads = Vec::new();
+    for connections in READ_CONNECTIONS {
+        step(&format!("reads at {connections} connections"));
+        let devices = checked(wrk::run(&get, &devices_url, connections, options.seconds)?)?;
+        let baseline = checked(wrk::run(&get, &baseline_url, connections, options.seconds)?)?;
+        let point = ReadPoint { devices, baseline };
+        eprintln!(
+            "    devices {:.0} req/s (p50 {:.2} ms, p99 {:.2} ms), baseline {:.0} req/s: ratio {:.3}",
+            point.devices.rate(),
+            point.devices.p50_ms,
+            point.devices.p99_ms,
+            point.baseline.rate(),
+            point.ratio()
+        );
+        reads.push(point);
+    }
+    Ok(reads)
+}
+
+/// Step 4's disk and writes: the data directory's fdatasyncs (ms), then
+/// durable writes (full-body PATCHes of the site's tags) at 1 and 32
+/// connections.
+fn disk_and_writes(
+    options: &Options,
+    site: &[String],
+    dir: &Path,
+    server: &Server,
+) -> Result<(Vec<f64>, Vec<Load>)> {
+    let serials = fixture::tag_serials(site);
+    check_full_body_patch(&server.client(), &serials)?;
+    let patch = wrk::patch_script(
+        dir,
+        NET,
+        &serials,
+        &fixture::tag_body("%s", "Tag %s rev %d"),
+    )?;
+    step(&format!(
+        "disk: {FDATASYNC_ROUNDS} fdatasyncs of a {} KiB block in the data directory",
+        disk::BLOCK_BYTES / 1024
+    ));
+    let fdatasync_ms = disk::fdatasync_ms(&dir.join("data"), FDATASYNC_ROUNDS)?;
+    eprintln!(
+        "    p50 {:.3} ms, p99 {:.3} ms",
+        report::median(&fdatasync_ms),
+        report::percentile(&fdatasync_ms, 99)
+    );
+    let mut writes = Vec::new();
+    for connections in [1, 32] {
+        step(&format!("durable writes at {connections} connections"));
+        let load = checked(wrk::run(
+            &patch,
+            &server.url(),
+            connections,
+            options.seconds,
+        )?)?;
+        eprintln!(
+            "    {:.0} PATCH/s (p50 {:.3} ms, p99 {:.3} ms)",
+            load.rate(),
+            load.p50_ms,
+            load.p99_ms
+        );
+        writes.push(load);
+    }
+    Ok((fdatasync_ms, writes))
+}
+
+/// Step 5's fleet: the site copied into [`FLEET`] configurations in all.
+fn copy_site(server: &Server) -> Result<()> {
+    step(&format!(
+        "footprint: copying the site into {FLEET} configurations"
+    ));
+    let client = server.client();
+    for number in 1..FLEET {
+        client.expect_ok(
+            "POST",
+            &format!("/nets/{NET}"),
+            Some(&format!(
+                r#"{{"action": "copy", "name": "{NET}-copy-{number:03}"}}"#
+            )),
+        )?;
+    }
+    Ok(())
 }
 
 /// The machine's load averages (1, 5, 15 minutes), to judge the noise.
@@ -453,6 +496,36 @@ fn create_net(client: &Client, name: &str) -> Result<()> {
         Some(&format!(r#"{{"name": "{name}", "instance": "sim"}}"#)),
     )?;
     Ok(())
+}
+
+/// Sends `action` (`start`, `stop`) to the configuration `net`.
+fn net_action(client: &Client, net: &str, action: &str) -> Result<()> {
+    client.expect_ok(
+        "POST",
+        &format!("/nets/{net}"),
+        Some(&format!(r#"{{"action": "{action}"}}"#)),
+    )?;
+    Ok(())
+}
+
+/// A part's long span in seconds: `reported`, or a shorter one from the
+/// environment `variable` for quick tries, said on stderr so that no one
+/// takes its figures for the reported ones (`what`: the part and its span,
+/// as in "outputs: a broker outage").
+fn shortened_seconds(variable: &str, reported: u64, what: &str) -> Result<u64> {
+    let Ok(value) = std::env::var(variable) else {
+        return Ok(reported);
+    };
+    let seconds: u64 = value
+        .parse()
+        .with_context(|| format!("{variable}={value:?} is not a whole number"))?;
+    eprintln!("bench: {what} of {seconds} s ({variable}), not the reported {reported} s");
+    Ok(seconds.max(1))
+}
+
+/// A goal's verdict as the printed figures say it.
+fn met(held: bool) -> &'static str {
+    if held { "met" } else { "NOT met" }
 }
 
 /// The write benchmark's body is the seed's full `device_body` (its

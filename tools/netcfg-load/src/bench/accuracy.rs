@@ -20,7 +20,7 @@ use std::{path::Path, thread, time::Duration};
 
 use anyhow::{Context, Result};
 
-use super::{create_net, step};
+use super::{create_net, met, net_action, step};
 use crate::server::{Client, Launch, Rng, Value};
 
 /// Anchors: serial, role, x, y, z (mm).
@@ -94,20 +94,12 @@ fn run_scenario(
 ) -> Result<Vec<TagFigures>> {
     let body = format!(r#"{{"name": "{net}", "instance": "{instance}"}}"#);
     client.expect_ok("PATCH", &format!("/nets/{net}"), Some(&body))?;
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{net}"),
-        Some(r#"{"action": "start"}"#),
-    )?;
+    net_action(client, net, "start")?;
     thread::sleep(Duration::from_secs(u64::from(seconds)));
     let accuracy = client
         .expect_ok("GET", &format!("/nets/{net}/accuracy"), None)?
         .payload("accuracy")?;
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{net}"),
-        Some(r#"{"action": "stop"}"#),
-    )?;
+    net_action(client, net, "stop")?;
     let points = reference_points();
     accuracy
         .as_array()
@@ -193,20 +185,12 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         seed + 4
     );
     client.expect_ok("PATCH", &format!("/nets/{net}"), Some(&body))?;
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{net}"),
-        Some(r#"{"action": "start"}"#),
-    )?;
+    net_action(&client, net, "start")?;
     thread::sleep(Duration::from_secs(2));
     let survey = client
         .expect_ok("POST", &format!("/nets/{net}/survey"), None)?
         .payload("survey")?;
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{net}"),
-        Some(r#"{"action": "stop"}"#),
-    )?;
+    net_action(&client, net, "stop")?;
     drop(client);
     server.stop()?;
 
@@ -230,8 +214,17 @@ fn coverage_at(coverage: &Value, point: [f64; 2]) -> Result<f64> {
 }
 
 fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Value) -> Result<()> {
-    let anchors: Vec<[f64; 3]> = ANCHORS.iter().map(|(_, _, x, y, z)| [*x, *y, *z]).collect();
     let clean = &scenarios[0].1;
+    print_clean(clean, predicted)?;
+    print_noise_and_nlos(clean, &scenarios[1].1, &scenarios[2].1);
+    print_displaced_tag(&scenarios[3].1);
+    print_survey(survey)
+}
+
+/// The clean scenario's table: each reference tag against the bound and
+/// the coverage map's prediction.
+fn print_clean(clean: &[TagFigures], predicted: &[f64]) -> Result<()> {
+    let anchors: Vec<[f64; 3]> = ANCHORS.iter().map(|(_, _, x, y, z)| [*x, *y, *z]).collect();
     println!(
         "accuracy (issue 26): 6 anchors at 2 to 4 m in a 20 m × 15 m room, nine reference tags at 1 m"
     );
@@ -266,10 +259,14 @@ fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Valu
     let worst = ratios.iter().copied().fold(0.0, f64::max);
     println!(
         "worst RMS ÷ CRB {worst:.3} (goal ≤ 1.2: {})",
-        verdict(worst <= 1.2)
+        met(worst <= 1.2)
     );
+    Ok(())
+}
 
-    let noisy = &scenarios[1].1;
+/// Ten times the noise, and 5% of the measurements NLOS, against the clean
+/// scenario.
+fn print_noise_and_nlos(clean: &[TagFigures], noisy: &[TagFigures], nlos: &[TagFigures]) {
     let scale: Vec<f64> = noisy
         .iter()
         .zip(clean)
@@ -284,7 +281,6 @@ fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Valu
             .join(", ")
     );
 
-    let nlos = &scenarios[2].1;
     let mut nlos_met = true;
     let rows: Vec<String> = nlos
         .iter()
@@ -298,15 +294,17 @@ fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Valu
     println!(
         "5% NLOS: R95 ÷ its limit 2.5 × clean + 50 mm, per tag: {} ({})",
         rows.join(", "),
-        verdict(nlos_met)
+        met(nlos_met)
     );
     let within: Vec<String> = nlos
         .iter()
         .map(|tag| format!("{:.1}%", tag.within * 100.0))
         .collect();
     println!("5% NLOS: within error_mm {}", within.join(", "));
+}
 
-    let displaced = &scenarios[3].1;
+/// One reference tag displaced: its mean error against the others'.
+fn print_displaced_tag(displaced: &[TagFigures]) {
     for tag in displaced {
         if tag.serial == "01:05:0005" {
             println!(
@@ -321,7 +319,11 @@ fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Valu
             );
         }
     }
+}
 
+/// The survey with one anchor displaced: each anchor's residual, verdict
+/// and suggested position.
+fn print_survey(survey: &Value) -> Result<()> {
     println!("survey, 01:04:0003 displaced {ANCHOR_DISPLACED_MM:.0} mm east:");
     for anchor in survey["anchors"].as_array().context("survey anchors")? {
         let serial = anchor["serial_number"].as_str().unwrap_or("?");
@@ -346,10 +348,6 @@ fn print(scenarios: &[(&str, Vec<TagFigures>)], predicted: &[f64], survey: &Valu
         );
     }
     Ok(())
-}
-
-fn verdict(met: bool) -> &'static str {
-    if met { "met" } else { "NOT met" }
 }
 
 /// The Cramér–Rao bound of TDoA, written here apart from the server's, so

@@ -35,7 +35,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use super::{
-    checked, create_net, growth,
+    checked, create_net, growth, net_action,
     report::{CpuSplit, EventFigures, EventRun},
     step, wrk,
 };
@@ -89,8 +89,7 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
     ));
     let server = launch.start()?;
     let client = server.client();
-    create_net(&client, NET)?;
-    growth::send_concurrently(server.port(), super::LOADERS, &site())?;
+    create_site(&server, NET)?;
     let tag_period = client
         .expect_ok("GET", &format!("/nets/{NET}/roles/4"), None)?
         .payload("role")?
@@ -99,11 +98,7 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<EventFi
     if tag_period != Some(TAG_PERIOD_UNITS) {
         bail!("role 4's network_period is {tag_period:?}, not {TAG_PERIOD_UNITS} (10 Hz)");
     }
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{NET}"),
-        Some(r#"{"action": "start"}"#),
-    )?;
+    net_action(&client, NET, "start")?;
     drop(client);
 
     step("events: one stream, to check the positions a second");
@@ -278,12 +273,16 @@ fn rounds(server: &Server) -> Result<Vec<u64>> {
     Ok(after)
 }
 
-/// The configuration's devices, as POSTs.
-fn site() -> Vec<(&'static str, String, String)> {
-    site_bodies()
+/// Creates `net` on the simulator with the live events' site
+/// ([`site_bodies`]), not started: the events', rules', zones', outputs'
+/// and recordings' configurations.
+pub(crate) fn create_site(server: &Server, net: &str) -> Result<()> {
+    create_net(&server.client(), net)?;
+    let devices: Vec<_> = site_bodies()
         .into_iter()
-        .map(|body| ("POST", format!("/nets/{NET}/devices"), body))
-        .collect()
+        .map(|body| ("POST", format!("/nets/{net}/devices"), body))
+        .collect();
+    growth::send_concurrently(server.port(), super::LOADERS, &devices)
 }
 
 /// The devices of a configuration of the live events: a seeder and three
@@ -400,23 +399,31 @@ fn read_head(stream: &mut TcpStream) -> Result<Vec<u8>> {
         let read = stream
             .read(&mut buffer)
             .context("reading the answer's head")?;
-        if read == 0 {
-            bail!(
-                "the server closed the stream before its head ended: {}",
-                String::from_utf8_lossy(&head)
-            );
-        }
-        head.extend_from_slice(&buffer[..read]);
-        if let Some(body) = split_head(&mut head)? {
+        if let Some(body) = extend_head(&mut head, &buffer[..read])? {
             return Ok(body);
         }
     }
 }
 
+/// Adds the bytes just `read` to `head` (none: the server closed the
+/// stream, an error) and returns the body's first bytes once the head is
+/// whole ([`split_head`]); the one step of the blocking and the async
+/// readers of a head.
+pub(crate) fn extend_head(head: &mut Vec<u8>, read: &[u8]) -> Result<Option<Vec<u8>>> {
+    if read.is_empty() {
+        bail!(
+            "the server closed the stream before its head ended: {}",
+            String::from_utf8_lossy(head)
+        );
+    }
+    head.extend_from_slice(read);
+    split_head(head)
+}
+
 /// When `head` holds a whole answer's head: fails unless it is a 200 of
 /// `text/event-stream`, and returns the bytes after it, from the newline
 /// that ends the head.
-pub(crate) fn split_head(head: &mut Vec<u8>) -> Result<Option<Vec<u8>>> {
+fn split_head(head: &mut Vec<u8>) -> Result<Option<Vec<u8>>> {
     let Some(end) = head.windows(4).position(|window| window == b"\r\n\r\n") else {
         if head.len() > 16 * 1024 {
             bail!("the answer's head is longer than 16 KiB");

@@ -29,7 +29,6 @@
 mod pcap;
 
 use std::{
-    env,
     io::{BufRead, BufReader, Write},
     net::TcpStream,
     path::Path,
@@ -39,7 +38,7 @@ use std::{
 
 use anyhow::{Context, Result, bail, ensure};
 
-use super::{events, outputs, report, rules, step};
+use super::{events, met, net_action, outputs, report, rules, step};
 use crate::server::{self, Client, Launch, RssSampler, Server, Value};
 
 /// Configurations running at once in the cost rounds.
@@ -123,7 +122,8 @@ struct Upload {
 }
 
 pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
-    let replay_seconds = replay_seconds()?;
+    let replay_seconds =
+        super::shortened_seconds(REPLAY_VARIABLE, REPLAY_SECONDS, "recordings: a replay")?;
     let launch = Launch::new(
         binary,
         &dir.join("recordings"),
@@ -144,35 +144,13 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
     ));
     let disk = disk(&client, &cost.recordings)?;
     for net in &nets[1..] {
-        act(&client, net, "stop")?;
+        net_action(&client, net, "stop")?;
     }
     let replay = replay(&client, &nets[0], replay_seconds)?;
     let upload = upload(&server, &nets[0], &replay.file)?;
     drop(client);
     server.stop()?;
     print(&cost, &disk, &replay, &upload);
-    Ok(())
-}
-
-fn replay_seconds() -> Result<u64> {
-    let Ok(value) = env::var(REPLAY_VARIABLE) else {
-        return Ok(REPLAY_SECONDS);
-    };
-    let seconds: u64 = value
-        .parse()
-        .with_context(|| format!("{REPLAY_VARIABLE}={value:?} is not a whole number"))?;
-    eprintln!(
-        "bench: recordings: a replay of {seconds} s ({REPLAY_VARIABLE}), not the reported {REPLAY_SECONDS} s"
-    );
-    Ok(seconds.max(1))
-}
-
-fn act(client: &Client, net: &str, action: &str) -> Result<()> {
-    client.expect_ok(
-        "POST",
-        &format!("/nets/{net}"),
-        Some(&format!(r#"{{"action": "{action}"}}"#)),
-    )?;
     Ok(())
 }
 
@@ -319,7 +297,7 @@ fn record_source(client: &Client, net: &str, seconds: u64) -> Result<u64> {
         &format!(r#"{{"name": "source", "duration_s": {seconds}}}"#),
     )?;
     let source = wait_ended(client, net, "source", Duration::from_secs(seconds + 30))?;
-    act(client, net, "stop")?;
+    net_action(client, net, "stop")?;
     number(&source, "duration_ms")
 }
 
@@ -334,7 +312,7 @@ fn replay(client: &Client, net: &str, seconds: u64) -> Result<Replay> {
             r#"{{"name": "{REPLAY_NET}", "instance": "replay:{net}/source?speed={SPEED}"}}"#
         )),
     )?;
-    act(client, REPLAY_NET, "start")?;
+    net_action(client, REPLAY_NET, "start")?;
     control_replay(client, r#"{"paused": true, "position_ms": 0}"#)?;
     start_recording(client, REPLAY_NET, r#"{"name": "echo"}"#)?;
     let resumed = Instant::now();
@@ -342,7 +320,7 @@ fn replay(client: &Client, net: &str, seconds: u64) -> Result<Replay> {
     let timeout = Duration::from_millis(source_ms / u64::from(SPEED) * 5) + Duration::from_secs(30);
     let elapsed = wait_finished(client, resumed, timeout)?;
     let echo = stop_recording(client, REPLAY_NET, "echo")?;
-    act(client, REPLAY_NET, "stop")?;
+    net_action(client, REPLAY_NET, "stop")?;
 
     let file = download(client, net, "source")?;
     let recorded = pcap::contents(&file).context("the replayed recording")?;
@@ -453,10 +431,6 @@ fn read_answer(reader: &mut impl BufRead) -> Result<(u16, String)> {
     let mut body = vec![0; length];
     reader.read_exact(&mut body)?;
     Ok((status, String::from_utf8_lossy(&body).into_owned()))
-}
-
-fn met(held: bool) -> &'static str {
-    if held { "met" } else { "NOT met" }
 }
 
 fn mib(kib: u64) -> f64 {

@@ -147,6 +147,14 @@ impl Figures {
 
     /// The headline figures, each with its target.
     fn lines(&self) -> Vec<Line> {
+        let mut lines = self.read_lines();
+        lines.extend(self.disk_and_write_lines());
+        lines.extend(self.growth_and_footprint_lines());
+        lines
+    }
+
+    /// The reads' ratios to the baseline at 64 connections.
+    fn read_lines(&self) -> Vec<Line> {
         let mut lines = Vec::new();
         if let Some(point) = self.read_at(64) {
             lines.push(Line {
@@ -171,6 +179,12 @@ impl Figures {
                 met: Some(point.p99_ratio() <= 1.5),
             });
         }
+        lines
+    }
+
+    /// The disk's fdatasync, and the durable writes beside it.
+    fn disk_and_write_lines(&self) -> Vec<Line> {
+        let mut lines = Vec::new();
         let (fsync_p50, fsync_p99) = (
             median(&self.fdatasync_ms),
             percentile(&self.fdatasync_ms, 99),
@@ -209,6 +223,12 @@ impl Figures {
             target: ">= 10",
             met: Some(writes >= 10.0),
         });
+        lines
+    }
+
+    /// Growth, start-up and memory.
+    fn growth_and_footprint_lines(&self) -> Vec<Line> {
+        let mut lines = Vec::new();
         lines.push(Line {
             key: "growth_ratio",
             what: format!(

@@ -25,7 +25,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use super::{create_net, events, growth, step};
+use super::{events, net_action, step};
 use crate::server::{Client, Launch, Server, Value};
 
 /// Configurations running at once.
@@ -124,24 +124,10 @@ pub(crate) fn start_sites(server: &Server, prefix: &str, count: usize) -> Result
         .map(|index| format!("{prefix}{index}"))
         .collect();
     for net in &nets {
-        create_net(&client, net)?;
-        growth::send_concurrently(server.port(), super::LOADERS, &site(net))?;
-        client.expect_ok(
-            "POST",
-            &format!("/nets/{net}"),
-            Some(r#"{"action": "start"}"#),
-        )?;
+        events::create_site(server, net)?;
+        net_action(&client, net, "start")?;
     }
     Ok(nets)
-}
-
-/// A configuration's devices: four anchors around a 30 m square and the
-/// tags (as the live events' site).
-fn site(net: &str) -> Vec<(&'static str, String, String)> {
-    events::site_bodies()
-        .into_iter()
-        .map(|body| ("POST", format!("/nets/{net}/devices"), body))
-        .collect()
 }
 
 /// Leaves `net` with exactly `rules`.

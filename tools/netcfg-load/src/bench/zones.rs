@@ -16,8 +16,6 @@
 //!   the engine decided it from the position).
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
-    net::TcpStream,
     path::Path,
     sync::{
         Arc, Mutex,
@@ -29,7 +27,7 @@ use std::{
 
 use anyhow::{Context, Result};
 
-use super::{events, growth, rules, step};
+use super::{events, growth, rules, sse, step};
 use crate::server::{Client, Launch, Value};
 
 /// Configurations running at once.
@@ -183,60 +181,27 @@ fn now_ms() -> f64 {
 /// Reads `GET /events?types=zone` on a thread of its own, noting each
 /// event's latency under the layout running when it arrived.
 fn subscribe(port: u16, layout: Arc<AtomicUsize>, received: Arc<Mutex<Received>>) -> Result<()> {
-    let mut socket = TcpStream::connect(("127.0.0.1", port)).context("the event stream")?;
-    write!(
-        socket,
-        "GET /events?types=zone HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
-    )?;
-    let mut reader = BufReader::new(socket);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line)?;
-        if line == "\r\n" || line.is_empty() {
-            break;
-        }
-    }
+    let mut reader = sse::open(port, "/events?types=zone")?;
     thread::spawn(move || {
-        let mut pending = String::new();
-        while let Some(chunk) = read_chunk(&mut reader) {
-            pending.push_str(&chunk);
-            let arrived = now_ms();
-            while let Some(end) = pending.find("\n\n") {
-                let event: String = pending.drain(..end + 2).collect();
-                let Some(data) = event
-                    .lines()
-                    .find_map(|line| line.strip_prefix("data: "))
-                    .and_then(|data| serde_json::from_str::<Value>(data).ok())
-                else {
-                    continue;
-                };
-                if let Some(time_ms) = data["time_ms"].as_f64() {
-                    let index = layout.load(Ordering::SeqCst);
-                    received
-                        .lock()
-                        .unwrap_or_else(|poison| poison.into_inner())
-                        .latency_ms[index]
-                        .push(arrived - time_ms);
-                }
+        sse::each_event(&mut reader, now_ms, |event, arrived| {
+            let Some(data) = event
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .and_then(|data| serde_json::from_str::<Value>(data).ok())
+            else {
+                return;
+            };
+            if let Some(time_ms) = data["time_ms"].as_f64() {
+                let index = layout.load(Ordering::SeqCst);
+                received
+                    .lock()
+                    .unwrap_or_else(|poison| poison.into_inner())
+                    .latency_ms[index]
+                    .push(arrived - time_ms);
             }
-        }
+        });
     });
     Ok(())
-}
-
-/// One chunk of a chunked body, as text; `None` at the end or on an error.
-pub(crate) fn read_chunk(reader: &mut BufReader<TcpStream>) -> Option<String> {
-    let mut size_line = String::new();
-    reader.read_line(&mut size_line).ok()?;
-    let size = usize::from_str_radix(size_line.trim(), 16).ok()?;
-    if size == 0 {
-        return None;
-    }
-    let mut bytes = vec![0; size + 2];
-    reader.read_exact(&mut bytes).ok()?;
-    bytes.truncate(size);
-    String::from_utf8(bytes).ok()
 }
 
 fn percentile(sorted: &[f64], share: f64) -> f64 {

@@ -366,14 +366,7 @@ async fn read_head(stream: &mut TcpStream, buffer: &mut [u8]) -> Result<Vec<u8>>
             .read(buffer)
             .await
             .context("reading the answer's head")?;
-        if read == 0 {
-            bail!(
-                "the server closed the stream before its head ended: {}",
-                String::from_utf8_lossy(&head)
-            );
-        }
-        head.extend_from_slice(&buffer[..read]);
-        if let Some(body) = super::split_head(&mut head)? {
+        if let Some(body) = super::extend_head(&mut head, &buffer[..read])? {
             return Ok(body);
         }
     }
