@@ -55,6 +55,7 @@
 mod browser;
 mod codegen;
 mod dist;
+mod jsdoc;
 mod load;
 mod schemathesis;
 mod tools;

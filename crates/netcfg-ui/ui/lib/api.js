@@ -24,7 +24,7 @@ export function setToken(secret) {
 export class ApiError extends Error {
   /**
    * @param {number} status
-   * @param {Partial<import("./types.js").EnvelopeBase> & Record<string, any>} body  the
+   * @param {Partial<import("./types_extra.js").EnvelopeBase> & Record<string, any>} body  the
    *   error's envelope (some carry a payload too: a 404 of `/packages` its list)
    */
   constructor(status, body) {
@@ -117,7 +117,7 @@ export async function call(method, url, options = {}) {
     return { status: response.status, message: "", level: 3, body: null, headers: response.headers, response };
   }
   const text = response.status === 204 || response.status === 304 ? "" : await response.text();
-  /** @type {Partial<import("./types.js").EnvelopeBase> & Record<string, any>} */
+  /** @type {Partial<import("./types_extra.js").EnvelopeBase> & Record<string, any>} */
   let parsed = {};
   if (text) {
     try {
