@@ -5,7 +5,8 @@
 
 import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
-import { FloorPlan, LabelSpace } from "../../ui/lib/floorplan.js";
+import { FloorPlan } from "../../ui/lib/floorplan.js";
+import { LabelSpace } from "../../ui/lib/floor_labels.js";
 
 /** @typedef {import("../../ui/lib/floorplan.js").Anchor} Anchor */
 

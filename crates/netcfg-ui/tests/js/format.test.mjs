@@ -1,11 +1,11 @@
 // Values written for people: levels, times, network-time periods, clocks
 // (ui/lib/format.js) and the floor plan's lengths and ages
-// (ui/lib/floorplan.js).
+// (ui/lib/floor_format.js).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { LEVELS, levelName, shortTime, describePeriod, formatClock } from "../../ui/lib/format.js";
-import { formatLength, formatAge, metres, niceLength } from "../../ui/lib/floorplan.js";
+import { formatLength, formatAge, metres, niceLength } from "../../ui/lib/floor_format.js";
 
 test("levels have the API's names, capitalised for badges", () => {
   assert.deepEqual(LEVELS, { 1: "error", 2: "warning", 3: "information", 4: "debug" });

@@ -5,7 +5,7 @@
 // under the pointer. It holds no data of its own but what the view gives it
 // and calls the view back; the geometry is lib/zones.js's.
 
-import { COLORS } from "./floorplan.js";
+import { COLORS } from "./floor_style.js";
 import { draftClick, labelPoint, movePoint, nearestPoint, selfIntersection, topRun, zoneAt, MIN_POINTS } from "./zones.js";
 
 /** @typedef {import("./floorplan.js").FloorPlan} FloorPlan */

@@ -8,7 +8,8 @@ import { get, post, path, ApiError } from "../lib/api.js";
 import { Notice, useLoad, say, formatTime } from "../lib/components.js";
 import { describeFailure } from "../lib/forms.js";
 import { GOOD_MM, POOR_MM, NOT_COVERED, cssColor, legendGradient, coverageResolution, formatError } from "../lib/coverage.js";
-import { VERDICT_COLORS, metres } from "../lib/floorplan.js";
+import { VERDICT_COLORS } from "../lib/floor_style.js";
+import { metres } from "../lib/floor_format.js";
 
 /** @typedef {import("../lib/types.js").Coverage} Coverage */
 /** @typedef {import("../lib/types.js").SurveyReport} SurveyReport */
