@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createEventHub, expandPositions } from "../../ui/lib/event_hub.js";
+import { fakeTimers } from "./fake_timers.mjs";
 
 const encoder = new TextEncoder();
 
@@ -19,8 +20,6 @@ const encoder = new TextEncoder();
  * @property {() => void} end
  */
 
-/** @typedef {{callback: () => void, ms: number, cleared: boolean}} Timer */
-
 /**
  * A hub on fake fetch and timers. `status` is what each stream answers.
  * @param {{hidden?: boolean, status?: number}} [options]
@@ -28,8 +27,8 @@ const encoder = new TextEncoder();
 function harness(options = {}) {
   /** @type {FakeStream[]} */
   const streams = [];
-  /** @type {Timer[]} */
-  const timers = [];
+  const clock = fakeTimers();
+  const timers = clock.timers;
   /** @type {unknown[][]} */
   const errors = [];
   /** @type {string[]} */
@@ -61,14 +60,8 @@ function harness(options = {}) {
       return new Response(body, { status: options.status ?? 200 });
     },
     headers: () => ({ "Api-Version": "5.1", Authorization: "Bearer token-of-the-test" }),
-    setTimeout: (callback, ms) => {
-      const timer = { callback, ms, cleared: false };
-      timers.push(timer);
-      return timer;
-    },
-    clearTimeout: (timer) => {
-      if (timer) /** @type {Timer} */ (timer).cleared = true;
-    },
+    setTimeout: clock.setTimeout,
+    clearTimeout: clock.clearTimeout,
     hidden: () => page.hidden,
     logError: (...details) => errors.push(details),
   });

@@ -13,6 +13,7 @@ import {
   schemeOf, kindOf, isTls, blankValues, valuesOf, sortedEvents, postBody, patchBody,
   credentialsText, credentialPlaceholder, describeStatus, countersText, createStatusPoller,
 } from "../../ui/lib/outputs.js";
+import { fakeTimers } from "./fake_timers.mjs";
 
 /** @typedef {import("../../ui/lib/types.js").Output} Output */
 /** @typedef {import("../../ui/lib/types.js").OutputStatus} OutputStatus */
@@ -225,7 +226,6 @@ test("a status in words", () => {
 
 // ---- the poller -------------------------------------------------------------
 
-/** @typedef {{callback: () => void, ms: number, cleared: boolean}} Timer */
 /** @typedef {{name: string, signal: AbortSignal, answer: (value: OutputStatus) => void, fail: (error: unknown) => void}} Question */
 
 /**
@@ -236,8 +236,8 @@ test("a status in words", () => {
 function harness(options = {}) {
   /** @type {Question[]} */
   const questions = [];
-  /** @type {Timer[]} */
-  const timers = [];
+  const clock = fakeTimers();
+  const timers = clock.timers;
   /** @type {[string, any][]} */
   const reports = [];
   const page = { hidden: options.hidden ?? false, underWay: 0, most: 0 };
@@ -253,14 +253,8 @@ function harness(options = {}) {
       questions.push({ name, signal, answer: (value) => done(() => resolve(value)), fail: (error) => done(() => reject(error)) });
     }),
     report: (name, outcome) => reports.push([name, outcome]),
-    setTimeout: (callback, ms) => {
-      const timer = { callback, ms, cleared: false };
-      timers.push(timer);
-      return timer;
-    },
-    clearTimeout: (timer) => {
-      if (timer) /** @type {Timer} */ (timer).cleared = true;
-    },
+    setTimeout: clock.setTimeout,
+    clearTimeout: clock.clearTimeout,
     hidden: () => page.hidden,
   });
   /** The questions not answered yet. */
@@ -276,10 +270,9 @@ function harness(options = {}) {
   }
   /** Runs the pending timer (there is at most one). */
   async function fire() {
-    const pending = timers.filter((timer) => !timer.cleared && !(/** @type {any} */ (timer).fired));
+    const pending = clock.pending();
     assert.equal(pending.length, 1, "one round timer pending");
-    /** @type {any} */ (pending[0]).fired = true;
-    pending[0].callback();
+    clock.fire(pending[0]);
     await settle();
   }
   return { poller, questions, timers, reports, page, open, answerAll, fire };
@@ -415,7 +408,7 @@ test("a hidden page asks nothing, and stop aborts and asks no more", async () =>
   assert.equal(questions.length, 1);
   poller.stop();
   assert.equal(questions[0].signal.aborted, true);
-  assert.ok(timers.every((timer) => timer.cleared || /** @type {any} */ (timer).fired));
+  assert.ok(timers.every((timer) => timer.cleared || timer.fired));
   await answerAll();
   assert.deepEqual(reports, [], "nothing reported after stop");
   poller.pollNow();

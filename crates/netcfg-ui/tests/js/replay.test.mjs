@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import {
   SPEEDS, POLL_MS, isReplayInstance, parseReplayInstance, speedLabel, speedOptions, positionText, playButton, createReplayPoller,
 } from "../../ui/lib/replay.js";
+import { fakeTimers } from "./fake_timers.mjs";
 
 /** @typedef {import("../../ui/lib/types.js").ReplayState} ReplayState */
 
@@ -60,41 +61,29 @@ test("the play button pauses a playing replay, resumes a paused one, starts a fi
   assert.equal(playButton(replay({ finished: true, paused: true })).label, "Play again");
 });
 
-/**
- * A poller over a fake API and timers.
- * @typedef {{callback: () => void, ms: number, cleared: boolean}} Timer
- */
+/** A poller over a fake API and timers. */
 function harness() {
   /** @type {{signal: AbortSignal, answer: (state: ReplayState) => void, fail: (error: unknown) => void}[]} */
   const questions = [];
   /** @type {({state: ReplayState} | {error: unknown})[]} */
   const reports = [];
-  /** @type {Timer[]} */
-  const timers = [];
+  const clock = fakeTimers();
+  const timers = clock.timers;
   const page = { hidden: false };
   const poller = createReplayPoller({
     ask: (signal) => new Promise((resolve, reject) => {
       questions.push({ signal, answer: resolve, fail: reject });
     }),
     report: (outcome) => reports.push(outcome),
-    setTimeout: (callback, ms) => {
-      const timer = { callback, ms, cleared: false };
-      timers.push(timer);
-      return timer;
-    },
-    clearTimeout: (timer) => {
-      if (timer) /** @type {Timer} */ (timer).cleared = true;
-    },
+    setTimeout: clock.setTimeout,
+    clearTimeout: clock.clearTimeout,
     hidden: () => page.hidden,
   });
   /** The timers waiting. */
-  const pending = () => timers.filter((timer) => !timer.cleared && !(/** @type {any} */ (timer).fired));
+  const pending = clock.pending;
   /** Fires the timers waiting now. */
   function tick() {
-    for (const timer of pending()) {
-      /** @type {any} */ (timer).fired = true;
-      timer.callback();
-    }
+    for (const timer of pending()) clock.fire(timer);
   }
   return { questions, reports, timers, page, poller, pending, tick };
 }

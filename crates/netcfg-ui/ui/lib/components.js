@@ -1,5 +1,6 @@
 // Pieces every view uses: loading data, listening to live events, the
-// page's frame, notices, dialogs and the status line.
+// page's frame, notices, dialogs (a deletion's confirmation among them) and
+// the status line.
 
 import { html, useState, useEffect, useRef, useCallback } from "./html.js";
 import { listen } from "./events.js";
@@ -127,6 +128,43 @@ export function Modal({ title, onClose, children, wide }) {
     </header>
     ${children}
   </dialog>`;
+}
+
+/**
+ * The confirmation of a deletion: `children` say what it does. Delete runs
+ * `remove` (disabled meanwhile), says the answer's message (or `deleted`)
+ * and calls `onDone`; a failure shows in the dialog. Cancel takes the
+ * focus, so Enter does no harm.
+ * @param {{title: string, remove: () => Promise<{message?: string, level?: number}>, deleted: string,
+ *   onClose: () => void, onDone: () => void, children?: any}} props
+ */
+export function ConfirmDelete({ title, remove, deleted, onClose, onDone, children }) {
+  const [failure, setFailure] = useState("");
+  const [busy, setBusy] = useState(false);
+  const cancel = useRef(/** @type {HTMLButtonElement | null} */ (null));
+  useEffect(() => {
+    const timer = setTimeout(() => cancel.current?.focus(), 0);
+    return () => clearTimeout(timer);
+  }, []);
+  async function confirm() {
+    setBusy(true);
+    try {
+      const answer = await remove();
+      say(answer.message || deleted, answer.level);
+      onDone();
+    } catch (error) {
+      setFailure(describeFailure(error).message);
+      setBusy(false);
+    }
+  }
+  return html`<${Modal} title=${title} onClose=${onClose}>
+    ${children}
+    ${failure && html`<div class="notice level-1" role="alert"><p>${failure}</p></div>`}
+    <div class="buttons">
+      <button type="button" class="danger" onClick=${confirm} disabled=${busy}>Delete</button>
+      <button type="button" ref=${cancel} onClick=${onClose}>Cancel</button>
+    </div>
+  <//>`;
 }
 
 /** @type {Set<(entry: {text: string, level: number, at: number}) => void>} */

@@ -9,7 +9,7 @@
 
 import { html, useEffect, useId, useRef, useState } from "../lib/html.js";
 import { call, get, post, patch, del, path, ApiError } from "../lib/api.js";
-import { Page, Loaded, Modal, Notice, act, say, useLive, useLoad, useReloadOn } from "../lib/components.js";
+import { Page, Loaded, Modal, Notice, ConfirmDelete, act, say, useLive, useLoad, useReloadOn } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure } from "../lib/forms.js";
 import { href } from "../lib/router.js";
 import {
@@ -328,33 +328,18 @@ function CredentialField({ form, name, label, isSet, adding, hint }) {
  * @param {{net: string, output: Output, poller: {current: Poller | null}, onClose: () => void, onDone: () => void}} props
  */
 function DeleteOutput({ net, output, poller, onClose, onDone }) {
-  const [failure, setFailure] = useState("");
-  const [busy, setBusy] = useState(false);
-  const cancel = useRef(/** @type {HTMLButtonElement | null} */ (null));
-  useEffect(() => {
-    const timer = setTimeout(() => cancel.current?.focus(), 0);
-    return () => clearTimeout(timer);
-  }, []);
-  async function confirm() {
-    setBusy(true);
+  async function remove() {
     // Its status is not asked for meanwhile: after the deletion it would be a 404.
     const release = await poller.current?.hold(output.name);
     try {
-      const answer = await del(path`/nets/${net}/outputs/${output.name}`);
-      say(answer.message || `Output ${output.name} deleted`, answer.level);
-      onDone();
+      return await del(path`/nets/${net}/outputs/${output.name}`);
     } catch (error) {
       release?.();
-      setFailure(describeFailure(error).message);
-      setBusy(false);
+      throw error;
     }
   }
-  return html`<${Modal} title=${`Delete output ${output.name}?`} onClose=${onClose}>
+  return html`<${ConfirmDelete} title=${`Delete output ${output.name}?`} remove=${remove}
+      deleted=${`Output ${output.name} deleted`} onClose=${onClose} onDone=${onDone}>
     <p>It stops sending this configuration's events, and its credentials are forgotten.</p>
-    ${failure && html`<div class="notice level-1" role="alert"><p>${failure}</p></div>`}
-    <div class="buttons">
-      <button type="button" class="danger" onClick=${confirm} disabled=${busy}>Delete</button>
-      <button type="button" ref=${cancel} onClick=${onClose}>Cancel</button>
-    </div>
   <//>`;
 }

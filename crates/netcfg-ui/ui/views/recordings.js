@@ -9,7 +9,7 @@
 
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { call, get, post, del, path, download, ApiError } from "../lib/api.js";
-import { Page, Loaded, Modal, Notice, act, say, useLoad, useReloadOn } from "../lib/components.js";
+import { Page, Loaded, Modal, Notice, ConfirmDelete, act, say, useLoad, useReloadOn } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure } from "../lib/forms.js";
 import { shortTime } from "../lib/format.js";
 import { href, navigate } from "../lib/router.js";
@@ -220,31 +220,10 @@ function UploadFields({ net, onUploaded }) {
  * @param {{net: string, recording: Recording, onClose: () => void, onDone: () => void}} props
  */
 function DeleteRecording({ net, recording, onClose, onDone }) {
-  const [failure, setFailure] = useState("");
-  const [busy, setBusy] = useState(false);
-  const cancel = useRef(/** @type {HTMLButtonElement | null} */ (null));
-  useEffect(() => {
-    const timer = setTimeout(() => cancel.current?.focus(), 0);
-    return () => clearTimeout(timer);
-  }, []);
-  async function confirm() {
-    setBusy(true);
-    try {
-      const answer = await del(path`/nets/${net}/recordings/${recording.name}`);
-      say(answer.message || `Recording ${recording.name} deleted`, answer.level);
-      onDone();
-    } catch (error) {
-      setFailure(describeFailure(error).message);
-      setBusy(false);
-    }
-  }
-  return html`<${Modal} title=${`Delete recording ${recording.name}?`} onClose=${onClose}>
+  return html`<${ConfirmDelete} title=${`Delete recording ${recording.name}?`}
+      remove=${() => del(path`/nets/${net}/recordings/${recording.name}`)}
+      deleted=${`Recording ${recording.name} deleted`} onClose=${onClose} onDone=${onDone}>
     <p>Its capture file (${formatSize(recording.size)}) is deleted; this cannot be undone. Download it first to keep a copy.</p>
-    ${failure && html`<div class="notice level-1" role="alert"><p>${failure}</p></div>`}
-    <div class="buttons">
-      <button type="button" class="danger" onClick=${confirm} disabled=${busy}>Delete</button>
-      <button type="button" ref=${cancel} onClick=${onClose}>Cancel</button>
-    </div>
   <//>`;
 }
 
