@@ -167,6 +167,10 @@ pub enum Only {
     Recordings,
 }
 
+/// A part of the bench that measures on its own servers and prints its
+/// own figures: `measure(binary, dir, seconds)`.
+type Part = fn(&Path, &Path, u32) -> Result<()>;
+
 pub(crate) fn bench(options: &Options) -> Result<()> {
     if options.write_fixture {
         return fixture::write();
@@ -213,26 +217,21 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         );
         print!("{}", report.text());
     }
-    if runs(Only::FrontEnd) {
-        front_end::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Floods) {
-        floods::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Rules) {
-        rules::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Accuracy) {
-        accuracy::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Zones) {
-        zones::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Outputs) {
-        outputs::measure(&binary, &dir, options.seconds)?;
-    }
-    if runs(Only::Recordings) {
-        recordings::measure(&binary, &dir, options.seconds)?;
+    // The parts that print their own figures, in the order of the steps
+    // above.
+    let parts: [(Only, Part); 7] = [
+        (Only::FrontEnd, front_end::measure),
+        (Only::Floods, floods::measure),
+        (Only::Rules, rules::measure),
+        (Only::Accuracy, accuracy::measure),
+        (Only::Zones, zones::measure),
+        (Only::Outputs, outputs::measure),
+        (Only::Recordings, recordings::measure),
+    ];
+    for (only, measure) in parts {
+        if runs(only) {
+            measure(&binary, &dir, options.seconds)?;
+        }
     }
     Ok(())
 }
