@@ -22,22 +22,36 @@
  * @property {(...details: unknown[]) => void} logError
  */
 
+/** @typedef {{types: Set<string>, net: string | null, handler: Handler}} Listener */
+
+/**
+ * What a hub's streams share: the global stream's last notification id,
+ * kept across its reconnections, and the reconnection delay the server
+ * last sent.
+ * @typedef {{lastEventId: string, retryMs: number}} Shared
+ */
+
+/**
+ * What a stream needs of its hub.
+ * @typedef {{environment: Environment, shared: Shared, announce: () => void, deliver: (type: EventType, data: any) => void}} StreamOwner
+ */
+
 /**
  * The page's streams and listeners.
  * @param {Environment} environment
  */
 export function createEventHub(environment) {
-  /** @type {Set<{types: Set<string>, net: string | null, handler: Handler}>} */
+  /** @type {Set<Listener>} */
   const listeners = new Set();
   /** @type {Set<(state: Connection) => void>} */
   const watchers = new Set();
   /** @type {Map<string, Stream>} streams by key: "global", or "position:<net>" */
   const streams = new Map();
-  /** The global stream's last notification id, kept across its reconnections. */
-  let lastEventId = "";
-  let retryMs = 3000;
+  /** @type {Shared} */
+  const shared = { lastEventId: "", retryMs: 3000 };
   /** True while the page is hidden: no stream is open. */
   let suspended = environment.hidden();
+  const owner = { environment, shared, announce, deliver };
 
   function suspend() {
     if (suspended) return;
@@ -79,7 +93,7 @@ export function createEventHub(environment) {
    */
   function watchConnection(watcher) {
     watchers.add(watcher);
-    watcher(overall());
+    watcher(overall(streams));
     return () => watchers.delete(watcher);
   }
 
@@ -90,36 +104,9 @@ export function createEventHub(environment) {
     refresh();
   }
 
-  /** @returns {Connection} */
-  function overall() {
-    const states = [...streams.values()].map((stream) => stream.state);
-    if (states.length === 0) return "closed";
-    return states.every((state) => state === "open") ? "open" : "connecting";
-  }
-
   function announce() {
-    const state = overall();
+    const state = overall(streams);
     for (const watcher of watchers) watcher(state);
-  }
-
-  /** The streams the listeners need: key → URL. */
-  function wanted() {
-    /** @type {Set<string>} */
-    const globalTypes = new Set();
-    /** @type {Map<string, string>} */
-    const urls = new Map();
-    for (const listener of listeners) {
-      for (const type of listener.types) {
-        if (type === "resync") continue;
-        if (type === "position" && listener.net !== null) {
-          urls.set(`position:${listener.net}`, `/nets/${encodeURIComponent(listener.net)}/events?types=position&positions=compact`);
-        } else {
-          globalTypes.add(type);
-        }
-      }
-    }
-    if (globalTypes.size > 0) urls.set("global", `/events?types=${[...globalTypes].sort().join(",")}`);
-    return urls;
   }
 
   // Debounced, so a view that swaps its listeners causes one reconnection.
@@ -130,143 +117,210 @@ export function createEventHub(environment) {
     queueMicrotask(() => {
       refreshQueued = false;
       if (suspended) return;
-      const urls = wanted();
-      for (const [key, stream] of streams) {
-        if (urls.get(key) !== stream.url) {
-          stream.stop();
-          streams.delete(key);
-        }
-      }
-      for (const [key, url] of urls) {
-        if (!streams.has(key)) {
-          const stream = new Stream(url, key === "global");
-          streams.set(key, stream);
-          stream.start();
-        }
-      }
+      syncStreams(streams, wanted(listeners), owner);
       announce();
     });
   }
 
-  /** One stream, reconnecting after the server ends it. */
-  class Stream {
-    /**
-     * @param {string} url
-     * @param {boolean} resumes  sends Last-Event-ID (the global stream's notifications)
-     */
-    constructor(url, resumes) {
-      this.url = url;
-      this.resumes = resumes;
-      /** @type {Connection} */
-      this.state = "connecting";
-      this.controller = new AbortController();
-      /** @type {unknown} */
-      this.timer = undefined;
-    }
-
-    stop() {
-      this.controller.abort();
-      environment.clearTimeout(this.timer);
-    }
-
-    /** @param {Connection} state */
-    set(state) {
-      this.state = state;
-      announce();
-    }
-
-    async start() {
-      const signal = this.controller.signal;
-      /** @type {Record<string, string>} */
-      const headers = { ...environment.headers(), Accept: "text/event-stream" };
-      if (this.resumes && lastEventId) headers["Last-Event-ID"] = lastEventId;
-      this.set("connecting");
-      try {
-        const response = await environment.fetch(this.url, { headers, signal });
-        if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
-        this.set("open");
-        await read(response.body, signal, this.resumes);
-      } catch {
-        // Ended, refused or aborted: decided below.
-      }
-      if (signal.aborted) return;
-      // The stream ended (the server stopped or restarted): come back later;
-      // what happened meanwhile is reloaded by the views on `resync`.
-      this.set("connecting");
-      this.timer = environment.setTimeout(() => {
-        if (signal.aborted) return;
-        deliver("resync", { reason: "reconnected" });
-        this.start();
-      }, retryMs);
-    }
-  }
-
   /**
-   * Reads `event:`, `id:`, `data:` and `retry:` lines; a blank line ends an event.
-   * @param {ReadableStream<Uint8Array>} body
-   * @param {AbortSignal} signal
-   * @param {boolean} keepsIds
-   */
-  async function read(body, signal, keepsIds) {
-    const reader = body.pipeThrough(/** @type {TransformStream<Uint8Array, string>} */ (new TextDecoderStream())).getReader();
-    let buffer = "";
-    let type = "message";
-    let data = "";
-    let id = "";
-    while (!signal.aborted) {
-      const { value, done } = await reader.read();
-      if (done) return;
-      buffer += value;
-      let end;
-      while ((end = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, end).replace(/\r$/, "");
-        buffer = buffer.slice(end + 1);
-        if (line === "") {
-          if (data) {
-            if (id && keepsIds) lastEventId = id;
-            try {
-              deliver(/** @type {EventType} */ (type), expandPositions(JSON.parse(data)));
-            } catch (error) {
-              environment.logError("netcfg: an event could not be handled", type, error);
-            }
-          }
-          type = "message";
-          data = "";
-          id = "";
-        } else if (!line.startsWith(":")) {
-          const colon = line.indexOf(":");
-          const field = colon < 0 ? line : line.slice(0, colon);
-          const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
-          if (field === "event") type = text;
-          else if (field === "data") data += data ? "\n" + text : text;
-          else if (field === "id") id = text;
-          else if (field === "retry" && /^\d+$/.test(text)) retryMs = Number(text);
-        }
-      }
-    }
-  }
-
-  /**
-   * Hands an event to each listener of it. A handler that throws is logged
-   * and the others still get the event (a failing view must neither
-   * starve the others nor stop a stream's reconnection, which delivers
-   * `resync` first).
+   * Hands an event to each listener of it (`deliverTo`).
    * @param {EventType} type
    * @param {any} data
    */
   function deliver(type, data) {
-    for (const listener of [...listeners]) {
-      if (type !== "resync" && !listener.types.has(type)) continue;
-      if (type !== "resync" && listener.net !== null && data.net !== listener.net) continue;
-      try {
-        listener.handler(data, type);
-      } catch (error) {
-        environment.logError("netcfg: an event could not be handled", type, error);
-      }
-    }
+    deliverTo(listeners, type, data, environment.logError);
   }
 
   return { listen, watchConnection, reconnect, suspend, resume };
+}
+
+/**
+ * The state of a hub's streams together: closed when there is none, open
+ * when every one is open.
+ * @param {Map<string, Stream>} streams
+ * @returns {Connection}
+ */
+function overall(streams) {
+  const states = [...streams.values()].map((stream) => stream.state);
+  if (states.length === 0) return "closed";
+  return states.every((state) => state === "open") ? "open" : "connecting";
+}
+
+/**
+ * The streams the listeners need: key → URL.
+ * @param {Set<Listener>} listeners
+ */
+function wanted(listeners) {
+  /** @type {Set<string>} */
+  const globalTypes = new Set();
+  /** @type {Map<string, string>} */
+  const urls = new Map();
+  for (const listener of listeners) {
+    for (const type of listener.types) {
+      if (type === "resync") continue;
+      if (type === "position" && listener.net !== null) {
+        urls.set(`position:${listener.net}`, `/nets/${encodeURIComponent(listener.net)}/events?types=position&positions=compact`);
+      } else {
+        globalTypes.add(type);
+      }
+    }
+  }
+  if (globalTypes.size > 0) urls.set("global", `/events?types=${[...globalTypes].sort().join(",")}`);
+  return urls;
+}
+
+/**
+ * Stops the streams no longer wanted (or wanted at another URL) and starts
+ * the wanted ones missing.
+ * @param {Map<string, Stream>} streams  by key, changed in place
+ * @param {Map<string, string>} urls  the wanted streams: key → URL
+ * @param {StreamOwner} owner  their hub
+ */
+function syncStreams(streams, urls, owner) {
+  for (const [key, stream] of streams) {
+    if (urls.get(key) !== stream.url) {
+      stream.stop();
+      streams.delete(key);
+    }
+  }
+  for (const [key, url] of urls) {
+    if (!streams.has(key)) {
+      const stream = new Stream(url, key === "global", owner);
+      streams.set(key, stream);
+      stream.start();
+    }
+  }
+}
+
+/**
+ * Hands an event to each listener of it. A handler that throws is logged
+ * and the others still get the event (a failing view must neither starve
+ * the others nor stop a stream's reconnection, which delivers `resync`
+ * first).
+ * @param {Set<Listener>} listeners
+ * @param {EventType} type
+ * @param {any} data
+ * @param {(...details: unknown[]) => void} logError
+ */
+function deliverTo(listeners, type, data, logError) {
+  for (const listener of [...listeners]) {
+    if (type !== "resync" && !listener.types.has(type)) continue;
+    if (type !== "resync" && listener.net !== null && data.net !== listener.net) continue;
+    try {
+      listener.handler(data, type);
+    } catch (error) {
+      logError("netcfg: an event could not be handled", type, error);
+    }
+  }
+}
+
+/** One stream of a hub, reconnecting after the server ends it. */
+class Stream {
+  /**
+   * @param {string} url
+   * @param {boolean} resumes  sends Last-Event-ID (the global stream's notifications)
+   * @param {StreamOwner} owner  its hub
+   */
+  constructor(url, resumes, owner) {
+    this.url = url;
+    this.resumes = resumes;
+    this.owner = owner;
+    /** @type {Connection} */
+    this.state = "connecting";
+    this.controller = new AbortController();
+    /** @type {unknown} */
+    this.timer = undefined;
+  }
+
+  stop() {
+    this.controller.abort();
+    this.owner.environment.clearTimeout(this.timer);
+  }
+
+  /** @param {Connection} state */
+  set(state) {
+    this.state = state;
+    this.owner.announce();
+  }
+
+  async start() {
+    const { environment, shared, deliver } = this.owner;
+    const signal = this.controller.signal;
+    /** @type {Record<string, string>} */
+    const headers = { ...environment.headers(), Accept: "text/event-stream" };
+    if (this.resumes && shared.lastEventId) headers["Last-Event-ID"] = shared.lastEventId;
+    this.set("connecting");
+    try {
+      const response = await environment.fetch(this.url, { headers, signal });
+      if (!response.ok || !response.body) throw new Error(`events answered ${response.status}`);
+      this.set("open");
+      await readEvents(response.body, signal, {
+        event: (type, data, id) => {
+          if (id && this.resumes) shared.lastEventId = id;
+          try {
+            deliver(/** @type {EventType} */ (type), expandPositions(JSON.parse(data)));
+          } catch (error) {
+            environment.logError("netcfg: an event could not be handled", type, error);
+          }
+        },
+        retry: (ms) => {
+          shared.retryMs = ms;
+        },
+      });
+    } catch {
+      // Ended, refused or aborted: decided below.
+    }
+    if (signal.aborted) return;
+    // The stream ended (the server stopped or restarted): come back later;
+    // what happened meanwhile is reloaded by the views on `resync`.
+    this.set("connecting");
+    this.timer = environment.setTimeout(() => {
+      if (signal.aborted) return;
+      deliver("resync", { reason: "reconnected" });
+      this.start();
+    }, shared.retryMs);
+  }
+}
+
+/**
+ * Reads a stream of server-sent events until it ends or `signal` aborts:
+ * `event:`, `id:`, `data:` and `retry:` lines; a blank line ends an event,
+ * handed to `on.event` when it has data; a `retry:` of digits goes to
+ * `on.retry` at once.
+ * @param {ReadableStream<Uint8Array>} body
+ * @param {AbortSignal} signal
+ * @param {{event: (type: string, data: string, id: string) => void, retry: (ms: number) => void}} on
+ */
+async function readEvents(body, signal, on) {
+  const reader = body.pipeThrough(/** @type {TransformStream<Uint8Array, string>} */ (new TextDecoderStream())).getReader();
+  let buffer = "";
+  let type = "message";
+  let data = "";
+  let id = "";
+  while (!signal.aborted) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value;
+    let end;
+    while ((end = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, end).replace(/\r$/, "");
+      buffer = buffer.slice(end + 1);
+      if (line === "") {
+        if (data) on.event(type, data, id);
+        type = "message";
+        data = "";
+        id = "";
+      } else if (!line.startsWith(":")) {
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const text = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "event") type = text;
+        else if (field === "data") data += data ? "\n" + text : text;
+        else if (field === "id") id = text;
+        else if (field === "retry" && /^\d+$/.test(text)) on.retry(Number(text));
+      }
+    }
+  }
 }
 
 /**

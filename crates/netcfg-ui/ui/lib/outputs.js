@@ -272,6 +272,21 @@ export function countersText(status) {
 }
 
 /**
+ * Runs `work` on each item of `queue`, taken in order from it, with at most
+ * `atOnce` of them under way at a time; resolves when all are done.
+ * @template T
+ * @param {T[]} queue  emptied
+ * @param {number} atOnce
+ * @param {(item: T) => Promise<void>} work
+ */
+async function drain(queue, atOnce, work) {
+  const worker = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, queue.length) }, worker));
+}
+
+/**
  * What a poller needs from its page.
  * @typedef {object} PollerEnvironment
  * @property {(name: string, signal: AbortSignal) => Promise<OutputStatus>} ask  one output's status
@@ -319,32 +334,27 @@ export function createStatusPoller(environment) {
     timer = environment.setTimeout(tick, periodMs);
     inRound = true;
     due = false;
-    if (!hidden()) {
-      const queue = names.filter(wanted);
-      const worker = async () => {
-        for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
-          if (!wanted(name)) continue;
-          const question = environment.ask(name, controller.signal).then(
-            (status) => ({ status }),
-            (error) => ({ error }),
-          );
-          asking.set(name, question);
-          const outcome = await question;
-          asking.delete(name);
-          if (!stopped && names.includes(name)) environment.report(name, outcome);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(atOnce, queue.length) }, worker));
-    }
+    if (!hidden()) await drain(names.filter(wanted), atOnce, askOne);
     inRound = false;
     if (due && !stopped) round();
   }
 
+  /** @param {string} name */
+  async function askOne(name) {
+    if (!wanted(name)) return;
+    const question = environment.ask(name, controller.signal).then(
+      (status) => ({ status }),
+      (error) => ({ error }),
+    );
+    asking.set(name, question);
+    const outcome = await question;
+    asking.delete(name);
+    if (!stopped && names.includes(name)) environment.report(name, outcome);
+  }
+
   function tick() {
     timer = null;
-    if (stopped) return;
-    if (inRound) due = true;
-    else round();
+    pollNow();
   }
 
   /** Asks for every status now (after a change), or right after the round under way. */

@@ -118,7 +118,7 @@ export function pageOf(items, pageText, size) {
 
 /**
  * @template R
- * @param {{
+ * @typedef {{
  *   rows: R[],
  *   columns: Column<R>[],
  *   rowKey: (row: R) => string,
@@ -131,15 +131,23 @@ export function pageOf(items, pageText, size) {
  *   rowHeight?: number,
  *   maxHeight?: string,
  *   empty?: any,
- * }} props
+ * }} TableProps
  */
-export function DataTable(props) {
-  const { rows, columns, rowKey, sort, onSort, selected, onSelect, label } = props;
+
+/**
+ * The rows in view of a scrolling element of rows, `count` of them: the
+ * viewport's height follows the element's, and the row height is measured
+ * on a real row (`tr[data-row]`) after each render, so the spacers match
+ * whatever the styles make. Scrolling re-renders at most once a frame.
+ * @param {{current: HTMLDivElement | null}} scroller
+ * @param {number} count
+ * @param {number} initialRowHeight
+ */
+function useVirtualRows(scroller, count, initialRowHeight) {
   const overscan = 8;
-  const scroller = useRef(/** @type {HTMLDivElement | null} */ (null));
   const [scrollTop, setScrollTop] = useState(0);
   const [viewport, setViewport] = useState(600);
-  const [rowHeight, setRowHeight] = useState(props.rowHeight || 37);
+  const [rowHeight, setRowHeight] = useState(initialRowHeight);
   const frame = useRef(0);
 
   useEffect(() => {
@@ -168,7 +176,71 @@ export function DataTable(props) {
   };
   useEffect(() => () => cancelAnimationFrame(frame.current), []);
 
-  const { first, last } = visibleRows(rows.length, scrollTop, viewport, rowHeight, overscan);
+  const { first, last } = visibleRows(count, scrollTop, viewport, rowHeight, overscan);
+  return { first, last, rowHeight, onScroll };
+}
+
+/**
+ * The header row's cells: the select-all box (when rows can be selected),
+ * then each column's label, a button that sorts when the column sorts.
+ * @template R
+ * @param {TableProps<R>} props
+ * @param {{allChecked: boolean, someChecked: boolean, toggleAll: (event: Event) => void}} selection
+ */
+function headerCells({ columns, sort, onSort, selected }, { allChecked, someChecked, toggleAll }) {
+  return html`${selected && html`<th style=${{ width: "4.5rem" }}>
+            <label style=${{ display: "flex", gap: ".3rem", alignItems: "center", fontWeight: 600 }}>
+              <input type="checkbox" checked=${allChecked}
+                ref=${(/** @type {HTMLInputElement | null} */ element) => {
+                  if (element) element.indeterminate = someChecked;
+                }}
+                onChange=${toggleAll} />
+              All
+            </label>
+          </th>`}
+          ${columns.map((column) => {
+            const active = sort && sort.key === column.key;
+            const ariaSort = active ? (sort.descending ? "descending" : "ascending") : column.value && onSort ? "none" : undefined;
+            return html`<th class=${column.className || ""} aria-sort=${ariaSort} style=${column.width ? { width: column.width } : undefined}>
+              ${column.value && onSort
+                ? html`<button type="button" class="sort" onClick=${() => onSort(column.key)}>
+                    ${column.label}<span aria-hidden="true">${active ? (sort.descending ? " ▼" : " ▲") : ""}</span>
+                  </button>`
+                : column.label}
+            </th>`;
+          })}`;
+}
+
+/**
+ * One body row: its checkbox (when rows can be selected), then its cells.
+ * @template R
+ * @param {TableProps<R>} props
+ * @param {R} row
+ * @param {number} index  its index among all rows
+ * @param {(key: string, on: boolean) => void} toggle
+ */
+function bodyRow({ columns, rowKey, selected, selectLabel }, row, index, toggle) {
+  const key = rowKey(row);
+  const isSelected = selected?.has(key);
+  return html`<tr key=${key} data-row=${key} aria-rowindex=${index + 2} class=${isSelected ? "selected" : ""}>
+            ${selected && html`<td>
+              <input type="checkbox" checked=${isSelected} aria-label=${selectLabel ? selectLabel(row) : `Select ${key}`}
+                onChange=${(/** @type {Event} */ event) => toggle(key, /** @type {HTMLInputElement} */ (event.target).checked)} />
+            </td>`}
+            ${columns.map((column) => html`<td class=${column.className || ""} style=${{ whiteSpace: "nowrap" }}>
+              ${column.render ? column.render(row) : column.value ? column.value(row) : ""}
+            </td>`)}
+          </tr>`;
+}
+
+/**
+ * @template R
+ * @param {TableProps<R>} props
+ */
+export function DataTable(props) {
+  const { rows, columns, rowKey, selected, onSelect, label } = props;
+  const scroller = useRef(/** @type {HTMLDivElement | null} */ (null));
+  const { first, last, rowHeight, onScroll } = useVirtualRows(scroller, rows.length, props.rowHeight || 37);
   const shown = rows.slice(first, last);
   const columnCount = columns.length + (selected ? 1 : 0);
 
@@ -201,44 +273,12 @@ export function DataTable(props) {
     <table aria-rowcount=${rows.length + 1}>
       <thead>
         <tr aria-rowindex="1">
-          ${selected && html`<th style=${{ width: "4.5rem" }}>
-            <label style=${{ display: "flex", gap: ".3rem", alignItems: "center", fontWeight: 600 }}>
-              <input type="checkbox" checked=${allChecked}
-                ref=${(/** @type {HTMLInputElement | null} */ element) => {
-                  if (element) element.indeterminate = selectedShown > 0 && !allChecked;
-                }}
-                onChange=${toggleAll} />
-              All
-            </label>
-          </th>`}
-          ${columns.map((column) => {
-            const active = sort && sort.key === column.key;
-            const ariaSort = active ? (sort.descending ? "descending" : "ascending") : column.value && onSort ? "none" : undefined;
-            return html`<th class=${column.className || ""} aria-sort=${ariaSort} style=${column.width ? { width: column.width } : undefined}>
-              ${column.value && onSort
-                ? html`<button type="button" class="sort" onClick=${() => onSort(column.key)}>
-                    ${column.label}<span aria-hidden="true">${active ? (sort.descending ? " ▼" : " ▲") : ""}</span>
-                  </button>`
-                : column.label}
-            </th>`;
-          })}
+          ${headerCells(props, { allChecked, someChecked: selectedShown > 0 && !allChecked, toggleAll })}
         </tr>
       </thead>
       <tbody>
         ${spacer(first * rowHeight)}
-        ${shown.map((row, offset) => {
-          const key = rowKey(row);
-          const isSelected = selected?.has(key);
-          return html`<tr key=${key} data-row=${key} aria-rowindex=${first + offset + 2} class=${isSelected ? "selected" : ""}>
-            ${selected && html`<td>
-              <input type="checkbox" checked=${isSelected} aria-label=${props.selectLabel ? props.selectLabel(row) : `Select ${key}`}
-                onChange=${(/** @type {Event} */ event) => toggle(key, /** @type {HTMLInputElement} */ (event.target).checked)} />
-            </td>`}
-            ${columns.map((column) => html`<td class=${column.className || ""} style=${{ whiteSpace: "nowrap" }}>
-              ${column.render ? column.render(row) : column.value ? column.value(row) : ""}
-            </td>`)}
-          </tr>`;
-        })}
+        ${shown.map((row, offset) => bodyRow(props, row, first + offset, toggle))}
         ${spacer((rows.length - last) * rowHeight)}
         ${rows.length === 0 && html`<tr><td colspan=${columnCount} class="muted">${props.empty || "Nothing to show."}</td></tr>`}
       </tbody>
