@@ -8,7 +8,9 @@ use std::{
     time::{Duration, Instant},
 };
 
-use netcfg_model::{CachedDevice, Connectivity, DataStream, Device, RoleId, Synchronisation};
+use netcfg_model::{
+    CachedDevice, Connectivity, DataStream, Device, RoleId, SerialNumber, Synchronisation,
+};
 
 use crate::{
     cdp::{
@@ -104,41 +106,31 @@ pub(crate) fn sensors(network_time: u64, reports: &[SensorReport]) -> Vec<Item> 
             let [a, b, c, d] = report.values.map(f64::from);
             match report.kind {
                 SensorKind::Accelerometer => {
-                    let scale = f64::from(ACCELEROMETER_SCALE_G);
                     // mg to g.
+                    let [x, y, z] = raw_axes([a, b, c], f64::from(ACCELEROMETER_SCALE_G));
                     Item::AccelerometerV3(AccelerometerV3 {
                         serial_number,
                         network_time,
-                        x: cdp::raw_i32(a / 1_000.0, scale),
-                        y: cdp::raw_i32(b / 1_000.0, scale),
-                        z: cdp::raw_i32(c / 1_000.0, scale),
+                        x,
+                        y,
+                        z,
                         scale: ACCELEROMETER_SCALE_G,
                     })
                 }
-                SensorKind::Gyroscope => {
-                    let scale = f64::from(GYROSCOPE_SCALE_DPS);
-                    // Millidegrees to degrees per second.
-                    Item::GyroscopeV3(Vector3 {
-                        serial_number,
-                        network_time,
-                        x: cdp::raw_i32(a / 1_000.0, scale),
-                        y: cdp::raw_i32(b / 1_000.0, scale),
-                        z: cdp::raw_i32(c / 1_000.0, scale),
-                        scale: GYROSCOPE_SCALE_DPS,
-                    })
-                }
-                SensorKind::Magnetometer => {
-                    let scale = f64::from(MAGNETOMETER_SCALE_UT);
-                    // nT to µT.
-                    Item::MagnetometerV3(Vector3 {
-                        serial_number,
-                        network_time,
-                        x: cdp::raw_i32(a / 1_000.0, scale),
-                        y: cdp::raw_i32(b / 1_000.0, scale),
-                        z: cdp::raw_i32(c / 1_000.0, scale),
-                        scale: MAGNETOMETER_SCALE_UT,
-                    })
-                }
+                // Millidegrees to degrees per second.
+                SensorKind::Gyroscope => Item::GyroscopeV3(vector3(
+                    serial_number,
+                    network_time,
+                    [a, b, c],
+                    GYROSCOPE_SCALE_DPS,
+                )),
+                // nT to µT.
+                SensorKind::Magnetometer => Item::MagnetometerV3(vector3(
+                    serial_number,
+                    network_time,
+                    [a, b, c],
+                    MAGNETOMETER_SCALE_UT,
+                )),
                 SensorKind::Quaternion => {
                     // w, x, y, z × 10,000 to × 2^30.
                     let q = |value: f64| {
@@ -175,6 +167,26 @@ pub(crate) fn sensors(network_time: u64, reports: &[SensorReport]) -> Vec<Item> 
             }
         })
         .collect()
+}
+
+/// Three axes in thousandths of a CDP unit (the wire protocol's mg,
+/// millidegrees per second, nT), raw at full scale `scale`.
+fn raw_axes(axes: [f64; 3], scale: f64) -> [i32; 3] {
+    axes.map(|thousandths| cdp::raw_i32(thousandths / 1_000.0, scale))
+}
+
+/// A gyroscope's or magnetometer's reading (thousandths, see [`raw_axes`])
+/// as a CDP vector at full scale `scale`.
+fn vector3(serial_number: SerialNumber, network_time: u64, axes: [f64; 3], scale: u16) -> Vector3 {
+    let [x, y, z] = raw_axes(axes, f64::from(scale));
+    Vector3 {
+        serial_number,
+        network_time,
+        x,
+        y,
+        z,
+        scale,
+    }
 }
 
 /// The Config stream's announcement: InstanceAnnounce, HostnameAnnounce,
@@ -602,16 +614,9 @@ mod tests {
             cache.insert(
                 serial_number,
                 CachedDevice {
-                    serial_number,
-                    last_seen_ms: 0,
                     connectivity: Connectivity::Uwb,
                     synchronisation: sync,
-                    status: None,
-                    attributes: None,
-                    firmware_images: Vec::new(),
-                    position: None,
-                    last_action: None,
-                    unlocated: None,
+                    ..crate::session::fresh_cache_entry(serial_number, 0)
                 },
             );
         }

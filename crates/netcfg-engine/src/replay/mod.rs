@@ -35,6 +35,23 @@ const LINK_BUFFER: usize = 64 * 1024;
 /// is woken by the link, the reader or a control long before).
 const IDLE: Duration = Duration::from_secs(3_600);
 
+/// For the replay's tests: one tag's position item, `x` mm along a line at
+/// `units` of network time.
+#[cfg(test)]
+fn test_position(x: i32, units: u64) -> crate::cdp::Item {
+    crate::cdp::Item::PositionV3(crate::cdp::PositionV3 {
+        serial_number: netcfg_model::SerialNumber::from_u32(0x0105_0001),
+        network_time: crate::cdp::ticks_from_units(units),
+        x,
+        y: 0,
+        z: 0,
+        quality: 1,
+        anchor_count: 4,
+        flags: 0,
+        smoothing: 0,
+    })
+}
+
 /// A replay the engine started for a `replay:` instance.
 #[derive(Debug)]
 pub(crate) struct ReplayRun {

@@ -179,9 +179,9 @@ mod tests {
 
     use super::*;
     use crate::{
-        cdp::{self, Item, PositionV3},
+        cdp::Item,
         protocol::WireDevice,
-        replay::reader::Command,
+        replay::{reader::Command, test_position},
     };
 
     /// The host's end: sends requests, reads frames.
@@ -221,18 +221,9 @@ mod tests {
         }
     }
 
+    /// A tag's position `x`, one tag period (975 units) after `x - 1`'s.
     fn position(x: i32) -> Item {
-        Item::PositionV3(PositionV3 {
-            serial_number: SerialNumber::from_u32(0x0105_0001),
-            network_time: cdp::ticks_from_units(975 * u64::try_from(x).unwrap()),
-            x,
-            y: 0,
-            z: 0,
-            quality: 1,
-            anchor_count: 4,
-            flags: 0,
-            smoothing: 0,
-        })
+        test_position(x, 975 * u64::try_from(x).unwrap())
     }
 
     /// A player whose reader is the test: 21 datagrams over 2 s, then the

@@ -403,7 +403,7 @@ mod tests {
     use netcfg_model::{SerialNumber, pcap};
 
     use super::*;
-    use crate::cdp::{self, PositionV3};
+    use crate::{cdp, replay::test_position};
 
     fn address(text: &str) -> SocketAddr {
         text.parse().unwrap()
@@ -411,17 +411,7 @@ mod tests {
 
     /// A CDP datagram holding one position whose x is `x`.
     fn datagram(x: i32) -> Vec<u8> {
-        let item = Item::PositionV3(PositionV3 {
-            serial_number: SerialNumber::from_u32(0x0105_0001),
-            network_time: cdp::ticks_from_units(u64::try_from(x).unwrap()),
-            x,
-            y: 0,
-            z: 0,
-            quality: 1,
-            anchor_count: 4,
-            flags: 0,
-            smoothing: 0,
-        });
+        let item = test_position(x, u64::try_from(x).unwrap());
         cdp::pack(SerialNumber::from_u32(1), &[item])
             .unwrap()
             .remove(0)

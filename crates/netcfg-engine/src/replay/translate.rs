@@ -250,6 +250,11 @@ fn unscaled(raw: f64, scale: f64, full_scale: f64, unit: f64) -> i32 {
     value.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
 }
 
+/// A reading of one value ([`unscaled`]), the wire's other three zero.
+fn one_value(raw: f64, scale: f64, full_scale: f64, unit: f64) -> [i32; 4] {
+    [unscaled(raw, scale, full_scale, unit), 0, 0, 0]
+}
+
 fn three_axes(x: i32, y: i32, z: i32, scale: f64, unit: f64) -> [i32; 4] {
     let axis = |raw: i32| unscaled(f64::from(raw), scale, FULL_SCALE_I32, unit);
     [axis(x), axis(y), axis(z), 0]
@@ -296,34 +301,24 @@ pub(super) fn sensor_report(item: &Item) -> Option<(u64, SensorReport)> {
             p.serial_number,
             p.network_time,
             SensorKind::Pressure,
-            [
-                unscaled(
-                    f64::from(p.pressure),
-                    f64::from(p.scale),
-                    FULL_SCALE_I32,
-                    100.0,
-                ),
-                0,
-                0,
-                0,
-            ],
+            one_value(
+                f64::from(p.pressure),
+                f64::from(p.scale),
+                FULL_SCALE_I32,
+                100.0,
+            ),
         ),
         // Degrees to millidegrees Celsius.
         Item::TemperatureV2(t) => (
             t.serial_number,
             t.network_time,
             SensorKind::Temperature,
-            [
-                unscaled(
-                    f64::from(t.temperature),
-                    f64::from(t.scale),
-                    FULL_SCALE_I16,
-                    1_000.0,
-                ),
-                0,
-                0,
-                0,
-            ],
+            one_value(
+                f64::from(t.temperature),
+                f64::from(t.scale),
+                FULL_SCALE_I16,
+                1_000.0,
+            ),
         ),
         _ => return None,
     };

@@ -5,7 +5,7 @@ use netcfg_model::{
     Level, MeasuredRange, SerialNumber, SurveyReport, TagAccuracy, locate::Verdict,
 };
 
-use super::{Session, empty_cache_entry, exchange, lock};
+use super::{Session, device_state::empty_cache_entry, exchange::exchange, lock};
 use crate::{
     api::{DeviceChange, LiveEvent},
     error::EngineError,

@@ -5,12 +5,12 @@ use std::{sync::Arc, time::Duration};
 use crate::support::*;
 use netcfg_engine::{
     DeviceChange, Engine, EngineError, EngineOptions, LiveEvent, NetcfgEngine, NetworkChange,
-    StartOutcome, StopOutcome,
+    NetworkPlan, StartOutcome, StopOutcome,
     sim::{SimFault, SimOptions},
 };
 use netcfg_model::{
-    ActionOutcome, DeviceAction, DeviceActionName, LedColor, LedMode, LedTimeout, Level,
-    MagnetometerCalibration, RunState,
+    ActionOutcome, ConfigName, DeviceAction, DeviceActionName, LedColor, LedMode, LedTimeout,
+    Level, MagnetometerCalibration, RunState,
 };
 
 fn engine() -> NetcfgEngine {
@@ -29,12 +29,20 @@ fn engine() -> NetcfgEngine {
 
 const TIMEOUT: Duration = Duration::from_secs(2);
 
+/// What a test starts from: its log directory (removed when dropped, so
+/// a test keeps it to its end), a fresh engine, and the plan of the small
+/// site as configuration `name` on `instance`, with its name.
+fn site(name: &str, instance: &str) -> (tempfile::TempDir, NetcfgEngine, NetworkPlan, ConfigName) {
+    let logs = tempfile::tempdir().unwrap();
+    let plan = site_plan(name, instance, logs.path());
+    let name = plan.configuration.clone();
+    (logs, engine(), plan, name)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn start_every_device_action_and_stop() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine: Arc<dyn Engine> = Arc::new(engine());
-    let plan = site_plan("site", "sim", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("site", "sim");
+    let engine: Arc<dyn Engine> = Arc::new(engine);
     let mut feed = engine.subscribe();
 
     let StartOutcome::Started { log_file } =
@@ -211,10 +219,7 @@ async fn start_every_device_action_and_stop() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_and_silent_devices_get_clear_errors() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine = engine();
-    let plan = site_plan("faults", "sim", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("faults", "sim");
     let mut feed = engine.subscribe();
     within("start", engine.start(plan)).await.unwrap();
 
@@ -289,10 +294,7 @@ async fn unknown_and_silent_devices_get_clear_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn devices_outside_the_configuration_are_unconfigured() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine = engine();
-    let plan = site_plan("strangers", "sim:strangers", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("strangers", "sim:strangers");
     within("start", engine.start(plan)).await.unwrap();
     let found = within("unconfigured devices", async {
         loop {
@@ -315,10 +317,7 @@ async fn devices_outside_the_configuration_are_unconfigured() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_drop_is_notified_and_the_engine_can_start_again() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine = engine();
-    let plan = site_plan("drop", "sim", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("drop", "sim");
     let mut feed = engine.subscribe();
     within("start", engine.start(plan.clone())).await.unwrap();
 
@@ -329,17 +328,17 @@ async fn a_link_drop_is_notified_and_the_engine_can_start_again() {
     .await;
     assert_eq!(dropped.level, Level::Error);
     assert!(!engine.status(&name).link_up);
-    let error = within(
-        "command on a dropped link",
+    let soft_reset = || {
         engine.device_command(
             &name,
             serial("01:05:0001"),
             DeviceAction::SoftReset,
             TIMEOUT,
-        ),
-    )
-    .await
-    .unwrap_err();
+        )
+    };
+    let error = within("command on a dropped link", soft_reset())
+        .await
+        .unwrap_err();
     assert!(matches!(error, EngineError::LinkDown { .. }), "{error}");
 
     assert_eq!(
@@ -351,17 +350,9 @@ async fn a_link_drop_is_notified_and_the_engine_can_start_again() {
         StartOutcome::Started { .. }
     ));
     assert!(engine.status(&name).link_up);
-    within(
-        "a command after the restart",
-        engine.device_command(
-            &name,
-            serial("01:05:0001"),
-            DeviceAction::SoftReset,
-            TIMEOUT,
-        ),
-    )
-    .await
-    .unwrap();
+    within("a command after the restart", soft_reset())
+        .await
+        .unwrap();
     within("stop again", engine.stop(&name)).await.unwrap();
 }
 
@@ -401,10 +392,7 @@ fn device_change(event: &LiveEvent, device: &str, wanted: DeviceChange) -> bool 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_live_feed_tells_starts_devices_positions_link_drops_and_stops() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine = engine();
-    let plan = site_plan("live", "sim", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("live", "sim");
     let mut feed = engine.live();
     within("start", engine.start(plan.clone())).await.unwrap();
 
@@ -463,10 +451,8 @@ async fn the_live_feed_tells_starts_devices_positions_link_drops_and_stops() {
 /// device it ever had.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_device_gone_from_the_plan_is_forgotten_at_the_next_start_or_reload() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine: Arc<dyn Engine> = Arc::new(engine());
-    let plan = site_plan("churn", "sim", logs.path());
-    let name = plan.configuration.clone();
+    let (_logs, engine, plan, name) = site("churn", "sim");
+    let engine: Arc<dyn Engine> = Arc::new(engine);
     let cached_serials = || {
         engine
             .cached_devices(&name)

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::support::*;
 use netcfg_engine::{
-    Engine, EngineOptions, NetcfgEngine,
+    Engine, EngineOptions, NetcfgEngine, NetworkPlan,
     cdp::{self, Item, Packet},
 };
 use netcfg_model::{DEFAULT_TAG_PERIOD, SettingKey, SettingValue, SystemSetting};
@@ -27,6 +27,16 @@ async fn next_datagram(socket: &UdpSocket) -> Packet {
     Packet::decode(&buffer[..length]).unwrap()
 }
 
+/// Sets the plan's anchor health report period to its shortest, one second.
+fn report_health_every_second(plan: &mut NetworkPlan) {
+    plan.settings.push(SystemSetting {
+        setting_key: "anchor_health_report_period".parse::<SettingKey>().unwrap(),
+        value: SettingValue::Integer(1),
+        setting_class: "system".parse::<SettingKey>().unwrap(),
+        setting_id: 0,
+    });
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listeners_receive_announcements_health_and_positions_at_their_rates() {
     let logs = tempfile::tempdir().unwrap();
@@ -45,12 +55,7 @@ async fn listeners_receive_announcements_health_and_positions_at_their_rates() {
     aim_stream(&mut plan, "Config", config_port);
     aim_stream(&mut plan, "Anchor", anchor_port);
     aim_stream(&mut plan, "User", user_port);
-    plan.settings.push(SystemSetting {
-        setting_key: "anchor_health_report_period".parse::<SettingKey>().unwrap(),
-        value: SettingValue::Integer(1),
-        setting_class: "system".parse::<SettingKey>().unwrap(),
-        setting_id: 0,
-    });
+    report_health_every_second(&mut plan);
     let name = plan.configuration.clone();
     within("start", engine.start(plan)).await.unwrap();
 
@@ -137,12 +142,7 @@ async fn a_badly_surveyed_anchor_says_so_in_its_health() {
         logs.path(),
     );
     aim_stream(&mut plan, "Anchor", anchor_port);
-    plan.settings.push(SystemSetting {
-        setting_key: "anchor_health_report_period".parse::<SettingKey>().unwrap(),
-        value: SettingValue::Integer(1),
-        setting_class: "system".parse::<SettingKey>().unwrap(),
-        setting_id: 0,
-    });
+    report_health_every_second(&mut plan);
     let name = plan.configuration.clone();
     within("start", engine.start(plan)).await.unwrap();
 
