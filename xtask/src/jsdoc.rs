@@ -79,9 +79,11 @@ pub(crate) fn generate(document: &Value) -> Result<String> {
         .context("the document has no components.schemas")?;
     let mut names: Vec<&String> = schemas.keys().collect();
     names.sort();
+    // One comment after another, no blank line between them: the file is
+    // long enough (each starts with its `/**`).
     let mut out = String::from(HEADER);
+    out.push('\n');
     for name in names {
-        out.push('\n');
         out.push_str(&typedef(name, &schemas[name.as_str()]));
     }
     out.push_str("\nexport {};\n");
@@ -467,7 +469,7 @@ mod tests {
             "Mode": {"description": "A mode.", "oneOf": [{"type": "string", "const": "on"}]}
         }}});
         let module = generate(&document)?;
-        let expected = "\n/**\n * A mode.\n * @typedef {\"on\"} Mode\n */\n\n/**\n * A tag.\n *\n * Second paragraph.\n * @typedef {object} Tag\n * @property {number} id\n * @property {string | null} [name]  Its name, wrapped.\n */\n\nexport {};\n";
+        let expected = "\n/**\n * A mode.\n * @typedef {\"on\"} Mode\n */\n/**\n * A tag.\n *\n * Second paragraph.\n * @typedef {object} Tag\n * @property {number} id\n * @property {string | null} [name]  Its name, wrapped.\n */\n\nexport {};\n";
         assert!(module.ends_with(expected), "{module}");
         Ok(())
     }

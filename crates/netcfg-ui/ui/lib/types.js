@@ -12,12 +12,10 @@
  * What a device answered to an action.
  * @typedef {{result: "done"} | {property_ids: number[], result: "property_list"} | {property_id: number, result: "property", value: number} | {attributes: DeviceAttributes, result: "attributes"}} ActionOutcome
  */
-
 /**
  * What a rule watches.
  * @typedef {"anchor_offline" | "anchor_unsynced" | "tag_silent" | "battery_below" | "packet_loss_above" | "positions_below"} AlertCondition
  */
-
 /**
  * An alert rule of a configuration.
  * @typedef {object} AlertRule
@@ -27,7 +25,6 @@
  * @property {ItemName} name  Unique name within the configuration.
  * @property {number | null} threshold  The condition's threshold, when it takes one (percent, or positions a second).
  */
-
 /**
  * One anchor's verdict.
  * @typedef {object} AnchorSurvey
@@ -36,17 +33,14 @@
  * @property {PointMm | null} suggested  Where the ranges put a `bad` anchor; null otherwise.
  * @property {Verdict} verdict  `good` under 250 mm, `check` to 1,000 mm, `bad` above.
  */
-
 /**
  * batch period, ms.
  * @typedef {number} BatchMs
  */
-
 /**
  * bit rate kbit/s
  * @typedef {110 | 850 | 6800} BitRate
  */
-
 /**
  * What the network last reported about one device.
  * @typedef {object} CachedDevice
@@ -61,7 +55,6 @@
  * @property {Synchronisation} synchronisation  How it takes part in network time.
  * @property {string | null} unlocated  For a tag the engine cannot locate, why (for instance `heard by 1 anchor, needs 3`); null while it is located.
  */
-
 /**
  * `change`: a resource of `net` changed through the API.
  * @typedef {object} ChangeEvent
@@ -70,19 +63,16 @@
  * @property {string} path  The request's path.
  * @property {string} resource  The resource: the route's path template (for example `/nets/{net_name}/devices/{device_key}`).
  */
-
 /**
  * channel
  * @typedef {1 | 2 | 3 | 4 | 5 | 7 | 9} Channel
  */
-
 /**
  * A device that did not carry out a command.
  * @typedef {object} CommandFailure
  * @property {string} message  Why it failed.
  * @property {SerialNumber} serial_number  The device.
  */
-
 /**
  * `position` with `positions=compact`: one row per tag, its fields in `columns` order.
  * @typedef {object} CompactPositionEvent
@@ -91,12 +81,10 @@
  * @property {number} network_time  The batch's earliest network time (1/975,000 s); each row's `network_time_offset` counts from it.
  * @property {[SerialNumber, number, number, number, number, number, number][]} rows  One row per tag: its newest position.
  */
-
 /**
  * Configuration name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'.
  * @typedef {string} ConfigName
  */
-
 /**
  * A network configuration.
  * @typedef {object} Configuration
@@ -105,7 +93,6 @@
  * @property {NetworkMode} network_mode  Its operating mode.
  * @property {RunState} state  Whether it is running.
  */
-
 /**
  * The `status` of `POST /nets/{net_name}` (configuration actions).
  * @typedef {object} ConfigurationStatus
@@ -114,12 +101,10 @@
  * @property {ConfigName} name  The configuration acted on.
  * @property {RunState} state  Its state after the action (`stopped` for a deleted one).
  */
-
 /**
  * How a device is connected.
  * @typedef {"none" | "uwb" | "ethernet" | "uwb_and_ethernet"} Connectivity
  */
-
 /**
  * The predicted 95% horizontal error over a grid: the `coverage` payload.
  *
@@ -137,12 +122,10 @@
  * @property {number} x0  x of the first column's centres, mm.
  * @property {number} y0  y of the first row's centres, mm.
  */
-
 /**
  * A cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. Names (MON, JAN), ranges, lists, steps, L, W and # are taken; an expression that never fires is refused.
  * @typedef {string} CronExpr
  */
-
 /**
  * A data stream of a configuration.
  * @typedef {object} DataStream
@@ -154,7 +137,6 @@
  * @property {ItemName} name  Unique name within the configuration.
  * @property {number} time_to_live  Multicast time to live (hops), 1 to 255.
  */
-
 /**
  * A known setting: its key, default value, rule and a one-line description.
  * @typedef {object} DefaultSetting
@@ -164,7 +146,6 @@
  * @property {SettingKey} setting_key  The setting's key.
  * @property {SettingType} value_type  The type of its value.
  */
-
 /**
  * A device of a configuration.
  * @typedef {object} Device
@@ -174,7 +155,6 @@
  * @property {ItemName | null} name  A name for people; optional.
  * @property {SerialNumber} serial_number  The device's serial number, unique within the configuration.
  */
-
 /**
  * A command to a device, with its parameters: the `device_command_body`.
  *
@@ -182,12 +162,10 @@
  * beside it: `{"action": "set_led", "color": "red", "mode": "flash", "timeout": 30}`.
  * @typedef {{action: "soft_reset"} | {action: "hard_reset"} | {action: "set_led", color: LedColor, mode: LedMode, timeout: LedTimeout} | {action: "clear_device_error"} | {action: "ship_mode"} | {action: "get_property_list"} | {action: "get_property", property_id: number} | {action: "set_property", property_id: number, value: number} | {action: "get_device_attributes"}} DeviceAction
  */
-
 /**
  * The name of a device action.
  * @typedef {"soft_reset" | "hard_reset" | "set_led" | "clear_device_error" | "ship_mode" | "get_property_list" | "get_property" | "set_property" | "get_device_attributes"} DeviceActionName
  */
-
 /**
  * The reply of one device to one action: the `status` payload of a device command.
  * @typedef {object} DeviceActionReply
@@ -195,7 +173,6 @@
  * @property {ActionOutcome} outcome  What it answered.
  * @property {SerialNumber} serial_number  The device.
  */
-
 /**
  * A device's fixed attributes.
  * @typedef {object} DeviceAttributes
@@ -204,7 +181,6 @@
  * @property {NetworkTime} minimum_beacon_period  The shortest beacon period the device supports.
  * @property {string} sku  Its stock-keeping unit.
  */
-
 /**
  * The `status` of a device command: each device's reply, and the devices
  * that did not answer.
@@ -212,7 +188,6 @@
  * @property {CommandFailure[]} failures  The devices that failed, with why.
  * @property {DeviceActionReply[]} replies  The replies, in the order asked.
  */
-
 /**
  * `device`: a device of `net` joined, was lost, or reported health.
  * @typedef {object} DeviceEvent
@@ -223,17 +198,14 @@
  * @property {DeviceStatus | null} status  Its latest status report, if any.
  * @property {Synchronisation} synchronisation  Its synchronisation now.
  */
-
 /**
  * What happened to a device (`device`).
  * @typedef {"joined" | "lost" | "health"} DeviceHappening
  */
-
 /**
  * A device's integer id within its configuration.
  * @typedef {number} DeviceId
  */
-
 /**
  * A pair of device interfaces. The 5.1 API names devices only (interface 0);
  * the 5.0 paired-interface endpoints name interfaces too.
@@ -244,7 +216,6 @@
  * @property {SerialNumber} serial_number_2  The second device.
  * @property {PairType} type  What the pair does.
  */
-
 /**
  * A device's health.
  * @typedef {object} DeviceStatus
@@ -253,19 +224,16 @@
  * @property {number} processor_use_percent  Processor use in percent.
  * @property {number} temperature_celsius  Temperature in degrees Celsius.
  */
-
 /**
  * dwell time, ms.
  * @typedef {number} DwellMs
  */
-
 /**
  * One problem of a 400, beside the field it concerns.
  * @typedef {object} FieldProblem
  * @property {string} field  The path of the field in the body (`interfaces[0].x`), or the name of a parameter; empty for the request as a whole.
  * @property {string} problem  What is wrong with it.
  */
-
 /**
  * A rule that fires now, with its subject and since when.
  * @typedef {object} Firing
@@ -273,7 +241,6 @@
  * @property {SerialNumber | null} serial_number  The device, for a rule about devices.
  * @property {number} since_ms  Since when (ms since the Unix epoch).
  */
-
 /**
  * A firmware image installed on a device.
  * @typedef {object} FirmwareImage
@@ -281,18 +248,15 @@
  * @property {string} sha1  Its SHA-1, 40 hexadecimal digits.
  * @property {string} version  Its version.
  */
-
 /**
  * The kind of a firmware image on a device.
  * @typedef {"recovery" | "bootloader" | "firmware" | "almanac" | "application"} FirmwareImageType
  */
-
 /**
  * The firmware image bundle that devices of a configuration are updated to.
  * @typedef {object} GroupImage
  * @property {string | null} path  The path of the image bundle on the host; `None` until one is set.
  */
-
 /**
  * One change made to a configuration, as its history keeps it.
  * @typedef {object} HistoryEntry
@@ -304,12 +268,10 @@
  * @property {string} summary  One line: what the request was, and how many items it added, changed and removed.
  * @property {number} timestamp_ms  When it was made, in milliseconds since the Unix epoch.
  */
-
 /**
  * Seconds, 0 to a day.
  * @typedef {number} HoldSeconds
  */
-
 /**
  * A network interface of the host (`GET /network-info`).
  * @typedef {object} HostNetworkInterface
@@ -318,17 +280,14 @@
  * @property {string} name  The operating system's name for it (`eth0`, `lo`).
  * @property {boolean} up  Whether it is up.
  */
-
 /**
  * hysteresis, mm.
  * @typedef {number} HysteresisMm
  */
-
 /**
  * The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), `replay:<net_name>/<recording>` (optionally `?speed=0.1..50&loop=1`) to play a recording as if live, or an empty string for the server's default.
  * @typedef {string} Instance
  */
-
 /**
  * A radio interface of a device. Coordinates are in millimetres.
  * @typedef {object} Interface
@@ -338,47 +297,38 @@
  * @property {number | null} [y]  North coordinate in mm; required for anchors and seeders.
  * @property {number | null} [z]  Height in mm; required for anchors and seeders.
  */
-
 /**
  * A name: 1 to 64 characters, no control characters, no white space at either end.
  * @typedef {string} ItemName
  */
-
 /**
  * How bright a device's LED is.
  * @typedef {"Off" | "Very Dim" | "Dim" | "Bright"} LedBrightness
  */
-
 /**
  * An LED colour for `set_led`.
  * @typedef {"red" | "green" | "blue" | "magenta" | "yellow" | "white"} LedColor
  */
-
 /**
  * How the LED shows its colour.
  * @typedef {"solid" | "flash"} LedMode
  */
-
 /**
  * Seconds the LED behaviour lasts.
  * @typedef {number} LedTimeout
  */
-
 /**
  * classification level
  * @typedef {1 | 2 | 3 | 4} Level
  */
-
 /**
  * What stops the network from carrying more tags.
  * @typedef {"airtime" | "maximum_tag_period" | "seeders"} LimitingFactor
  */
-
 /**
  * Log file name: A-Z a-z 0-9 . _ -, not starting with '.'.
  * @typedef {string} LogFileName
  */
-
 /**
  * A magnetometer's hard-iron calibration: three signed 16-bit offsets.
  * @typedef {object} MagnetometerCalibration
@@ -387,7 +337,6 @@
  * @property {number} y_offset  Offset on the y axis.
  * @property {number} z_offset  Offset on the z axis.
  */
-
 /**
  * How many tags a network carries, and the airtime breakdown behind the
  * figure. Durations are in microseconds, rounded to the nanosecond; "per tag
@@ -410,12 +359,10 @@
  * @property {number} tag_period_us  `effective_tag_period` in microseconds.
  * @property {number} window_us  The downlink window each tag slot keeps.
  */
-
 /**
  * How the network locates tags.
  * @typedef {"multitime" | "multirange"} NetworkMode
  */
-
 /**
  * A network mode as `GET /network_modes` lists it.
  * @typedef {object} NetworkModeInfo
@@ -423,18 +370,15 @@
  * @property {NetworkMode} network_mode  The mode.
  * @property {number} typical_locations_per_second  The public capacity figure for one coverage area.
  */
-
 /**
  * The `network_mode` payload of `PATCH /nets/{net_name}/network_mode`.
  * @typedef {object} NetworkModeStatus
  * @property {NetworkMode} network_mode  The configuration's mode now.
  */
-
 /**
  * A duration in network time units of 1/975,000 s: 975 = 1 ms, 97,500 = 100 ms (10 Hz).
  * @typedef {number} NetworkTime
  */
-
 /**
  * A notification raised by a configuration's network.
  * @typedef {object} Notification
@@ -445,7 +389,6 @@
  * @property {SerialNumber | null} serial_number  The device it concerns, if any.
  * @property {number} timestamp_ms  When it was raised, in milliseconds since the Unix epoch.
  */
-
 /**
  * `notification`: a new notification of `net`.
  * @typedef {object} NotificationEvent
@@ -457,19 +400,16 @@
  * @property {SerialNumber | null} serial_number  The device it concerns, if any.
  * @property {number} timestamp_ms  When it was raised, in milliseconds since the Unix epoch.
  */
-
 /**
  * One object, or a list of them (answers to bodies that may name one
  * item or several).
  * @typedef {Device | Device[]} OneOrMany
  */
-
 /**
  * One object, or a list of them (answers to bodies that may name one
  * item or several).
  * @typedef {SystemSetting | SystemSetting[]} OneOrMany2
  */
-
 /**
  * An output of a configuration, as GET shows it: never its credentials,
  * only whether they are set.
@@ -487,12 +427,10 @@
  * @property {OutputUrl} url  The broker or web service.
  * @property {boolean} username_set  MQTT: whether a username is set (it is never shown).
  */
-
 /**
  * A live event an output may carry.
  * @typedef {"position" | "zone" | "notification" | "device" | "state"} OutputEventKind
  */
-
 /**
  * How an output fares (`GET .../outputs/{output_name}/status`).
  * @typedef {object} OutputStatus
@@ -505,17 +443,14 @@
  * @property {boolean} running  Whether it runs now (its configuration runs and it is enabled).
  * @property {number} sent  Messages delivered since the configuration started (a batch counts once).
  */
-
 /**
  * mqtt://host:port, mqtts://host:port (MQTT, no path), http://host[:port]/path or https://... (a webhook). No credentials in the URL.
  * @typedef {string} OutputUrl
  */
-
 /**
  * Whether an installed component is usable.
  * @typedef {"installed" | "missing"} PackageState
  */
-
 /**
  * A component of the manager and its version (`GET /packages`).
  * @typedef {object} PackageStatus
@@ -523,12 +458,10 @@
  * @property {PackageState} state  Whether it is usable.
  * @property {string | null} version  Its version, when installed.
  */
-
 /**
  * What a pair of interfaces does.
  * @typedef {"twr" | "blacklist"} PairType
  */
-
 /**
  * A position in mm.
  * @typedef {object} PointMm
@@ -536,7 +469,6 @@
  * @property {number} y  North, mm.
  * @property {number} z  Height, mm.
  */
-
 /**
  * A located position of a device.
  * @typedef {object} Position
@@ -547,7 +479,6 @@
  * @property {number} y  North, mm.
  * @property {number} z  Height, mm.
  */
-
 /**
  * One tag's position in a `position` batch.
  * @typedef {object} PositionEntry
@@ -559,7 +490,6 @@
  * @property {number} y  North, mm.
  * @property {number} z  Height, mm.
  */
-
 /**
  * `position`: the newest position of each tag of `net` that moved since
  * this client's previous batch.
@@ -567,7 +497,6 @@
  * @property {string} net  The configuration.
  * @property {PositionEntry[]} positions  Each tag's newest position.
  */
-
 /**
  * A bounding box, in millimetres: positions outside it are limited to it.
  * @typedef {object} PositionLimit
@@ -580,32 +509,26 @@
  * @property {number} min_z  Smallest z (mm).
  * @property {ItemName} name  Unique name within the configuration.
  */
-
 /**
  * Preamble code; it must suit the channel and PRF (see domain.md).
  * @typedef {number} PreambleCode
  */
-
 /**
  * preamble length symbols
  * @typedef {64 | 128 | 256 | 512 | 1024 | 1536 | 2048 | 4096} PreambleLength
  */
-
 /**
  * pulse repetition frequency MHz
  * @typedef {16 | 64} Prf
  */
-
 /**
  * MQTT QoS of positions and device events.
  * @typedef {0 | 1} Qos
  */
-
 /**
  * The most positions a second per tag; 0: every position.
  * @typedef {number} RateHz
  */
-
 /**
  * A recording, as listed (`recording`, `recordings`).
  * @typedef {object} Recording
@@ -617,22 +540,18 @@
  * @property {number} size  Bytes of its capture file.
  * @property {number} started_ms  When its first datagram was sent (or, before any, when it started), milliseconds since the Unix epoch.
  */
-
 /**
  * Why a recording ended.
  * @typedef {"duration" | "stopped" | "network_stopped" | "recording_limit" | "total_limit" | "disk" | "interrupted" | "uploaded"} RecordingEnd
  */
-
 /**
  * Recording name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'.
  * @typedef {string} RecordingName
  */
-
 /**
  * Times the recording's own pace.
  * @typedef {number} ReplaySpeed
  */
-
 /**
  * Where a running replay stands (`GET .../replay`).
  * @typedef {object} ReplayState
@@ -647,13 +566,11 @@
  * @property {RecordingName} recording  The recording played.
  * @property {ReplaySpeed} speed  How fast it plays.
  */
-
 /**
  * `resync`: this client fell behind and missed events; reload the state.
  * @typedef {object} ResyncEvent
  * @property {string} reason  Why.
  */
-
 /**
  * A named set of radio settings of a configuration.
  * @typedef {object} RfSetting
@@ -664,7 +581,6 @@
  * @property {PreambleLength} preamble_length  Preamble length in symbols.
  * @property {Prf} prf  Pulse repetition frequency.
  */
-
 /**
  * A role of a configuration: its timing and its sensors.
  * @typedef {object} Role
@@ -681,27 +597,22 @@
  * @property {SensorPeriod} temperature_period  Temperature report period.
  * @property {NetworkTime} window_duration  The receive window kept open after each beacon for downlink commands (ours); 0 for none.
  */
-
 /**
  * The id of a role. 0 to 4 are built in; custom roles get ids from 5.
  * @typedef {number} RoleId
  */
-
 /**
  * How a scheduled run ended.
  * @typedef {"running" | "ok" | "skipped" | "failed" | "missed"} RunOutcome
  */
-
 /**
  * Whether a configuration's network is running.
  * @typedef {"stopped" | "running"} RunState
  */
-
 /**
  * What a scheduled run does to the network.
  * @typedef {"start" | "stop" | "restart" | "reload"} ScheduleAction
  */
-
 /**
  * A schedule's last run.
  * @typedef {object} ScheduleRun
@@ -710,7 +621,6 @@
  * @property {string} message  What happened, in words.
  * @property {RunOutcome} outcome  How it ended.
  */
-
 /**
  * A schedule as a GET shows it: its fields, its next run and its last
  * outcome.
@@ -723,37 +633,30 @@
  * @property {number | null} next_run_ms  Its next run (ms since the Unix epoch); null when disabled.
  * @property {TimeZoneName} timezone  The time zone `cron` is read in.
  */
-
 /**
  * 0 (off) or a period of at least 975 network time units (1 ms, units of 1/975,000 s).
  * @typedef {number} SensorPeriod
  */
-
 /**
  * Serial number: XX:XX:XXXX in hexadecimal (byte, byte, 16 bits). Lower case and the 8-digit form without colons are accepted; responses use upper case with colons.
  * @typedef {string} SerialNumber
  */
-
 /**
  * Setting key: 1 to 64 characters of A-Z a-z 0-9 . _ -.
  * @typedef {string} SettingKey
  */
-
 /**
  * The type of a setting's value.
  * @typedef {"boolean" | "integer" | "number" | "string"} SettingType
  */
-
 /**
  * The value of a setting: a JSON boolean, integer, number or string.
  * @typedef {boolean | number | string} SettingValue
  */
-
 /**
  * What happened to a configuration (`state`).
  * @typedef {"created" | "deleted" | "renamed" | "started" | "stopped" | "link_down"} StateChange
  */
-
 /**
  * `state`: a configuration was created, deleted, renamed, started or
  * stopped, or its link went down.
@@ -762,7 +665,6 @@
  * @property {string | null} [renamed_to]  The new name, for a rename.
  * @property {StateChange} state  What happened.
  */
-
 /**
  * Two anchors' measured range against their configured distance.
  * @typedef {object} SurveyPair
@@ -771,7 +673,6 @@
  * @property {number} configured_mm  Their configured distance, mm.
  * @property {number} measured_mm  The range they measured (the mean of both directions' medians), mm.
  */
-
 /**
  * A survey's result (`POST /nets/{net}/survey`).
  * @typedef {object} SurveyReport
@@ -779,12 +680,10 @@
  * @property {SurveyPair[]} pairs  Every pair of anchors that heard each other.
  * @property {number} time_ms  When it was made, ms since the Unix epoch.
  */
-
 /**
  * How a device takes part in network time.
  * @typedef {"none" | "tx" | "rx" | "tx_and_rx"} Synchronisation
  */
-
 /**
  * A system setting of a configuration.
  * @typedef {object} SystemSetting
@@ -793,7 +692,6 @@
  * @property {SettingKey} setting_key  The setting's key, unique within its class and id.
  * @property {SettingValue} value  The value.
  */
-
 /**
  * One reference tag's fixes since the start, against its configured
  * position (`GET /nets/{net}/accuracy`).
@@ -805,17 +703,14 @@
  * @property {SerialNumber} serial_number  The reference tag.
  * @property {number} within_estimate  Share of fixes (0 to 1) whose horizontal error was within their own `error_mm`.
  */
-
 /**
  * An IANA time zone name; daylight-saving changes follow it.
  * @typedef {string} TimeZoneName
  */
-
 /**
  * The MQTT topics' first levels, without '+', '#' or a trailing '/'; {net_name} is the configuration's name.
  * @typedef {string} TopicPrefix
  */
-
 /**
  * A device the network hears that the configuration does not hold.
  * @typedef {object} UnconfiguredDevice
@@ -823,12 +718,10 @@
  * @property {number} last_seen_ms  When it was last heard, in milliseconds since the Unix epoch.
  * @property {SerialNumber} serial_number  The device's serial number.
  */
-
 /**
  * What the ranges say of an anchor's configured position.
  * @typedef {"good" | "check" | "bad"} Verdict
  */
-
 /**
  * A zone of a configuration.
  * @typedef {object} Zone
@@ -844,7 +737,6 @@
  * @property {number | null} z_min  The lowest height inside, mm; none: no floor.
  * @property {number} zone_id  The zone's number, given when it was added and kept through renames: the zone's id in the User stream's TagZoneInfo and GeofencerZoneInfo.
  */
-
 /**
  * `zone`: a tag of `net` entered or left a zone (decisions §13). Never
  * dropped the way positions are.
@@ -859,19 +751,16 @@
  * @property {number} z  Height, mm.
  * @property {string} zone  The zone's name.
  */
-
 /**
  * Entering or leaving (`zone`).
  * @typedef {"enter" | "exit"} ZoneHappening
  */
-
 /**
  * A tag inside a zone, as `GET .../zones/{zone_name}/occupancy` lists it.
  * @typedef {object} ZoneOccupant
  * @property {SerialNumber} serial_number  The tag.
  * @property {number} since_ms  When it entered, in milliseconds since the Unix epoch.
  */
-
 /**
  * A simple polygon (no edge crosses another), [x, y] points in mm, closed back to the first.
  * @typedef {[number, number][]} ZonePolygon

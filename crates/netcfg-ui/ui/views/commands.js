@@ -81,6 +81,55 @@ function describeParams(params) {
   return Object.entries(params).map(([key, value]) => `${key} ${value}`).join(", ");
 }
 
+/**
+ * Sends the command the form describes; the answer, or the refusal, is
+ * remembered in the history (`remember`). A refusal is thrown on for the
+ * form to show, and a configuration found not running is reloaded
+ * (`reloadConfig`).
+ * @param {string} net
+ * @param {Record<string, any>} values  the form's
+ * @param {(entry: Sent) => void} remember
+ * @param {() => void} reloadConfig
+ */
+async function sendCommand(net, values, remember, reloadConfig) {
+  const chosen = ACTIONS.find((item) => item.value === values.action) || ACTIONS[0];
+  /** @type {Record<string, any>} */
+  const parameters = {};
+  for (const name of chosen.params) {
+    parameters[name] = name === "color" || name === "mode" ? values[name] : numberOrUndefined(values[name]);
+  }
+  const body = compact({ action: chosen.value, ...parameters });
+  const several = values.target === "several";
+  const targets = several ? values.serial_numbers : [values.device_key];
+  if (!several && !values.device_key) {
+    throw new ApiError(400, { message: "Choose the device to send the command to.", problems: [{ field: "device_key", problem: "choose a device" }] });
+  }
+  /** @type {Sent} */
+  const entry = { id: nextId++, at: Date.now(), action: chosen.value, params: compact(parameters), devices: targets, message: "", level: 3, replies: [], failures: [] };
+  try {
+    const answer = several
+      ? await post(path`/nets/${net}/devices/action`, { ...body, serial_numbers: values.serial_numbers })
+      : await post(path`/nets/${net}/devices/${values.device_key}/action`, body);
+    entry.message = answer.message;
+    entry.level = answer.level;
+    entry.replies = answer.body.status?.replies || [];
+    entry.failures = answer.body.status?.failures || [];
+    remember(entry);
+    say(answer.message, answer.level);
+  } catch (failure) {
+    entry.message = describeFailure(failure).message;
+    entry.level = 1;
+    entry.code = failure instanceof ApiError ? failure.code : "";
+    remember(entry);
+    if (entry.code === "configuration_not_running") reloadConfig();
+    if (failure instanceof ApiError) {
+      // A problem of the request as a whole repeats the message: show it once.
+      failure.problems = failure.problems.filter((item) => item.field || item.problem !== failure.message);
+    }
+    throw failure;
+  }
+}
+
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params, query }) {
   const net = params.net;
@@ -128,44 +177,7 @@ export default function View({ params, query }) {
     setLast(entry);
   };
 
-  const send = form.submit(async (values) => {
-    const chosen = ACTIONS.find((item) => item.value === values.action) || ACTIONS[0];
-    /** @type {Record<string, any>} */
-    const parameters = {};
-    for (const name of chosen.params) {
-      parameters[name] = name === "color" || name === "mode" ? values[name] : numberOrUndefined(values[name]);
-    }
-    const body = compact({ action: chosen.value, ...parameters });
-    const several = values.target === "several";
-    const targets = several ? values.serial_numbers : [values.device_key];
-    if (!several && !values.device_key) {
-      throw new ApiError(400, { message: "Choose the device to send the command to.", problems: [{ field: "device_key", problem: "choose a device" }] });
-    }
-    /** @type {Sent} */
-    const entry = { id: nextId++, at: Date.now(), action: chosen.value, params: compact(parameters), devices: targets, message: "", level: 3, replies: [], failures: [] };
-    try {
-      const answer = several
-        ? await post(path`/nets/${net}/devices/action`, { ...body, serial_numbers: values.serial_numbers })
-        : await post(path`/nets/${net}/devices/${values.device_key}/action`, body);
-      entry.message = answer.message;
-      entry.level = answer.level;
-      entry.replies = answer.body.status?.replies || [];
-      entry.failures = answer.body.status?.failures || [];
-      remember(entry);
-      say(answer.message, answer.level);
-    } catch (failure) {
-      entry.message = describeFailure(failure).message;
-      entry.level = 1;
-      entry.code = failure instanceof ApiError ? failure.code : "";
-      remember(entry);
-      if (entry.code === "configuration_not_running") config.reload();
-      if (failure instanceof ApiError) {
-        // A problem of the request as a whole repeats the message: show it once.
-        failure.problems = failure.problems.filter((item) => item.field || item.problem !== failure.message);
-      }
-      throw failure;
-    }
-  });
+  const send = form.submit((values) => sendCommand(net, values, remember, config.reload));
 
   const refusedNotRunning = last?.code === "configuration_not_running";
   return html`<${Page} title="Device commands" view="commands">
@@ -207,40 +219,49 @@ export default function View({ params, query }) {
       <h2 id="commands-reply">Reply</h2>
       <${Reply} entry=${last} />
     </section>`}
-    <section aria-labelledby="commands-history">
-      <div class="page-header" style=${{ marginBottom: 0 }}>
-        <h2 id="commands-history">History</h2>
-        ${history.length > 0 && html`<button type="button" onClick=${() => {
-          histories.delete(net);
-          setHistory([]);
-        }}>Clear history</button>`}
-      </div>
-      ${history.length === 0
-        ? html`<p class="muted">No command sent yet from this page.</p>`
-        : html`<div class="table-wrap">
-          <table>
-            <thead><tr>
-              <th scope="col">Sent</th><th scope="col">Action</th><th scope="col">Devices</th><th scope="col">Result</th>
-            </tr></thead>
-            <tbody>
-              ${history.map((entry) => html`<tr key=${entry.id}>
-                <td>${formatTime(entry.at)}</td>
-                <td><code>${entry.action}</code>${Object.keys(entry.params).length > 0 && html`<br /><span class="muted">${describeParams(entry.params)}</span>`}</td>
-                <td>${entry.devices.length <= 3 ? entry.devices.join(", ") : `${entry.devices.length} devices`}</td>
-                <td>
-                  <span class=${`badge ${entry.level === 1 ? "error" : entry.level === 2 ? "" : "ok"}`}>${entry.level === 1 ? "refused" : entry.level === 2 ? "partly" : "done"}</span>
-                  ${" "}${entry.message}
-                  ${(entry.replies.length + entry.failures.length > 0) && html`<details>
-                    <summary>Replies (${entry.replies.length}) and failures (${entry.failures.length})</summary>
-                    <${Outcomes} entry=${entry} />
-                  </details>`}
-                </td>
-              </tr>`)}
-            </tbody>
-          </table>
-        </div>`}
-    </section>
+    <${History} history=${history} onClear=${() => {
+      histories.delete(net);
+      setHistory([]);
+    }} />
   <//>`;
+}
+
+/**
+ * The commands sent from this page to the configuration, newest first, each
+ * with its result and, folded, each device's reply or failure.
+ * @param {{history: Sent[], onClear: () => void}} props
+ */
+function History({ history, onClear }) {
+  return html`<section aria-labelledby="commands-history">
+    <div class="page-header" style=${{ marginBottom: 0 }}>
+      <h2 id="commands-history">History</h2>
+      ${history.length > 0 && html`<button type="button" onClick=${onClear}>Clear history</button>`}
+    </div>
+    ${history.length === 0
+      ? html`<p class="muted">No command sent yet from this page.</p>`
+      : html`<div class="table-wrap">
+        <table>
+          <thead><tr>
+            <th scope="col">Sent</th><th scope="col">Action</th><th scope="col">Devices</th><th scope="col">Result</th>
+          </tr></thead>
+          <tbody>
+            ${history.map((entry) => html`<tr key=${entry.id}>
+              <td>${formatTime(entry.at)}</td>
+              <td><code>${entry.action}</code>${Object.keys(entry.params).length > 0 && html`<br /><span class="muted">${describeParams(entry.params)}</span>`}</td>
+              <td>${entry.devices.length <= 3 ? entry.devices.join(", ") : `${entry.devices.length} devices`}</td>
+              <td>
+                <span class=${`badge ${entry.level === 1 ? "error" : entry.level === 2 ? "" : "ok"}`}>${entry.level === 1 ? "refused" : entry.level === 2 ? "partly" : "done"}</span>
+                ${" "}${entry.message}
+                ${(entry.replies.length + entry.failures.length > 0) && html`<details>
+                  <summary>Replies (${entry.replies.length}) and failures (${entry.failures.length})</summary>
+                  <${Outcomes} entry=${entry} />
+                </details>`}
+              </td>
+            </tr>`)}
+          </tbody>
+        </table>
+      </div>`}
+  </section>`;
 }
 
 /**

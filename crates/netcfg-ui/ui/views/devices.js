@@ -75,44 +75,12 @@ export default function View({ params, query }) {
 }
 
 /**
- * @param {{net: string, devices: Device[], roles: Role[], query: URLSearchParams, reload: () => void}} props
+ * The table's columns; Edit and Delete open their dialogs with `setDialog`.
+ * @param {(dialog: any) => void} setDialog
+ * @returns {import("../lib/table.js").Column<Entry>[]}
  */
-function DevicesPage({ net, devices, roles, query, reload }) {
-  const [search, setSearch] = useState(query.get("q") || "");
-  const roleFilter = query.get("role") || "";
-  const sort = parseSort(query.get("sort"), "serial_number");
-  /** @type {[Set<string>, (next: Set<string>) => void]} */
-  const [selected, setSelected] = useState(() => new Set());
-  /** @type {[any, (value: any) => void]} */
-  const [dialog, setDialog] = useState(null);
-  const close = () => setDialog(null);
-  const done = () => {
-    setDialog(null);
-    reload();
-  };
-
-  // The search goes into the URL a moment after typing stops.
-  const timer = useRef(/** @type {number | undefined} */ (undefined));
-  useEffect(() => () => clearTimeout(timer.current), []);
-  /** @param {string} value */
-  const onSearch = (value) => {
-    setSearch(value);
-    clearTimeout(timer.current);
-    timer.current = setTimeout(() => setQuery({ q: value.trim() || null }), 300);
-  };
-
-  const roleName = useMemo(() => new Map(roles.map((role) => [role.id, role.name])), [roles]);
-  /** @type {Entry[]} */
-  const entries = useMemo(() => devices.map((device) => {
-    const names = [...new Set(device.interfaces.map((face) => roleName.get(face.role_id) ?? `role ${face.role_id}`))].join(", ");
-    const text = [device.serial_number, device.serial_number.replace(/:/g, ""), String(device.id), device.name || "", names,
-      device.disabled ? "disabled" : "enabled"].join("\u0001").toLowerCase();
-    return { device, text, roles: names };
-  }), [devices, roleName]);
-  const byKey = useMemo(() => new Map(devices.map((device) => [device.serial_number, device])), [devices]);
-
-  /** @type {import("../lib/table.js").Column<Entry>[]} */
-  const columns = useMemo(() => [
+function deviceColumns(setDialog) {
+  return [
     { key: "serial_number", label: "Serial number", value: (entry) => entry.device.serial_number,
       render: (entry) => html`<span class="mono">${entry.device.serial_number}</span>` },
     { key: "id", label: "ID", className: "number", value: (entry) => entry.device.id },
@@ -130,7 +98,78 @@ function DevicesPage({ net, devices, roles, query, reload }) {
         <button type="button" class="danger" style=${SMALL} onClick=${() => setDialog({ kind: "delete", keys: [entry.device.serial_number] })}
           aria-label=${`Delete device ${entry.device.serial_number}`}>Delete</button>
       </span>` },
-  ], []);
+  ];
+}
+
+/**
+ * Text typed into a search field, and the function that takes it: the
+ * search goes into the URL (`q`) a moment after typing stops.
+ * @param {string} initial
+ * @returns {[string, (value: string) => void]}
+ */
+function useSearch(initial) {
+  const [search, setSearch] = useState(initial);
+  const timer = useRef(/** @type {number | undefined} */ (undefined));
+  useEffect(() => () => clearTimeout(timer.current), []);
+  /** @param {string} value */
+  const onSearch = (value) => {
+    setSearch(value);
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setQuery({ q: value.trim() || null }), 300);
+  };
+  return [search, onSearch];
+}
+
+/**
+ * The search field and the role filter (in the URL: `role`).
+ * @param {{search: string, onSearch: (value: string) => void, roleFilter: string, roles: Role[]}} props
+ */
+function SearchBar({ search, onSearch, roleFilter, roles }) {
+  return html`<div class="toolbar" role="search">
+      <div class="field" style=${{ marginBottom: 0, flex: "1 1 18rem" }}>
+        <label for="device-search">Search</label>
+        <input id="device-search" type="search" value=${search} placeholder="Serial number, name, ID, role…"
+          onInput=${(/** @type {Event} */ event) => onSearch(/** @type {HTMLInputElement} */ (event.target).value)} />
+      </div>
+      <div class="field" style=${{ marginBottom: 0 }}>
+        <label for="device-role">Role</label>
+        <select id="device-role" value=${roleFilter} onChange=${(/** @type {Event} */ event) => setQuery({ role: /** @type {HTMLSelectElement} */ (event.target).value || null })}>
+          <option value="">All roles</option>
+          ${roles.map((role) => html`<option value=${String(role.id)}>${role.name}</option>`)}
+        </select>
+      </div>
+    </div>`;
+}
+
+/**
+ * @param {{net: string, devices: Device[], roles: Role[], query: URLSearchParams, reload: () => void}} props
+ */
+function DevicesPage({ net, devices, roles, query, reload }) {
+  const [search, onSearch] = useSearch(query.get("q") || "");
+  const roleFilter = query.get("role") || "";
+  const sort = parseSort(query.get("sort"), "serial_number");
+  /** @type {[Set<string>, (next: Set<string>) => void]} */
+  const [selected, setSelected] = useState(() => new Set());
+  /** @type {[any, (value: any) => void]} */
+  const [dialog, setDialog] = useState(null);
+  const close = () => setDialog(null);
+  const done = () => {
+    setDialog(null);
+    reload();
+  };
+
+  const roleName = useMemo(() => new Map(roles.map((role) => [role.id, role.name])), [roles]);
+  /** @type {Entry[]} */
+  const entries = useMemo(() => devices.map((device) => {
+    const names = [...new Set(device.interfaces.map((face) => roleName.get(face.role_id) ?? `role ${face.role_id}`))].join(", ");
+    const text = [device.serial_number, device.serial_number.replace(/:/g, ""), String(device.id), device.name || "", names,
+      device.disabled ? "disabled" : "enabled"].join("\u0001").toLowerCase();
+    return { device, text, roles: names };
+  }), [devices, roleName]);
+  const byKey = useMemo(() => new Map(devices.map((device) => [device.serial_number, device])), [devices]);
+
+  /** @type {import("../lib/table.js").Column<Entry>[]} */
+  const columns = useMemo(() => deviceColumns(setDialog), []);
 
   // Sorted once per order (and data); a search then filters the sorted
   // list, which keeps its order: typing costs a filter, never a sort.
@@ -152,20 +191,7 @@ function DevicesPage({ net, devices, roles, query, reload }) {
   return html`<${Page} title=${`Devices of ${net}`} view="devices" actions=${html`
       <button type="button" class="primary" onClick=${() => setDialog({ kind: "add" })}>Add device</button>
       <button type="button" onClick=${() => setDialog({ kind: "import" })}>Import survey (CSV)</button>`}>
-    <div class="toolbar" role="search">
-      <div class="field" style=${{ marginBottom: 0, flex: "1 1 18rem" }}>
-        <label for="device-search">Search</label>
-        <input id="device-search" type="search" value=${search} placeholder="Serial number, name, ID, role…"
-          onInput=${(/** @type {Event} */ event) => onSearch(/** @type {HTMLInputElement} */ (event.target).value)} />
-      </div>
-      <div class="field" style=${{ marginBottom: 0 }}>
-        <label for="device-role">Role</label>
-        <select id="device-role" value=${roleFilter} onChange=${(/** @type {Event} */ event) => setQuery({ role: /** @type {HTMLSelectElement} */ (event.target).value || null })}>
-          <option value="">All roles</option>
-          ${roles.map((role) => html`<option value=${String(role.id)}>${role.name}</option>`)}
-        </select>
-      </div>
-    </div>
+    <${SearchBar} search=${search} onSearch=${onSearch} roleFilter=${roleFilter} roles=${roles} />
     <div class="toolbar">
       <span data-count>${filtered.length === devices.length
         ? `${devices.length} device${devices.length === 1 ? "" : "s"}`
@@ -517,40 +543,7 @@ function ImportDialog({ net, roles, byKey, onClose, onDone }) {
       while (index < good.length) {
         const row = good[index];
         index += 1;
-        const serial = /** @type {string} */ (row.serialNumber);
-        try {
-          const existing = byKey.get(serial);
-          let answer;
-          if (existing) {
-            const faces = existing.interfaces.map((face) => ({ ...face }));
-            const target = faces.find((face) => face.role_id === ANCHOR || face.role_id === SEEDER) || faces[0];
-            Object.assign(target, { x: row.x, y: row.y, z: row.z });
-            if (row.role !== undefined) target.role_id = row.role;
-            /** @type {Record<string, any>} */
-            const body = {
-              serial_number: serial,
-              disabled: existing.disabled,
-              interfaces: faces.map((face) => Object.fromEntries(Object.entries(face).filter(([, value]) => value !== null && value !== undefined))),
-            };
-            const name = row.name || existing.name;
-            if (name) body.name = name;
-            answer = await patch(path`/nets/${net}/devices/${serial}`, body);
-          } else {
-            /** @type {Record<string, any>} */
-            const body = {
-              serial_number: serial,
-              disabled: false,
-              interfaces: [{ identifier: 0, role_id: row.role ?? defaultRole, x: row.x, y: row.y, z: row.z }],
-            };
-            if (row.name) body.name = row.name;
-            answer = await post(path`/nets/${net}/devices`, body);
-          }
-          outcomes.push({ line: row.line, serial, ok: true, text: answer.message || (existing ? "updated" : "created") });
-        } catch (failure) {
-          const { message, byField } = describeFailure(failure);
-          const details = Object.entries(byField).map(([field, problem]) => `${field}: ${problem}`);
-          outcomes.push({ line: row.line, serial, ok: false, text: details.length > 0 ? details.join("; ") : message });
-        }
+        outcomes.push(await applyRow(net, row, byKey, defaultRole));
         setProgress(outcomes.length);
       }
     };
@@ -561,22 +554,9 @@ function ImportDialog({ net, roles, byKey, onClose, onDone }) {
     setResults(outcomes);
   });
 
-  if (results) {
-    const failed = results.filter((outcome) => !outcome.ok).length;
-    return html`<${Modal} title="Survey imported" onClose=${onDone} wide>
-      <${Notice} level=${failed ? 2 : 3}><p>${results.length - failed} of ${results.length} rows applied${failed ? `; ${failed} failed` : ""}.</p><//>
-      <div class="table-wrap" style=${{ maxHeight: "50vh" }}><table data-results>
-        <thead><tr><th scope="col" class="number">Line</th><th scope="col">Serial number</th><th scope="col">Outcome</th></tr></thead>
-        <tbody>${results.map((outcome) => html`<tr key=${outcome.line}>
-          <td class="number">${outcome.line}</td><td class="mono">${outcome.serial}</td>
-          <td><span class=${`badge ${outcome.ok ? "ok" : "error"}`}>${outcome.ok ? "Done" : "Failed"}</span> ${outcome.text}</td>
-        </tr>`)}</tbody>
-      </table></div>
-      <div class="buttons" style=${{ marginTop: ".75rem" }}><button type="button" class="primary" onClick=${onDone}>Close</button></div>
-    <//>`;
-  }
+  // A function, not a component: the same dialog stays open, its content replaced.
+  if (results) return importResults(results, onDone);
 
-  const rowsWithProblems = survey ? survey.rows.length - good.length : 0;
   return html`<${Modal} title="Import a survey of anchors" onClose=${onClose} wide>
     <form onSubmit=${run}>
       <p class="muted">A CSV file with a header row: <code>serial_number,x,y,z</code>, optionally <code>name</code> and <code>role</code>.
@@ -596,28 +576,106 @@ function ImportDialog({ net, roles, byKey, onClose, onDone }) {
         <p>This file cannot be imported:</p>
         <ul>${survey.fileProblems.map((problem) => html`<li>${problem}</li>`)}</ul>
       <//>`}
-      ${survey && survey.rows.length > 0 && html`
-        <h3>Preview</h3>
-        <p data-preview-summary>${`${survey.rows.length} rows: ${good.filter((row) => row.action === "create").length} to create, ${good.filter((row) => row.action === "update").length} to update${rowsWithProblems ? `, ${rowsWithProblems} with problems (left out)` : ""}.`}</p>
-        <div class="table-wrap" style=${{ maxHeight: "40vh" }}><table data-preview>
-          <thead><tr>
-            <th scope="col" class="number">Line</th><th scope="col">Serial number</th><th scope="col">Name</th>
-            <th scope="col" class="number">x (mm)</th><th scope="col" class="number">y (mm)</th><th scope="col" class="number">z (mm)</th>
-            <th scope="col">Action</th><th scope="col">Problems</th>
-          </tr></thead>
-          <tbody>${survey.rows.map((row) => html`<tr key=${row.line} class=${row.problems.length ? "invalid" : ""}>
-            <td class="number">${row.line}</td>
-            <td class="mono">${row.serialNumber || row.serial}</td>
-            <td>${row.name}</td>
-            <td class="number">${row.x ?? ""}</td><td class="number">${row.y ?? ""}</td><td class="number">${row.z ?? ""}</td>
-            <td>${row.problems.length ? "skip" : row.action}</td>
-            <td>${row.problems.length > 0 && html`<span class="problem">${row.problems.join("; ")}</span>`}</td>
-          </tr>`)}</tbody>
-        </table></div>`}
+      ${survey && survey.rows.length > 0 && surveyPreview(survey, good)}
       ${form.busy && html`<p role="status">Importing… ${progress} of ${good.length}</p>`}
       <${FormFooter} form=${form} submitLabel=${good.length ? `Import ${good.length} row${good.length === 1 ? "" : "s"}` : "Import"}>
         <button type="button" onClick=${onClose}>Cancel</button>
       <//>
     </form>
   <//>`;
+}
+
+/**
+ * Applies one row of a survey: the device's first anchor or seeder
+ * interface moved (and its name and role, when given), or a new device.
+ * Resolves with the outcome, never throws.
+ * @param {string} net
+ * @param {ReturnType<typeof readSurvey>["rows"][number]} row  a row without problems
+ * @param {Map<string, Device>} byKey
+ * @param {number} defaultRole  the role of a new device when the row names none
+ * @returns {Promise<{line: number, serial: string, ok: boolean, text: string}>}
+ */
+async function applyRow(net, row, byKey, defaultRole) {
+  const serial = /** @type {string} */ (row.serialNumber);
+  try {
+    const existing = byKey.get(serial);
+    let answer;
+    if (existing) {
+      const faces = existing.interfaces.map((face) => ({ ...face }));
+      const target = faces.find((face) => face.role_id === ANCHOR || face.role_id === SEEDER) || faces[0];
+      Object.assign(target, { x: row.x, y: row.y, z: row.z });
+      if (row.role !== undefined) target.role_id = row.role;
+      /** @type {Record<string, any>} */
+      const body = {
+        serial_number: serial,
+        disabled: existing.disabled,
+        interfaces: faces.map((face) => Object.fromEntries(Object.entries(face).filter(([, value]) => value !== null && value !== undefined))),
+      };
+      const name = row.name || existing.name;
+      if (name) body.name = name;
+      answer = await patch(path`/nets/${net}/devices/${serial}`, body);
+    } else {
+      /** @type {Record<string, any>} */
+      const body = {
+        serial_number: serial,
+        disabled: false,
+        interfaces: [{ identifier: 0, role_id: row.role ?? defaultRole, x: row.x, y: row.y, z: row.z }],
+      };
+      if (row.name) body.name = row.name;
+      answer = await post(path`/nets/${net}/devices`, body);
+    }
+    return { line: row.line, serial, ok: true, text: answer.message || (existing ? "updated" : "created") };
+  } catch (failure) {
+    const { message, byField } = describeFailure(failure);
+    const details = Object.entries(byField).map(([field, problem]) => `${field}: ${problem}`);
+    return { line: row.line, serial, ok: false, text: details.length > 0 ? details.join("; ") : message };
+  }
+}
+
+/**
+ * The dialog's content once the import is done: what it did, row by row.
+ * @param {{line: number, serial: string, ok: boolean, text: string}[]} results
+ * @param {() => void} onDone
+ */
+function importResults(results, onDone) {
+  const failed = results.filter((outcome) => !outcome.ok).length;
+  return html`<${Modal} title="Survey imported" onClose=${onDone} wide>
+    <${Notice} level=${failed ? 2 : 3}><p>${results.length - failed} of ${results.length} rows applied${failed ? `; ${failed} failed` : ""}.</p><//>
+    <div class="table-wrap" style=${{ maxHeight: "50vh" }}><table data-results>
+      <thead><tr><th scope="col" class="number">Line</th><th scope="col">Serial number</th><th scope="col">Outcome</th></tr></thead>
+      <tbody>${results.map((outcome) => html`<tr key=${outcome.line}>
+        <td class="number">${outcome.line}</td><td class="mono">${outcome.serial}</td>
+        <td><span class=${`badge ${outcome.ok ? "ok" : "error"}`}>${outcome.ok ? "Done" : "Failed"}</span> ${outcome.text}</td>
+      </tr>`)}</tbody>
+    </table></div>
+    <div class="buttons" style=${{ marginTop: ".75rem" }}><button type="button" class="primary" onClick=${onDone}>Close</button></div>
+  <//>`;
+}
+
+/**
+ * The rows of a survey file before they are imported: what each would do,
+ * or its problems.
+ * @param {ReturnType<typeof readSurvey>} survey
+ * @param {ReturnType<typeof readSurvey>["rows"]} good  its rows without problems
+ */
+function surveyPreview(survey, good) {
+  const rowsWithProblems = survey.rows.length - good.length;
+  return html`
+    <h3>Preview</h3>
+    <p data-preview-summary>${`${survey.rows.length} rows: ${good.filter((row) => row.action === "create").length} to create, ${good.filter((row) => row.action === "update").length} to update${rowsWithProblems ? `, ${rowsWithProblems} with problems (left out)` : ""}.`}</p>
+    <div class="table-wrap" style=${{ maxHeight: "40vh" }}><table data-preview>
+      <thead><tr>
+        <th scope="col" class="number">Line</th><th scope="col">Serial number</th><th scope="col">Name</th>
+        <th scope="col" class="number">x (mm)</th><th scope="col" class="number">y (mm)</th><th scope="col" class="number">z (mm)</th>
+        <th scope="col">Action</th><th scope="col">Problems</th>
+      </tr></thead>
+      <tbody>${survey.rows.map((row) => html`<tr key=${row.line} class=${row.problems.length ? "invalid" : ""}>
+        <td class="number">${row.line}</td>
+        <td class="mono">${row.serialNumber || row.serial}</td>
+        <td>${row.name}</td>
+        <td class="number">${row.x ?? ""}</td><td class="number">${row.y ?? ""}</td><td class="number">${row.z ?? ""}</td>
+        <td>${row.problems.length ? "skip" : row.action}</td>
+        <td>${row.problems.length > 0 && html`<span class="problem">${row.problems.join("; ")}</span>`}</td>
+      </tr>`)}</tbody>
+    </table></div>`;
 }

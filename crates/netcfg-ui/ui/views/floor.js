@@ -81,6 +81,162 @@ function movedBody(device, identifier, to) {
   return body;
 }
 
+/**
+ * A failed save's sentence and the API's problems, one line each.
+ * @param {unknown} failure
+ */
+function failureOf(failure) {
+  const { message } = describeFailure(failure);
+  const problems = failure instanceof ApiError ? failure.problems.map((item) => (item.field ? `${item.field}: ${item.problem}` : item.problem)) : [];
+  return { message, problems };
+}
+
+/**
+ * Makes the plan (lib/floorplan.js) and its zones' layer (lib/zone_layer.js)
+ * on the canvas, again for each configuration, with the callbacks that
+ * save a dropped anchor or zone outline (undone on the plan when refused).
+ * What changes between renders is read through refs (`view.latest`,
+ * `view.latestZones`, `view.canDrag`, `view.drawing`).
+ * @param {string} net
+ * @param {{current: FloorPlan | null}} plan  set to the plan
+ * @param {{current: ZoneLayer | null}} zoneLayer  set to its layer
+ * @param {any} view  the refs, setters and functions of the view's render
+ */
+function useFloorPlan(net, plan, zoneLayer, view) {
+  useEffect(() => {
+    const element = /** @type {HTMLCanvasElement} */ (view.canvas.current);
+    const stats = newStats();
+    /** @type {any} */ (window).netcfgFloorStats = stats;
+    const floor = new FloorPlan(element, {
+      // While drawing a zone, a click on an anchor is a point of the outline.
+      canDrag: () => view.canDrag.current && !view.drawing.current,
+      tagName: (serial) => view.latest.current.names.get(serial),
+      onSelectAnchor: (key) => view.setSelected(key),
+      onAnchorDrop: async (anchor, x, y, from) => {
+        view.setDropFailure(null);
+        try {
+          await view.saveAnchor(anchor.key, { x, y, z: anchor.z });
+        } catch (failure) {
+          floor.moveAnchor(anchor.key, from.x, from.y);
+          const { message, problems } = failureOf(failure);
+          view.setDropFailure({ anchor: anchor.serial_number, message, problems });
+          say(message, 1);
+        }
+      },
+    }, stats);
+    plan.current = floor;
+    // Where a plan point is on the canvas, for the browser tests (they click there).
+    const where = { toScreen: (/** @type {number} */ x, /** @type {number} */ y) => floor.toScreen(x, y) };
+    /** @type {any} */ (window).netcfgFloorPlan = where;
+    zoneLayer.current = new ZoneLayer(floor, {
+      count: (zone) => view.latestZones.current.book.count(zone),
+      onSelect: (zone) => view.setSelectedZone(zone),
+      onDraftChange: (points) => view.setDrawn(points),
+      onDraftClosed: (points) => {
+        view.setDrawn(null);
+        view.setOutline(points);
+      },
+      onDraftCancel: () => view.stopDrawing(),
+      onPolygonDrop: async (zone, polygon, from) => {
+        view.setZoneFailure(null);
+        try {
+          const answer = await saveOutline(view.latest.current.net, zone, polygon);
+          say(answer.message || `Zone ${zone} updated`, answer.level);
+          view.latestZones.current.list.reload();
+        } catch (failure) {
+          zoneLayer.current?.moveZone(zone, from);
+          const { message, problems } = failureOf(failure);
+          view.setZoneFailure({ zone, message, problems });
+          say(message, 1);
+        }
+      },
+    });
+    return () => {
+      floor.destroy();
+      plan.current = null;
+      zoneLayer.current = null;
+      if (/** @type {any} */ (window).netcfgFloorStats === stats) delete /** @type {any} */ (window).netcfgFloorStats;
+      if (/** @type {any} */ (window).netcfgFloorPlan === where) delete /** @type {any} */ (window).netcfgFloorPlan;
+    };
+  }, [net]);
+}
+
+/**
+ * The zones drawn and edited on the plan: the selected zone, the outline
+ * being drawn (its points so far; null when not drawing), a closed outline
+ * waiting for its name, and the last refused outline.
+ * @param {ReturnType<typeof useZones>} zones
+ * @param {{current: ZoneLayer | null}} zoneLayer
+ * @param {{current: HTMLCanvasElement | null}} canvas
+ */
+function useZoneDrafts(zones, zoneLayer, canvas) {
+  const [selectedZone, setSelectedZone] = useState(/** @type {string | null} */ (null));
+  const [drawn, setDrawn] = useState(/** @type {[number, number][] | null} */ (null));
+  const [outline, setOutline] = useState(/** @type {[number, number][] | null} */ (null));
+  const [zoneFailure, setZoneFailure] = useState(/** @type {{zone: string, message: string, problems: string[]} | null} */ (null));
+  const drawing = useRef(false);
+  drawing.current = drawn !== null;
+
+  function startDrawing() {
+    setOutline(null);
+    setSelectedZone(null);
+    setZoneFailure(null);
+    setDrawn([]);
+    zoneLayer.current?.startDrawing();
+    // Enter and Escape go to the plan.
+    canvas.current?.focus();
+  }
+
+  function stopDrawing() {
+    zoneLayer.current?.stopDrawing();
+    setDrawn(null);
+  }
+
+  /** @param {import("../lib/types.js").Zone} zone */
+  function zoneSaved(zone) {
+    setOutline(null);
+    setSelectedZone(zone.name);
+    // Drawn at once, without waiting for the change event.
+    const others = zones.zones.filter((item) => item.name !== zone.name && item.name !== selectedZone);
+    zoneLayer.current?.setZones([...others, zone]);
+    zones.list.reload();
+  }
+
+  return {
+    selectedZone, setSelectedZone, drawn, setDrawn, outline, setOutline, zoneFailure, setZoneFailure,
+    drawing, startDrawing, stopDrawing, zoneSaved,
+  };
+}
+
+/**
+ * Hands the plan and its zones' layer what the view loaded and chose, as
+ * it changes, and the live positions.
+ * @param {string} net
+ * @param {{current: FloorPlan | null}} plan
+ * @param {{current: ZoneLayer | null}} zoneLayer
+ * @param {{anchors: import("../lib/floorplan.js").Anchor[], limits: any, selected: string | null, showCoverage: boolean,
+ *   coverage: import("../lib/types.js").Coverage | null | undefined,
+ *   survey: import("../lib/types.js").SurveyReport | null, zones: ReturnType<typeof useZones>, drafts: ReturnType<typeof useZoneDrafts>}} data
+ */
+function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCoverage, coverage, survey, zones, drafts }) {
+  const { selectedZone, setSelectedZone, outline } = drafts;
+  useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
+  useEffect(() => plan.current?.setLimits(limits?.position_limits || []), [limits]);
+  useEffect(() => plan.current?.selectAnchor(selected), [selected]);
+  useEffect(() => plan.current?.setCoverage((showCoverage && coverage) || null), [showCoverage, coverage]);
+  useEffect(() => plan.current?.setSurvey(survey), [survey]);
+  useEffect(() => zoneLayer.current?.setZones(zones.zones), [zones.list.data]);
+  useEffect(() => zoneLayer.current?.select(selectedZone), [selectedZone]);
+  useEffect(() => zoneLayer.current?.setPending(outline), [outline]);
+  // A selected zone that is gone (deleted, renamed elsewhere) is unselected.
+  useEffect(() => {
+    if (selectedZone !== null && zones.list.data && !zones.zones.some((zone) => zone.name === selectedZone)) setSelectedZone(null);
+  }, [zones.list.data]);
+  useLive(["position"], (data, type) => {
+    if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
+  }, net);
+}
+
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params }) {
   const net = params.net;
@@ -114,14 +270,8 @@ export default function View({ params }) {
   const zones = useZones(net, running, () => plan.current?.requestDraw());
   const latestZones = useRef(zones);
   latestZones.current = zones;
-  const [selectedZone, setSelectedZone] = useState(/** @type {string | null} */ (null));
-  /** The outline being drawn: its points so far; null when not drawing. */
-  const [drawn, setDrawn] = useState(/** @type {[number, number][] | null} */ (null));
-  /** A closed outline waiting for its name. */
-  const [outline, setOutline] = useState(/** @type {[number, number][] | null} */ (null));
-  const [zoneFailure, setZoneFailure] = useState(/** @type {{zone: string, message: string, problems: string[]} | null} */ (null));
-  const drawing = useRef(false);
-  drawing.current = drawn !== null;
+  const drafts = useZoneDrafts(zones, zoneLayer, canvas);
+  const { selectedZone, setSelectedZone, outline, setOutline, zoneFailure, setZoneFailure } = drafts;
 
   /**
    * Saves an anchor's position; resolves with the answer or throws the API's error.
@@ -140,106 +290,10 @@ export default function View({ params }) {
     return answer;
   }
 
-  useEffect(() => {
-    const element = /** @type {HTMLCanvasElement} */ (canvas.current);
-    const stats = newStats();
-    /** @type {any} */ (window).netcfgFloorStats = stats;
-    const floor = new FloorPlan(element, {
-      // While drawing a zone, a click on an anchor is a point of the outline.
-      canDrag: () => canDrag.current && !drawing.current,
-      tagName: (serial) => latest.current.names.get(serial),
-      onSelectAnchor: (key) => setSelected(key),
-      onAnchorDrop: async (anchor, x, y, from) => {
-        setDropFailure(null);
-        try {
-          await saveAnchor(anchor.key, { x, y, z: anchor.z });
-        } catch (failure) {
-          floor.moveAnchor(anchor.key, from.x, from.y);
-          const { message } = describeFailure(failure);
-          const problems = failure instanceof ApiError ? failure.problems.map((item) => (item.field ? `${item.field}: ${item.problem}` : item.problem)) : [];
-          setDropFailure({ anchor: anchor.serial_number, message, problems });
-          say(message, 1);
-        }
-      },
-    }, stats);
-    plan.current = floor;
-    // Where a plan point is on the canvas, for the browser tests (they click there).
-    const where = { toScreen: (/** @type {number} */ x, /** @type {number} */ y) => floor.toScreen(x, y) };
-    /** @type {any} */ (window).netcfgFloorPlan = where;
-    zoneLayer.current = new ZoneLayer(floor, {
-      count: (zone) => latestZones.current.book.count(zone),
-      onSelect: (zone) => setSelectedZone(zone),
-      onDraftChange: (points) => setDrawn(points),
-      onDraftClosed: (points) => {
-        setDrawn(null);
-        setOutline(points);
-      },
-      onDraftCancel: () => stopDrawing(),
-      onPolygonDrop: async (zone, polygon, from) => {
-        setZoneFailure(null);
-        try {
-          const answer = await saveOutline(latest.current.net, zone, polygon);
-          say(answer.message || `Zone ${zone} updated`, answer.level);
-          latestZones.current.list.reload();
-        } catch (failure) {
-          zoneLayer.current?.moveZone(zone, from);
-          const { message } = describeFailure(failure);
-          const problems = failure instanceof ApiError ? failure.problems.map((item) => (item.field ? `${item.field}: ${item.problem}` : item.problem)) : [];
-          setZoneFailure({ zone, message, problems });
-          say(message, 1);
-        }
-      },
-    });
-    return () => {
-      floor.destroy();
-      plan.current = null;
-      zoneLayer.current = null;
-      if (/** @type {any} */ (window).netcfgFloorStats === stats) delete /** @type {any} */ (window).netcfgFloorStats;
-      if (/** @type {any} */ (window).netcfgFloorPlan === where) delete /** @type {any} */ (window).netcfgFloorPlan;
-    };
-  }, [net]);
-
-  useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
-  useEffect(() => plan.current?.setLimits(limits.data?.position_limits || []), [limits.data]);
-  useEffect(() => plan.current?.selectAnchor(selected), [selected]);
-  useEffect(() => plan.current?.setCoverage((showCoverage && coverage.data) || null), [showCoverage, coverage.data]);
-  useEffect(() => plan.current?.setSurvey(survey.report), [survey.report]);
-  useEffect(() => zoneLayer.current?.setZones(zones.zones), [zones.list.data]);
-  useEffect(() => zoneLayer.current?.select(selectedZone), [selectedZone]);
-  useEffect(() => zoneLayer.current?.setPending(outline), [outline]);
-  // A selected zone that is gone (deleted, renamed elsewhere) is unselected.
-  useEffect(() => {
-    if (selectedZone !== null && zones.list.data && !zones.zones.some((zone) => zone.name === selectedZone)) setSelectedZone(null);
-  }, [zones.list.data]);
-
-  function startDrawing() {
-    setOutline(null);
-    setSelectedZone(null);
-    setZoneFailure(null);
-    setDrawn([]);
-    zoneLayer.current?.startDrawing();
-    // Enter and Escape go to the plan.
-    canvas.current?.focus();
-  }
-
-  function stopDrawing() {
-    zoneLayer.current?.stopDrawing();
-    setDrawn(null);
-  }
-
-  /** @param {import("../lib/types.js").Zone} zone */
-  function zoneSaved(zone) {
-    setOutline(null);
-    setSelectedZone(zone.name);
-    // Drawn at once, without waiting for the change event.
-    const others = zones.zones.filter((item) => item.name !== zone.name && item.name !== selectedZone);
-    zoneLayer.current?.setZones([...others, zone]);
-    zones.list.reload();
-  }
-
-  useLive(["position"], (data, type) => {
-    if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
-  }, net);
+  useFloorPlan(net, plan, zoneLayer, { canvas, canDrag, latest, latestZones, saveAnchor, setSelected, setDropFailure, ...drafts });
+  usePlanData(net, plan, zoneLayer, {
+    anchors, limits: limits.data, selected, showCoverage, coverage: coverage.data, survey: survey.report, zones, drafts,
+  });
 
   const selectedZoneItem = zones.zones.find((zone) => zone.name === selectedZone) || null;
   const loadError = devices.error || limits.error || (showCoverage && coverage.error);
@@ -252,49 +306,23 @@ export default function View({ params }) {
       <p>${describeFailure(loadError).message}</p>
       <button type="button" onClick=${() => { devices.reload(); limits.reload(); coverage.reload(); }}>Try again</button>
     <//>`}
-    ${zoneFailure && html`<${Notice} level=${1}>
-      <p>The outline of zone ${zoneFailure.zone} was not changed: ${zoneFailure.message}</p>
-      ${zoneFailure.problems.length > 0 && html`<ul>${zoneFailure.problems.map((text) => html`<li>${text}</li>`)}</ul>`}
-      <button type="button" onClick=${() => setZoneFailure(null)}>Dismiss</button>
-    <//>`}
-    ${dropFailure && html`<${Notice} level=${1}>
-      <p>Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}</p>
-      ${dropFailure.problems.length > 0 && html`<ul>${dropFailure.problems.map((text) => html`<li>${text}</li>`)}</ul>`}
-      <button type="button" onClick=${() => setDropFailure(null)}>Dismiss</button>
-    <//>`}
-    <div class="toolbar" role="toolbar" aria-label="Floor plan view">
-      <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
-      <button type="button" onClick=${() => plan.current?.zoomBy(0.8)}>Zoom out</button>
-      <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
-      <div class="field check" style=${{ margin: 0 }}>
-        <label for="floor-drag">Move anchors by dragging</label>
-        <input id="floor-drag" type="checkbox" checked=${dragging}
-          onChange=${(/** @type {Event} */ event) => setDragging(/** @type {HTMLInputElement} */ (event.target).checked)} />
-      </div>
-      <div class="field check" style=${{ margin: 0 }}>
-        <label for="floor-coverage">Coverage</label>
-        <input id="floor-coverage" type="checkbox" checked=${showCoverage}
-          onChange=${(/** @type {Event} */ event) => setShowCoverage(/** @type {HTMLInputElement} */ (event.target).checked)} />
-      </div>
-      <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
-        onStart=${startDrawing} onCancel=${stopDrawing}
-        onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
-    </div>
+    ${zoneFailure && html`<${FailureNotice} failure=${zoneFailure} onDismiss=${() => setZoneFailure(null)}
+      text=${`The outline of zone ${zoneFailure.zone} was not changed: ${zoneFailure.message}`} />`}
+    ${dropFailure && html`<${FailureNotice} failure=${dropFailure} onDismiss=${() => setDropFailure(null)}
+      text=${`Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}`} />`}
+    <${Toolbar} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts}
+      dragging=${dragging} setDragging=${setDragging} showCoverage=${showCoverage} setShowCoverage=${setShowCoverage} />
     ${replaying && html`<${ReplayBar} net=${net} />`}
     <div class="floor">
       <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
         aria-label=${`Floor plan of ${net}: ${anchors.length} anchors and seeders; the tags are listed below`}
         aria-describedby="floor-help"></canvas>
     </div>
-    ${outline ? html`<${NewZoneForm} key=${outline.join(";")} net=${net} points=${outline} onSaved=${zoneSaved}
+    ${outline ? html`<${NewZoneForm} key=${outline.join(";")} net=${net} points=${outline} onSaved=${drafts.zoneSaved}
         onCancel=${() => setOutline(null)} />`
       : selectedZoneItem && html`<${ZoneEditor} key=${selectedZoneItem.zone_id} net=${net} zone=${selectedZoneItem}
-        onSaved=${zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
-    <p id="floor-help" class="muted">
-      Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
-      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there). Drag an anchor to correct its survey, or use the form below.
-      Draw zone adds a zone point by point; click a zone to select it and drag its points.
-    </p>
+        onSaved=${drafts.zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
+    ${help()}
     ${showCoverage && html`<${CoverageLegend} coverage=${coverage.data} loading=${coverage.loading} />`}
     <${Legend} surveyed=${survey.report !== null} />
     <${ZonePanel} zones=${zones.zones} book=${zones.book} running=${running} selected=${selectedZone} onSelect=${setSelectedZone}
@@ -305,6 +333,57 @@ export default function View({ params }) {
       <${TagList} plan=${plan} names=${names} />
     </div>
   <//>`;
+}
+
+/** How to use the plan (the canvas's description). */
+const help = () => html`<p id="floor-help" class="muted">
+      Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
+      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there). Drag an anchor to correct its survey, or use the form below.
+      Draw zone adds a zone point by point; click a zone to select it and drag its points.
+    </p>`;
+
+/**
+ * The plan's toolbar: zoom, fit, whether anchors move by dragging, the
+ * coverage, and the tools that draw a zone.
+ * @param {{plan: {current: FloorPlan | null}, zoneLayer: {current: ZoneLayer | null}, drafts: ReturnType<typeof useZoneDrafts>,
+ *   dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void}} props
+ */
+function Toolbar({ plan, zoneLayer, drafts, dragging, setDragging, showCoverage, setShowCoverage }) {
+  const { drawn, outline } = drafts;
+  return html`<div class="toolbar" role="toolbar" aria-label="Floor plan view">
+    <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
+    <button type="button" onClick=${() => plan.current?.zoomBy(0.8)}>Zoom out</button>
+    <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
+    <${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging} onChange=${setDragging} />
+    <${Check} id="floor-coverage" label="Coverage" checked=${showCoverage} onChange=${setShowCoverage} />
+    <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
+      onStart=${drafts.startDrawing} onCancel=${drafts.stopDrawing}
+      onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
+  </div>`;
+}
+
+/**
+ * A save the API refused: the sentence, its problems, and Dismiss.
+ * @param {{text: string, failure: {problems: string[]}, onDismiss: () => void}} props
+ */
+function FailureNotice({ text, failure, onDismiss }) {
+  return html`<${Notice} level=${1}>
+    <p>${text}</p>
+    ${failure.problems.length > 0 && html`<ul>${failure.problems.map((line) => html`<li>${line}</li>`)}</ul>`}
+    <button type="button" onClick=${onDismiss}>Dismiss</button>
+  <//>`;
+}
+
+/**
+ * A checkbox of the toolbar, its label first.
+ * @param {{id: string, label: string, checked: boolean, onChange: (checked: boolean) => void}} props
+ */
+function Check({ id, label, checked, onChange }) {
+  return html`<div class="field check" style=${{ margin: 0 }}>
+    <label for=${id}>${label}</label>
+    <input id=${id} type="checkbox" checked=${checked}
+      onChange=${(/** @type {Event} */ event) => onChange(/** @type {HTMLInputElement} */ (event.target).checked)} />
+  </div>`;
 }
 
 /** @param {string} key */

@@ -19,20 +19,16 @@ import { createReplayPoller, speedOptions, speedLabel, positionText, playButton 
 const SEEK_STEP_MS = 100;
 
 /**
- * The timeline of the replay running as `net`.
- * @param {{net: string}} props
+ * Where the replay running as `net` stands, asked for by a poller while the
+ * component is shown (and at once when the page is shown again): the last
+ * state known, why the last question failed ("" when it did not), and the
+ * poller (which sends changes).
+ * @param {string} net
  */
-export function ReplayBar({ net }) {
-  const id = useId();
+function useReplayState(net) {
   const [state, setState] = useState(/** @type {ReplayState | null} */ (null));
-  /** Why the last question failed (the state shown may be older). */
   const [unknown, setUnknown] = useState("");
-  /** Why the last change was refused. */
-  const [refused, setRefused] = useState("");
-  /** Where the slider is while the user moves it (the polls do not move it meanwhile). */
-  const [seeking, setSeeking] = useState(/** @type {number | null} */ (null));
   const poller = useRef(/** @type {Poller | null} */ (null));
-
   useEffect(() => {
     const made = createReplayPoller({
       // Without the browser's cache: the server's tag follows the
@@ -61,6 +57,21 @@ export function ReplayBar({ net }) {
       poller.current = null;
     };
   }, [net]);
+  return { state, unknown, poller };
+}
+
+/**
+ * The timeline of the replay running as `net`.
+ * @param {{net: string}} props
+ */
+export function ReplayBar({ net }) {
+  const id = useId();
+  /** The state, and why the last question failed (the state shown may be older). */
+  const { state, unknown, poller } = useReplayState(net);
+  /** Why the last change was refused. */
+  const [refused, setRefused] = useState("");
+  /** Where the slider is while the user moves it (the polls do not move it meanwhile). */
+  const [seeking, setSeeking] = useState(/** @type {number | null} */ (null));
 
   /**
    * Sends a change; the answer is shown at once, a refusal beside the controls.

@@ -19,6 +19,56 @@ const CONNECTIVITY = { none: "None", uwb: "UWB", ethernet: "Ethernet", uwb_and_e
 const SYNCHRONISATION = { none: "None", tx: "TX", rx: "RX", tx_and_rx: "TX and RX" };
 const LOW_BATTERY = 20;
 
+/**
+ * The devices' health: the cache manager's last reports (asked for once the
+ * configuration is `loaded`), then each live `device` event. `healthTick`
+ * changes when it did (at most every 300 ms: `bump`).
+ * @param {string} net
+ * @param {boolean} loaded
+ */
+function useHealth(net, loaded) {
+  /** @type {{current: Map<string, Health>}} */
+  const health = useRef(new Map());
+  const [healthTick, setHealthTick] = useState(0);
+  const pending = useRef(/** @type {number | undefined} */ (undefined));
+  const bump = () => {
+    if (pending.current !== undefined) return;
+    pending.current = setTimeout(() => {
+      pending.current = undefined;
+      setHealthTick((value) => value + 1);
+    }, 300);
+  };
+  useEffect(() => () => clearTimeout(pending.current), []);
+  const cache = useLoad(async (signal) => {
+    if (!loaded) return false;
+    const answer = await call("GET", path`/cache-manager/${net}`, { signal });
+    for (const entry of answer.body.cached_devices || []) {
+      if (!health.current.has(entry.serial_number)) {
+        health.current.set(entry.serial_number, {
+          connectivity: entry.connectivity,
+          synchronisation: entry.synchronisation,
+          status: entry.status,
+          event: "cached",
+          at: entry.last_seen_ms,
+        });
+      }
+    }
+    bump();
+    return true;
+  }, [net, loaded]);
+  useLive(["device"], (data) => {
+    health.current.set(data.serial_number, {
+      connectivity: data.connectivity,
+      synchronisation: data.synchronisation,
+      status: data.status,
+      event: data.event,
+      at: Date.now(),
+    });
+    bump();
+  }, net);
+  return { health, healthTick, cache, bump };
+}
+
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params }) {
   const net = params.net;
@@ -41,46 +91,7 @@ export default function View({ params }) {
   }, [net]);
   useReloadOn(load.reload, ["state", "change", "notification"], net);
 
-  // Health: the cache manager's last reports, then each live `device` event.
-  /** @type {{current: Map<string, Health>}} */
-  const health = useRef(new Map());
-  const [healthTick, setHealthTick] = useState(0);
-  const pending = useRef(/** @type {number | undefined} */ (undefined));
-  const bump = () => {
-    if (pending.current !== undefined) return;
-    pending.current = setTimeout(() => {
-      pending.current = undefined;
-      setHealthTick((value) => value + 1);
-    }, 300);
-  };
-  useEffect(() => () => clearTimeout(pending.current), []);
-  const cache = useLoad(async (signal) => {
-    if (!load.data) return false;
-    const answer = await call("GET", path`/cache-manager/${net}`, { signal });
-    for (const entry of answer.body.cached_devices || []) {
-      if (!health.current.has(entry.serial_number)) {
-        health.current.set(entry.serial_number, {
-          connectivity: entry.connectivity,
-          synchronisation: entry.synchronisation,
-          status: entry.status,
-          event: "cached",
-          at: entry.last_seen_ms,
-        });
-      }
-    }
-    bump();
-    return true;
-  }, [net, Boolean(load.data)]);
-  useLive(["device"], (data) => {
-    health.current.set(data.serial_number, {
-      connectivity: data.connectivity,
-      synchronisation: data.synchronisation,
-      status: data.status,
-      event: data.event,
-      at: Date.now(),
-    });
-    bump();
-  }, net);
+  const { health, healthTick, cache, bump } = useHealth(net, Boolean(load.data));
   const [, setTick] = useState(0);
   useLive(["state"], (data) => {
     if (data.state === "link_down") linkDown.add(data.net);
