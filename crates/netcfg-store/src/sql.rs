@@ -3,7 +3,7 @@
 //! becomes an error, never a panic.
 
 use netcfg_model::SerialNumber;
-use rusqlite::{Connection, Row, types::FromSql, types::Type};
+use rusqlite::{Connection, OptionalExtension, Row, types::FromSql, types::Type};
 
 use crate::error::StoreError;
 
@@ -110,4 +110,61 @@ pub(crate) fn exists(
 ) -> Result<bool, StoreError> {
     let mut statement = conn.prepare_cached(sql)?;
     Ok(statement.exists(params)?)
+}
+
+/// The row of `table` named `name`, its `columns` read by `read`, if there
+/// is one (the tables of named items: outputs, zones, schedules, ...).
+pub(crate) fn find_named<T>(
+    conn: &Connection,
+    table: &'static str,
+    columns: &'static str,
+    name: &str,
+    read: impl FnOnce(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Option<T>, StoreError> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {columns} FROM {table} WHERE name = ?1"))?
+        .query_row([name], read)
+        .optional()?)
+}
+
+/// Every row of `table` by name, its `columns` read by `read`.
+pub(crate) fn list_by_name<T>(
+    conn: &Connection,
+    table: &'static str,
+    columns: &'static str,
+    read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+) -> Result<Vec<T>, StoreError> {
+    let mut statement =
+        conn.prepare_cached(&format!("SELECT {columns} FROM {table} ORDER BY name"))?;
+    let rows = statement.query_map([], read)?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The highest id `table` ever used: its AUTOINCREMENT sequence, or its
+/// highest row where the sequence has none; `None` when it used none.
+pub(crate) fn highest_id_ever(
+    conn: &Connection,
+    table: &'static str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(conn.query_row(
+        &format!(
+            "SELECT max(seq) FROM (SELECT seq FROM sqlite_sequence WHERE name = '{table}'
+                                   UNION ALL SELECT max(id) FROM {table})"
+        ),
+        [],
+        |row| row.get(0),
+    )?)
+}
+
+/// The id after every id `table` ever used (1 for the first); a conflict,
+/// `Exhausted`, for `what` when none is left.
+pub(crate) fn next_id(
+    conn: &Connection,
+    table: &'static str,
+    what: &'static str,
+    exhausted: &'static str,
+) -> Result<u32, StoreError> {
+    let highest = highest_id_ever(conn, table)?;
+    u32::try_from(highest.unwrap_or(0) + 1)
+        .map_err(|_| StoreError::conflict(crate::error::ConflictKind::Exhausted, what, exhausted))
 }

@@ -4,12 +4,12 @@ use netcfg_model::{
     AlertCondition, AlertRule, HoldSeconds, ItemName, Level,
     body::{AlertRulePatchBody, AlertRulePostBody},
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::{bad_value, get},
+    sql::{self, bad_value, get},
 };
 
 const COLUMNS: &str = "name, condition, threshold, for_s, level";
@@ -29,12 +29,7 @@ fn read_rule(row: &rusqlite::Row<'_>) -> rusqlite::Result<AlertRule> {
 }
 
 fn find(conn: &Connection, name: &ItemName) -> Result<Option<AlertRule>, StoreError> {
-    Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {COLUMNS} FROM alert_rules WHERE name = ?1"
-        ))?
-        .query_row([name.as_str()], read_rule)
-        .optional()?)
+    sql::find_named(conn, "alert_rules", COLUMNS, name.as_str(), read_rule)
 }
 
 fn require(conn: &Connection, name: &ItemName) -> Result<AlertRule, StoreError> {
@@ -44,10 +39,7 @@ fn require(conn: &Connection, name: &ItemName) -> Result<AlertRule, StoreError> 
 
 /// Every rule, by name.
 pub(super) fn list(conn: &Connection) -> Result<Vec<AlertRule>, StoreError> {
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM alert_rules ORDER BY name"))?;
-    let rows = statement.query_map([], read_rule)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    sql::list_by_name(conn, "alert_rules", COLUMNS, read_rule)
 }
 
 fn insert(conn: &Connection, rule: &AlertRule) -> Result<(), StoreError> {

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::get,
+    sql::{self, get},
 };
 
 const COLUMNS: &str = "id, name, min_x, min_y, min_z, max_x, max_y, max_z";
@@ -79,19 +79,12 @@ fn write(conn: &Connection, limit: &PositionLimit) -> Result<(), StoreError> {
 }
 
 fn next_id(conn: &Connection) -> Result<u32, StoreError> {
-    let highest: Option<i64> = conn.query_row(
-        "SELECT max(seq) FROM (SELECT seq FROM sqlite_sequence WHERE name = 'position_limits'
-                               UNION ALL SELECT max(id) FROM position_limits)",
-        [],
-        |row| row.get(0),
-    )?;
-    u32::try_from(highest.unwrap_or(0) + 1).map_err(|_| {
-        StoreError::conflict(
-            ConflictKind::Exhausted,
-            "position limits",
-            "every id has been used",
-        )
-    })
+    sql::next_id(
+        conn,
+        "position_limits",
+        "position limits",
+        "every id has been used",
+    )
 }
 
 impl Net {

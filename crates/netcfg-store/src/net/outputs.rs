@@ -8,12 +8,12 @@ use netcfg_model::{
     TopicPrefix,
     body::{OutputPatchBody, OutputPostBody},
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::{bad_value, get},
+    sql::{self, bad_value, get},
 };
 
 const COLUMNS: &str = "name, url, events, enabled, topic_prefix, qos, max_rate_hz, batch_ms, \
@@ -48,10 +48,7 @@ fn read_output(row: &rusqlite::Row<'_>) -> rusqlite::Result<Output> {
 }
 
 fn find(conn: &Connection, name: &ItemName) -> Result<Option<Output>, StoreError> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM outputs WHERE name = ?1"))?
-        .query_row([name.as_str()], read_output)
-        .optional()?)
+    sql::find_named(conn, "outputs", COLUMNS, name.as_str(), read_output)
 }
 
 fn require(conn: &Connection, name: &ItemName) -> Result<Output, StoreError> {
@@ -60,10 +57,7 @@ fn require(conn: &Connection, name: &ItemName) -> Result<Output, StoreError> {
 }
 
 fn list(conn: &Connection) -> Result<Vec<Output>, StoreError> {
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM outputs ORDER BY name"))?;
-    let rows = statement.query_map([], read_output)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    sql::list_by_name(conn, "outputs", COLUMNS, read_output)
 }
 
 fn write(

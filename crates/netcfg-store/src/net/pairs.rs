@@ -291,12 +291,7 @@ impl Net {
         &self,
         pairs: Vec<DevicePair>,
     ) -> Result<Vec<(DevicePair, PairOutcome)>, StoreError> {
-        self.db.write(move |conn| {
-            pairs
-                .into_iter()
-                .map(|pair| create_one(conn, &pair).map(|outcome| (pair, outcome)))
-                .collect()
-        })
+        self.each_pair(pairs, create_one)
     }
 
     /// Deletes pairs (matching ends and type), each on its own.
@@ -304,10 +299,19 @@ impl Net {
         &self,
         pairs: Vec<DevicePair>,
     ) -> Result<Vec<(DevicePair, PairOutcome)>, StoreError> {
+        self.each_pair(pairs, delete_one)
+    }
+
+    /// Runs `step` on each pair in one change, each pair with its outcome.
+    fn each_pair(
+        &self,
+        pairs: Vec<DevicePair>,
+        step: fn(&Connection, &DevicePair) -> Result<PairOutcome, StoreError>,
+    ) -> Result<Vec<(DevicePair, PairOutcome)>, StoreError> {
         self.db.write(move |conn| {
             pairs
                 .into_iter()
-                .map(|pair| delete_one(conn, &pair).map(|outcome| (pair, outcome)))
+                .map(|pair| step(conn, &pair).map(|outcome| (pair, outcome)))
                 .collect()
         })
     }

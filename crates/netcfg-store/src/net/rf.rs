@@ -7,12 +7,12 @@ use netcfg_model::{
     ItemName, RfSetting, Validate,
     body::{RfSettingsPatchBody, RfSettingsPostBody},
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::{Net, settings};
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::get,
+    sql::{self, get},
 };
 
 const COLUMNS: &str = "name, bit_rate, channel, preamble_code, preamble_length, prf";
@@ -30,10 +30,7 @@ fn read_setting(row: &rusqlite::Row<'_>) -> rusqlite::Result<RfSetting> {
 
 /// The RF setting `name`, if it exists.
 pub(super) fn find(conn: &Connection, name: &str) -> Result<Option<RfSetting>, StoreError> {
-    let mut statement = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM rf_settings WHERE name = ?1"
-    ))?;
-    Ok(statement.query_row([name], read_setting).optional()?)
+    sql::find_named(conn, "rf_settings", COLUMNS, name, read_setting)
 }
 
 fn require(conn: &Connection, name: &str) -> Result<RfSetting, StoreError> {
@@ -43,10 +40,7 @@ fn require(conn: &Connection, name: &str) -> Result<RfSetting, StoreError> {
 
 /// Every RF setting, by name.
 pub(super) fn list(conn: &Connection) -> Result<Vec<RfSetting>, StoreError> {
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM rf_settings ORDER BY name"))?;
-    let rows = statement.query_map([], read_setting)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    sql::list_by_name(conn, "rf_settings", COLUMNS, read_setting)
 }
 
 /// Writes an RF setting (insert, or update the one with that name).

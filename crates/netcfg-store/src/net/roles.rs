@@ -106,15 +106,7 @@ pub(super) fn insert(conn: &Connection, role: &Role) -> Result<(), StoreError> {
 /// The id the next custom role gets: above every id the file ever used, and
 /// at least 5.
 fn next_id(conn: &Connection) -> Result<RoleId, StoreError> {
-    let highest: Option<i64> = conn
-        .query_row(
-            "SELECT max(seq) FROM (SELECT seq FROM sqlite_sequence WHERE name = 'roles'
-                                   UNION ALL SELECT max(id) FROM roles)",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?
-        .flatten();
+    let highest = sql::highest_id_ever(conn, "roles")?;
     let next = highest
         .map_or(0, |highest| highest + 1)
         .max(i64::from(RoleId::FIRST_CUSTOM.0));

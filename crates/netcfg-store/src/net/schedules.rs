@@ -13,7 +13,7 @@ use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
     history::now_ms,
-    sql::{bad_value, get},
+    sql::{self, bad_value, get},
 };
 
 const COLUMNS: &str = "name, cron, timezone, action, enabled";
@@ -38,10 +38,7 @@ fn read_schedule(row: &rusqlite::Row<'_>) -> rusqlite::Result<Schedule> {
 }
 
 fn find(conn: &Connection, name: &ItemName) -> Result<Option<Schedule>, StoreError> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM schedules WHERE name = ?1"))?
-        .query_row([name.as_str()], read_schedule)
-        .optional()?)
+    sql::find_named(conn, "schedules", COLUMNS, name.as_str(), read_schedule)
 }
 
 fn require(conn: &Connection, name: &ItemName) -> Result<Schedule, StoreError> {
@@ -50,10 +47,7 @@ fn require(conn: &Connection, name: &ItemName) -> Result<Schedule, StoreError> {
 }
 
 fn list(conn: &Connection) -> Result<Vec<Schedule>, StoreError> {
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM schedules ORDER BY name"))?;
-    let rows = statement.query_map([], read_schedule)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    sql::list_by_name(conn, "schedules", COLUMNS, read_schedule)
 }
 
 /// The ledger of `name`; a schedule with none (brought back by a restore)

@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::get,
+    sql::{self, get},
 };
 
 /// What deleting a data stream did.
@@ -97,19 +97,12 @@ fn check_name(conn: &Connection, name: &ItemName, except: Option<u32>) -> Result
 }
 
 fn next_id(conn: &Connection) -> Result<u32, StoreError> {
-    let highest: Option<i64> = conn.query_row(
-        "SELECT max(seq) FROM (SELECT seq FROM sqlite_sequence WHERE name = 'data_streams'
-                               UNION ALL SELECT max(id) FROM data_streams)",
-        [],
-        |row| row.get(0),
-    )?;
-    u32::try_from(highest.unwrap_or(0) + 1).map_err(|_| {
-        StoreError::conflict(
-            ConflictKind::Exhausted,
-            "data streams",
-            "every stream id has been used",
-        )
-    })
+    sql::next_id(
+        conn,
+        "data_streams",
+        "data streams",
+        "every stream id has been used",
+    )
 }
 
 fn protected(stream: &DataStream) -> Result<(), StoreError> {

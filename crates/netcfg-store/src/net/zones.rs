@@ -7,12 +7,12 @@ use netcfg_model::{
     ZonePolygon,
     body::{ZonePatchBody, ZonePostBody},
 };
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    sql::{bad_value, get},
+    sql::{self, bad_value, get},
 };
 
 /// The most zones a configuration holds.
@@ -59,10 +59,7 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn find(conn: &Connection, name: &ItemName) -> Result<Option<Zone>, StoreError> {
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM zones WHERE name = ?1"))?
-        .query_row([name.as_str()], read_zone)
-        .optional()?)
+    sql::find_named(conn, "zones", COLUMNS, name.as_str(), read_zone)
 }
 
 fn require(conn: &Connection, name: &ItemName) -> Result<Zone, StoreError> {
@@ -71,10 +68,7 @@ fn require(conn: &Connection, name: &ItemName) -> Result<Zone, StoreError> {
 
 /// Every zone, by name.
 pub(super) fn list(conn: &Connection) -> Result<Vec<Zone>, StoreError> {
-    let mut statement =
-        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM zones ORDER BY name"))?;
-    let rows = statement.query_map([], read_zone)?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    sql::list_by_name(conn, "zones", COLUMNS, read_zone)
 }
 
 fn write(conn: &Connection, old_name: Option<&ItemName>, zone: &Zone) -> Result<(), StoreError> {

@@ -4,7 +4,7 @@
 //! is refused as a bad upload, writing nothing, or accepted with exactly
 //! the project's schema; the store never panics and keeps no temporary file.
 //! (A file is opened with SQLite's defences on: defensive mode, untrusted
-//! schema, cell size checks; `database::configure`.)
+//! schema, cell size checks; `database::connection::configure`.)
 
 use std::path::Path;
 

@@ -5,9 +5,10 @@
 
 use std::{fs::OpenOptions, io::Write as _, net::SocketAddr};
 
-use netcfg_model::{Instance, RecordingEnd, RecordingName, pcap};
+use netcfg_model::{ConfigName, Instance, RecordingEnd, RecordingName, pcap};
+use netcfg_store::RecordingWriter;
 
-use crate::support::{name, temp_store};
+use crate::support::{TempStore, name, temp_store};
 
 fn recording(text: &str) -> RecordingName {
     text.parse().unwrap()
@@ -29,16 +30,27 @@ fn addresses() -> (SocketAddr, SocketAddr) {
     )
 }
 
+/// A store with one configuration, `site`, recording `recording_name`
+/// (started at `started_ms`).
+fn recording_site(
+    recording_name: &str,
+    started_ms: u64,
+) -> (TempStore, ConfigName, RecordingWriter) {
+    let temp = temp_store();
+    let site = name("site");
+    temp.store.create(&site, Instance::ServerDefault).unwrap();
+    let writer = temp
+        .store
+        .create_recording(&site, &recording(recording_name), started_ms)
+        .unwrap();
+    (temp, site, writer)
+}
+
 #[test]
 fn a_capture_cut_by_a_crash_is_summed_up_from_its_whole_records() {
-    let temp = temp_store();
+    let (temp, site, mut writer) = recording_site("cut", 1_000);
     let store = &temp.store;
-    let site = name("site");
-    store.create(&site, Instance::ServerDefault).unwrap();
     let (from, to) = addresses();
-    let mut writer = store
-        .create_recording(&site, &recording("cut"), 1_000)
-        .unwrap();
     for index in 0..5u32 {
         writer
             .append(
@@ -91,14 +103,9 @@ fn a_capture_cut_by_a_crash_is_summed_up_from_its_whole_records() {
 
 #[test]
 fn a_finished_capture_is_whole_and_names_are_never_reused() {
-    let temp = temp_store();
+    let (temp, site, mut writer) = recording_site("night", 5);
     let store = &temp.store;
-    let site = name("site");
-    store.create(&site, Instance::ServerDefault).unwrap();
     let (from, to) = addresses();
-    let mut writer = store
-        .create_recording(&site, &recording("night"), 5)
-        .unwrap();
     writer.append(7_000_000, from, to, &datagram(0)).unwrap();
     writer.append(7_100_000, from, to, &datagram(1)).unwrap();
     let finished = writer.finish(RecordingEnd::Duration).unwrap();

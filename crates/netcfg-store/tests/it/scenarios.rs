@@ -98,6 +98,13 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
     let op: String = arg(step, "op");
     let key = || arg::<DeviceKey>(step, "key");
     let identifier = || arg::<u8>(step, "identifier");
+    let pairs = || {
+        arg::<DevicePairsBody>(step, "body")
+            .pairs
+            .iter()
+            .map(|pair| pair.to_pair())
+            .collect()
+    };
     Ok(match op.as_str() {
         "configuration" => to_json(net.configuration()?),
         "set_instance" => to_json(net.set_instance(arg(step, "instance"))?),
@@ -139,24 +146,8 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         }
         "magnetometer_calibration" => to_json(net.magnetometer_calibration(key())?),
 
-        "create_pairs" => pair_outcomes(
-            net.create_pairs(
-                arg::<DevicePairsBody>(step, "body")
-                    .pairs
-                    .iter()
-                    .map(|pair| pair.to_pair())
-                    .collect(),
-            )?,
-        ),
-        "delete_pairs" => pair_outcomes(
-            net.delete_pairs(
-                arg::<DevicePairsBody>(step, "body")
-                    .pairs
-                    .iter()
-                    .map(|pair| pair.to_pair())
-                    .collect(),
-            )?,
-        ),
+        "create_pairs" => pair_outcomes(net.create_pairs(pairs())?),
+        "delete_pairs" => pair_outcomes(net.delete_pairs(pairs())?),
         "pairs" => to_json(net.pairs()?),
         "pairs_of" => to_json(net.pairs_of(arg(step, "serial"))?),
         "pair_interface" => to_json(net.pair_interface(
