@@ -140,6 +140,27 @@ pub(crate) fn list_by_name<T>(
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Writes a named row: `insert` with `values` when it is new (no
+/// `old_name`), else `update` with `values` then `old_name` (its last
+/// parameter), which may rename it.
+pub(crate) fn insert_or_update(
+    conn: &Connection,
+    insert: &str,
+    update: &str,
+    old_name: Option<&str>,
+    values: &[&dyn rusqlite::ToSql],
+) -> Result<(), StoreError> {
+    match old_name {
+        None => conn.prepare_cached(insert)?.execute(values)?,
+        Some(old_name) => {
+            let mut all = values.to_vec();
+            all.push(&old_name);
+            conn.prepare_cached(update)?.execute(all.as_slice())?
+        }
+    };
+    Ok(())
+}
+
 /// The highest id `table` ever used: its AUTOINCREMENT sequence, or its
 /// highest row where the sequence has none; `None` when it used none.
 pub(crate) fn highest_id_ever(

@@ -80,25 +80,17 @@ fn write(
         output.password_set,
         output.secret_set,
     ];
-    match old_name {
-        None => conn
-            .prepare_cached(&format!(
-                "INSERT INTO outputs ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
-            ))?
-            .execute(values)?,
-        Some(old_name) => {
-            let old_name = old_name.as_str();
-            let mut all = values.to_vec();
-            all.push(&old_name as &dyn rusqlite::ToSql);
-            conn.prepare_cached(
-                "UPDATE outputs SET name = ?1, url = ?2, events = ?3, enabled = ?4,
-                    topic_prefix = ?5, qos = ?6, max_rate_hz = ?7, batch_ms = ?8, ca_file = ?9,
-                    username_set = ?10, password_set = ?11, secret_set = ?12 WHERE name = ?13",
-            )?
-            .execute(all.as_slice())?
-        }
-    };
-    Ok(())
+    sql::insert_or_update(
+        conn,
+        &format!(
+            "INSERT INTO outputs ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+        ),
+        "UPDATE outputs SET name = ?1, url = ?2, events = ?3, enabled = ?4,
+            topic_prefix = ?5, qos = ?6, max_rate_hz = ?7, batch_ms = ?8, ca_file = ?9,
+            username_set = ?10, password_set = ?11, secret_set = ?12 WHERE name = ?13",
+        old_name.map(ItemName::as_str),
+        values,
+    )
 }
 
 fn taken(name: &ItemName) -> StoreError {

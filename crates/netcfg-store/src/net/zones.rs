@@ -85,25 +85,17 @@ fn write(conn: &Connection, old_name: Option<&ItemName>, zone: &Zone) -> Result<
         zone.on_enter.as_ref().map(to_json),
         zone.on_exit.as_ref().map(to_json),
     ];
-    match old_name {
-        None => conn
-            .prepare_cached(&format!(
-                "INSERT INTO zones ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-            ))?
-            .execute(values)?,
-        Some(old_name) => {
-            let old_name = old_name.as_str();
-            let mut all = values.to_vec();
-            all.push(&old_name as &dyn rusqlite::ToSql);
-            conn.prepare_cached(
-                "UPDATE zones SET name = ?1, zone_id = ?2, polygon = ?3, z_min = ?4, z_max = ?5,
-                    hysteresis_mm = ?6, dwell_ms = ?7, tags = ?8, roles = ?9, on_enter = ?10,
-                    on_exit = ?11 WHERE name = ?12",
-            )?
-            .execute(all.as_slice())?
-        }
-    };
-    Ok(())
+    sql::insert_or_update(
+        conn,
+        &format!(
+            "INSERT INTO zones ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+        ),
+        "UPDATE zones SET name = ?1, zone_id = ?2, polygon = ?3, z_min = ?4, z_max = ?5,
+            hysteresis_mm = ?6, dwell_ms = ?7, tags = ?8, roles = ?9, on_enter = ?10,
+            on_exit = ?11 WHERE name = ?12",
+        old_name.map(ItemName::as_str),
+        values,
+    )
 }
 
 /// The tags and roles a zone names must be the configuration's: every one
