@@ -127,6 +127,28 @@ pub(crate) fn check_unique<T, K: PartialEq>(
     unique
 }
 
+/// Reads an array whose elements must all differ, reporting every element's
+/// problems, then what `count` finds wrong with their number (if anything),
+/// then each repeat (told apart by `key`, described as in [`check_unique`]).
+pub(crate) fn distinct_array<T, K: PartialEq>(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+    read: impl FnMut(&Value, &str, &mut Problems) -> Option<T>,
+    count: impl FnOnce(usize) -> Option<String>,
+    key: impl Fn(&T) -> K,
+    describe: impl Fn(&T) -> (String, String),
+) -> Option<Vec<T>> {
+    let items = elements(value, path, problems, read)?;
+    let mut clean = items.iter().all(Option::is_some);
+    if let Some(message) = count(items.len()) {
+        problems.push(path, message);
+        clean = false;
+    }
+    clean &= check_unique(&items, path, problems, key, describe);
+    clean.then(|| items.into_iter().flatten().collect())
+}
+
 /// A short name for the JSON type of `value`, for messages.
 pub(crate) fn kind(value: &Value) -> &'static str {
     match value {
@@ -145,6 +167,17 @@ pub(crate) struct Fields<'a> {
     path: &'a str,
     known: Vec<&'static str>,
     all_read: bool,
+    /// How many of the fields read so far were given: present, and not
+    /// `null` unless `null` is their value (it clears them).
+    given: usize,
+}
+
+/// What a body holds under one field's name.
+enum Slot<T> {
+    Absent,
+    Null,
+    /// The field's value, read (`None`: its reader recorded a problem).
+    Read(Option<T>),
 }
 
 impl<'a> Fields<'a> {
@@ -156,6 +189,7 @@ impl<'a> Fields<'a> {
                 path,
                 known: Vec::new(),
                 all_read: true,
+                given: 0,
             }),
             other => {
                 problems.push(
@@ -172,16 +206,24 @@ impl<'a> Fields<'a> {
         join(self.path, name)
     }
 
-    /// How many of the fields read so far were present (and not null).
-    pub(crate) fn present_count(&self) -> usize {
-        self.known
-            .iter()
-            .filter(|name| {
-                self.object
-                    .get(**name)
-                    .is_some_and(|value| !value.is_null())
-            })
-            .count()
+    /// Notes field `name` as known and reads its value, if it holds one.
+    fn slot<T>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+        read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
+    ) -> Slot<T> {
+        self.known.push(name);
+        match self.object.get(name) {
+            None => Slot::Absent,
+            Some(Value::Null) => Slot::Null,
+            Some(value) => {
+                self.given += 1;
+                let parsed = read(value, &self.path_of(name), problems);
+                self.all_read &= parsed.is_some();
+                Slot::Read(parsed)
+            }
+        }
     }
 
     /// Reads a required field with a custom reader.
@@ -191,43 +233,53 @@ impl<'a> Fields<'a> {
         problems: &mut Problems,
         read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
     ) -> Option<T> {
-        self.known.push(name);
-        let path = self.path_of(name);
-        let parsed = match self.object.get(name) {
-            None | Some(Value::Null) => {
-                problems.push(path, "this field is required");
+        match self.slot(name, problems, read) {
+            Slot::Absent | Slot::Null => {
+                problems.push(self.path_of(name), "this field is required");
+                self.all_read = false;
                 None
             }
-            Some(value) => read(value, &path, problems),
-        };
-        self.all_read &= parsed.is_some();
-        parsed
+            Slot::Read(parsed) => parsed,
+        }
     }
 
-    /// Reads an optional field with a custom reader; absent and `null` are `None`.
+    /// Reads an optional field with a custom reader; absent is `None`,
+    /// `null` a problem.
     pub(crate) fn optional_with<T>(
         &mut self,
         name: &'static str,
         problems: &mut Problems,
         read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
     ) -> Option<T> {
-        self.known.push(name);
-        let path = self.path_of(name);
-        match self.object.get(name) {
-            None => None,
-            Some(Value::Null) => {
+        match self.slot(name, problems, read) {
+            Slot::Absent => None,
+            Slot::Null => {
                 problems.push(
-                    path,
+                    self.path_of(name),
                     "null is not a value here; leave the field out instead",
                 );
                 self.all_read = false;
                 None
             }
-            Some(value) => {
-                let parsed = read(value, &path, problems);
-                self.all_read &= parsed.is_some();
-                parsed
+            Slot::Read(parsed) => parsed,
+        }
+    }
+
+    /// Reads an optional field that `null` clears: absent is `None`, `null`
+    /// `Some(None)`.
+    pub(crate) fn clearable_with<T>(
+        &mut self,
+        name: &'static str,
+        problems: &mut Problems,
+        read: impl FnOnce(&Value, &str, &mut Problems) -> Option<T>,
+    ) -> Option<Option<T>> {
+        match self.slot(name, problems, read) {
+            Slot::Absent => None,
+            Slot::Null => {
+                self.given += 1;
+                Some(None)
             }
+            Slot::Read(parsed) => parsed.map(Some),
         }
     }
 
@@ -270,6 +322,36 @@ impl<'a> Fields<'a> {
         }
         clean
     }
+
+    /// Ends reading a request body (`#[request_body]`): with
+    /// `at_least_one` (a PATCH body), a problem on the body when none of
+    /// its fields was given; then [`finish`](Self::finish).
+    pub(crate) fn finish_body(self, at_least_one: bool, problems: &mut Problems) -> bool {
+        let mut clean = true;
+        if at_least_one && self.given == 0 {
+            problems.push(
+                self.path,
+                format!(
+                    "at least one field must be given: {}",
+                    self.known.join(", ")
+                ),
+            );
+            clean = false;
+        }
+        self.finish(problems) && clean
+    }
+}
+
+/// True when a body read `clean`ly and `check`, a rule that joins its
+/// fields, records no problem either.
+pub(crate) fn check_clean(
+    clean: bool,
+    problems: &mut Problems,
+    check: impl FnOnce(&mut Problems),
+) -> bool {
+    let before = problems.as_slice().len();
+    check(problems);
+    clean && problems.as_slice().len() == before
 }
 
 /// Implements `serde::Deserialize` through [`FromJson`], so that serde users

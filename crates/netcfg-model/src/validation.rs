@@ -59,6 +59,12 @@ impl Problems {
         &self.0
     }
 
+    /// The paths of the problems, in order: what tests compare.
+    #[cfg(test)]
+    pub(crate) fn paths(&self) -> Vec<&str> {
+        self.0.iter().map(|problem| problem.path.as_str()).collect()
+    }
+
     /// `Ok(value)` when no problem was recorded, else `Err(self)`.
     pub fn into_result<T>(self, value: T) -> Result<T, Problems> {
         if self.is_empty() {

@@ -1,4 +1,5 @@
-use super::plain_body;
+use netcfg_model_derive::request_body;
+
 use crate::{
     Level,
     alert_rule::{AlertCondition, AlertRule, HoldSeconds, add_threshold_rules, check_threshold},
@@ -7,8 +8,8 @@ use crate::{
 };
 
 /// `alert_rule_post_body`: adds an alert rule (decisions §16).
+#[request_body(check = check_post)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(transform = add_threshold_rules)]
 pub struct AlertRulePostBody {
     /// Unique name within the configuration.
@@ -18,17 +19,11 @@ pub struct AlertRulePostBody {
     /// The condition's threshold: a percentage for `battery_below` and
     /// `packet_loss_above`, positions a second for `positions_below`; no
     /// other condition takes one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32")]
     pub threshold: Option<u32>,
     /// How long (s) the condition must hold before the rule fires; 0 (the
     /// default) at once, at most a day.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "HoldSeconds")]
     pub for_s: Option<HoldSeconds>,
     /// The level of the notification it raises; 2 (warning) by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Level")]
     pub level: Option<Level>,
 }
 
@@ -48,29 +43,19 @@ impl AlertRulePostBody {
 /// `alert_rule_patch_body`: changes an alert rule; at least one field. A
 /// threshold comes with its condition (the same or a new one), so the body
 /// alone says whether it fits.
+#[request_body(at_least_one, check = check_patch)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1), transform = add_threshold_rules)]
+#[schemars(transform = add_threshold_rules)]
 pub struct AlertRulePatchBody {
     /// A new name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// A new condition.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "AlertCondition")]
     pub condition: Option<AlertCondition>,
     /// A new threshold, with `condition`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32")]
     pub threshold: Option<u32>,
     /// A new time the condition must hold (s).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "HoldSeconds")]
     pub for_s: Option<HoldSeconds>,
     /// A new level.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Level")]
     pub level: Option<Level>,
 }
 
@@ -116,14 +101,6 @@ fn check_patch(body: &AlertRulePatchBody, path: &str, problems: &mut Problems) {
     }
 }
 
-plain_body!(AlertRulePostBody {
-    required name, required condition, optional threshold, optional for_s, optional level,
-} at_least_one: false, check: check_post);
-
-plain_body!(AlertRulePatchBody {
-    optional name, optional condition, optional threshold, optional for_s, optional level,
-} at_least_one: true, check: check_patch);
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -131,25 +108,17 @@ mod tests {
     use super::*;
     use crate::FromJson;
 
-    fn fields(problems: &Problems) -> Vec<&str> {
-        problems
-            .as_slice()
-            .iter()
-            .map(|problem| problem.path.as_str())
-            .collect()
-    }
-
     #[test]
     fn a_post_body_names_every_problem_on_its_field() {
         let body = json!({"name": "", "condition": "moon_phase", "for_s": 100_000, "level": 7});
         let problems = AlertRulePostBody::from_json(&body).unwrap_err();
-        assert_eq!(fields(&problems), ["name", "condition", "for_s", "level"]);
+        assert_eq!(problems.paths(), ["name", "condition", "for_s", "level"]);
         let lacking = json!({"name": "low", "condition": "battery_below"});
         let problems = AlertRulePostBody::from_json(&lacking).unwrap_err();
-        assert_eq!(fields(&problems), ["threshold"]);
+        assert_eq!(problems.paths(), ["threshold"]);
         let extra = json!({"name": "off", "condition": "anchor_offline", "threshold": 3});
         let problems = AlertRulePostBody::from_json(&extra).unwrap_err();
-        assert_eq!(fields(&problems), ["threshold"]);
+        assert_eq!(problems.paths(), ["threshold"]);
         let good = json!({"name": "low", "condition": "battery_below", "threshold": 20});
         let rule = AlertRulePostBody::from_json(&good).unwrap().into_rule();
         assert_eq!((rule.for_s.get(), rule.level), (0, Level::Warning));
@@ -162,7 +131,7 @@ mod tests {
             condition: Some(AlertCondition::BatteryBelow),
             ..AlertRulePatchBody::default()
         };
-        assert_eq!(fields(&to_battery.apply(&rule).unwrap_err()), ["threshold"]);
+        assert_eq!(to_battery.apply(&rule).unwrap_err().paths(), ["threshold"]);
         let with_threshold = AlertRulePatchBody {
             threshold: Some(15),
             ..to_battery
@@ -179,11 +148,11 @@ mod tests {
             ..AlertRulePatchBody::default()
         };
         assert_eq!(
-            fields(&only_threshold.apply(&rule).unwrap_err()),
+            only_threshold.apply(&rule).unwrap_err().paths(),
             ["threshold"]
         );
         let read = AlertRulePatchBody::from_json(&json!({"threshold": 3})).unwrap_err();
-        assert_eq!(fields(&read), ["threshold"]);
+        assert_eq!(read.paths(), ["threshold"]);
         assert!(AlertRulePatchBody::from_json(&json!({})).is_err());
     }
 }

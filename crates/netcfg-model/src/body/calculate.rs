@@ -1,4 +1,5 @@
-use super::{no_check, plain_body};
+use netcfg_model_derive::request_body;
+
 use crate::{
     max_tags::{MaxTagsInputs, check_field_rules},
     names::ItemName,
@@ -26,8 +27,8 @@ fn tag_role_id(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// `calculate_maximum_tags_parameterized_body`: the inputs of the maximum-tag
 /// calculation, given directly. Periods are in network time units
 /// (1/975,000 s); sizes in bytes.
+#[request_body(check = check_parameterized)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(extend(
     "if" = {"required": ["number_of_seeders"], "properties": {"number_of_seeders": {"minimum": 1}}},
     "then" = {"properties": {"seeder_period": {"minimum": 4375}}}
@@ -46,46 +47,28 @@ pub struct CalculateMaximumTagsParameterizedBody {
     #[schemars(schema_with = "positive_period")]
     pub maximum_tag_period: NetworkTime,
     /// Accelerometer report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// Gyroscope report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// Magnetometer report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// Quaternion report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// Pressure report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// Temperature report period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// Bytes of framing and header in each of a tag's frames: at most 1,022;
     /// 12 (an ISO/IEC 24730-62 blink) when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32", range(max = 1022))]
+    #[schemars(range(max = 1022))]
     pub payload_overhead_size: Option<u32>,
     /// User data period: 0 (off) or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub user_data_period: Option<SensorPeriod>,
     /// Bytes of user data sent each user data period: at most 1,023; none
     /// when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32", range(max = 1023))]
+    #[schemars(range(max = 1023))]
     pub user_data_size: Option<u32>,
     /// The name of the RF setting; `default` when not given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub settings: Option<ItemName>,
 }
 
@@ -109,20 +92,11 @@ fn check_parameterized(
     check_field_rules(&inputs, &|field| join(path, field), problems);
 }
 
-plain_body!(CalculateMaximumTagsParameterizedBody {
-    required number_of_seeders, required seeder_period, required tag_period, required maximum_tag_period,
-    optional accelerometer_period, optional gyroscope_period, optional magnetometer_period,
-    optional quaternion_period, optional pressure_period, optional temperature_period,
-    optional payload_overhead_size, optional user_data_period, optional user_data_size, optional settings,
-} at_least_one: false, check: check_parameterized);
-
 /// `calculate_maximum_tags_body`: calculate from a role of a configuration.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct CalculateMaximumTagsBody {
     /// The tag role to calculate for.
     #[schemars(schema_with = "tag_role_id")]
     pub role_id: RoleId,
 }
-
-plain_body!(CalculateMaximumTagsBody { required role_id } at_least_one: false, check: no_check);

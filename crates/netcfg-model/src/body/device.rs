@@ -1,5 +1,6 @@
 use std::{borrow::Cow, fmt, str::FromStr};
 
+use netcfg_model_derive::request_body;
 use serde_json::Value;
 
 use crate::{
@@ -64,23 +65,22 @@ fn read_device_id(value: &Value, path: &str, problems: &mut Problems) -> Option<
 }
 
 /// `device_body`: creates (`POST`) or replaces (`PATCH`) one device.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct DeviceBody {
     /// The device's serial number.
     pub serial_number: SerialNumber,
     /// The device's interfaces.
     #[schemars(schema_with = "interfaces_schema")]
+    #[from_json(with = read_interfaces)]
     pub interfaces: Vec<Interface>,
     /// Whether the device is left out of the running network.
     pub disabled: bool,
     /// A name for people.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// The id to give a new device.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "id_schema")]
+    #[from_json(with = read_device_id)]
     pub id: Option<DeviceId>,
 }
 
@@ -97,60 +97,21 @@ impl DeviceBody {
     }
 }
 
-impl FromJson for DeviceBody {
-    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
-        let mut fields = Fields::open(value, path, problems)?;
-        let serial_number = fields.required("serial_number", problems);
-        let interfaces = fields.required_with("interfaces", problems, read_interfaces);
-        let disabled = fields.required("disabled", problems);
-        let name = fields.optional("name", problems);
-        let id = fields.optional_with("id", problems, read_device_id);
-        let clean = fields.finish(problems);
-        let body = Self {
-            serial_number: serial_number?,
-            interfaces: interfaces?,
-            disabled: disabled?,
-            name,
-            id,
-        };
-        clean.then_some(body)
-    }
-}
-
 /// One element of the multiple-device PATCH: the device is named by
 /// `serial_number`; its other fields replace the stored ones.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct MultipleDevicePatchBody {
     /// The device to change.
     pub serial_number: SerialNumber,
     /// Its new interfaces.
     #[schemars(schema_with = "interfaces_schema")]
+    #[from_json(with = read_interfaces)]
     pub interfaces: Vec<Interface>,
     /// Whether it is left out of the running network.
     pub disabled: bool,
     /// Its new name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
-}
-
-impl FromJson for MultipleDevicePatchBody {
-    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
-        let mut fields = Fields::open(value, path, problems)?;
-        let serial_number = fields.required("serial_number", problems);
-        let interfaces = fields.required_with("interfaces", problems, read_interfaces);
-        let disabled = fields.required("disabled", problems);
-        let name = fields.optional("name", problems);
-        let clean = fields.finish(problems);
-        let body = Self {
-            serial_number: serial_number?,
-            interfaces: interfaces?,
-            disabled: disabled?,
-            name,
-        };
-        clean.then_some(body)
-    }
 }
 
 /// The body of `PATCH /nets/{net_name}/devices`: one `device_body`, or an
@@ -169,25 +130,19 @@ impl FromJson for DevicesPatchBody {
         if !value.is_array() {
             return DeviceBody::from_json_at(value, path, problems).map(Self::Single);
         }
-        let bodies = json::elements(value, path, problems, MultipleDevicePatchBody::from_json_at)?;
-        let mut clean = json::check_unique(
-            &bodies,
+        json::distinct_array(
+            value,
             path,
             problems,
+            MultipleDevicePatchBody::from_json_at,
+            |count| (count == 0).then(|| "give at least one device".to_owned()),
             |body| body.serial_number,
             |body| {
-                (
-                    "serial_number".to_owned(),
-                    format!("device {}", body.serial_number),
-                )
+                let what = format!("device {}", body.serial_number);
+                ("serial_number".to_owned(), what)
             },
-        );
-        if bodies.is_empty() {
-            problems.push(path, "give at least one device");
-            clean = false;
-        }
-        let bodies: Option<Vec<_>> = bodies.into_iter().collect();
-        bodies.filter(|_| clean).map(Self::Multiple)
+        )
+        .map(Self::Multiple)
     }
 }
 
@@ -284,14 +239,12 @@ impl schemars::JsonSchema for DeviceSelection {
 }
 
 /// `multiple_device_delete_body`: deletes several devices, or all.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct MultipleDeviceDeleteBody {
     /// `all`, or device keys separated by commas.
     pub delete: DeviceSelection,
 }
-
-super::plain_body!(MultipleDeviceDeleteBody { required delete } at_least_one: false, check: super::no_check);
 
 /// `multi_device_command_body`: one action, with its parameters, sent to
 /// several devices.
@@ -309,24 +262,7 @@ impl FromJson for MultiDeviceCommandBody {
     fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
         let mut fields = Fields::open(value, path, problems)?;
         let action = DeviceAction::read_fields(&mut fields, problems);
-        let serial_numbers =
-            fields.required_with("serial_numbers", problems, |value, path, problems| {
-                let serials: Vec<Option<SerialNumber>> =
-                    json::elements(value, path, problems, leaf)?;
-                let mut clean = json::check_unique(
-                    &serials,
-                    path,
-                    problems,
-                    |serial| *serial,
-                    |serial| (String::new(), format!("device {serial}")),
-                );
-                if serials.is_empty() {
-                    problems.push(path, "give at least one serial number");
-                    clean = false;
-                }
-                let serials: Option<Vec<_>> = serials.into_iter().collect();
-                serials.filter(|_| clean)
-            });
+        let serial_numbers = fields.required_with("serial_numbers", problems, serial_numbers);
         let clean = fields.finish(problems);
         let body = Self {
             action: action?,
@@ -336,9 +272,17 @@ impl FromJson for MultiDeviceCommandBody {
     }
 }
 
-deserialize_via_from_json!(
-    DeviceBody,
-    MultipleDevicePatchBody,
-    DevicesPatchBody,
-    MultiDeviceCommandBody
-);
+/// The devices of a command: at least one, each once.
+fn serial_numbers(value: &Value, path: &str, problems: &mut Problems) -> Option<Vec<SerialNumber>> {
+    json::distinct_array(
+        value,
+        path,
+        problems,
+        leaf,
+        |count| (count == 0).then(|| "give at least one serial number".to_owned()),
+        |serial| *serial,
+        |serial| (String::new(), format!("device {serial}")),
+    )
+}
+
+deserialize_via_from_json!(DevicesPatchBody, MultiDeviceCommandBody);

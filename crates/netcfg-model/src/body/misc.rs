@@ -1,4 +1,5 @@
-use super::{no_check, plain_body};
+use netcfg_model_derive::request_body;
+
 use crate::{
     misc::GroupImage,
     network_mode::NetworkMode,
@@ -14,13 +15,11 @@ fn image_path_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 }
 
 /// `group_image_patch_body`: sets the group image; at least one field.
+#[request_body(at_least_one, check = check_group_image)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct GroupImagePatchBody {
     /// The path of the image bundle on the host: 1 to 1024 characters, no
     /// control characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(schema_with = "image_path_schema")]
     pub path: Option<String>,
 }
@@ -47,11 +46,9 @@ fn check_group_image(body: &GroupImagePatchBody, path: &str, problems: &mut Prob
     }
 }
 
-plain_body!(GroupImagePatchBody { optional path } at_least_one: true, check: check_group_image);
-
 /// `magnetometer_calibration_body`: three signed 16-bit offsets.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct MagnetometerCalibrationBody {
     /// Offset on the x axis, -32768 to 32767.
     pub x_offset: i16,
@@ -61,28 +58,18 @@ pub struct MagnetometerCalibrationBody {
     pub z_offset: i16,
 }
 
-plain_body!(MagnetometerCalibrationBody { required x_offset, required y_offset, required z_offset }
-    at_least_one: false, check: no_check);
-
 /// `notification_patch_body`: marks notifications read or unread.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct NotificationPatchBody {
     /// The new read flag.
     pub read: bool,
 }
 
-plain_body!(NotificationPatchBody { required read } at_least_one: false, check: no_check);
-
 /// `operating_mode_patch_body`: changes the network mode; at least one field.
+#[request_body(at_least_one)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct OperatingModePatchBody {
     /// The new mode: multitime or multirange.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "NetworkMode")]
     pub network_mode: Option<NetworkMode>,
 }
-
-plain_body!(OperatingModePatchBody { optional network_mode } at_least_one: true, check: no_check);

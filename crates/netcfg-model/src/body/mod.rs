@@ -7,6 +7,13 @@
 //! fields, and the rules that join several fields. PATCH bodies that must hold
 //! at least one field say so when they hold none, and `apply` their fields to
 //! the resource they change.
+//!
+//! A body is its struct: `#[request_body]` (crate `netcfg-model-derive`)
+//! reads each field as its type says (`T` required, `Option<T>` optional,
+//! `Option<Option<T>>` cleared by `null`) and gives the `Option` fields
+//! their serde and schema attributes, so a new field is one line. Bodies
+//! whose shape depends on a value (`ActionBody`, `SettingsBody`,
+//! `MultiDeviceCommandBody`, `DevicesPatchBody`) read themselves.
 
 mod alert_rule;
 mod calculate;
@@ -49,43 +56,5 @@ pub use stream::DataStreamBody;
 pub use v5_0::{EngineCommand, EngineCommandBody, InterfaceRef, PairedInterfaceBody};
 pub use zone::{ZonePatchBody, ZonePostBody};
 
-/// Declares the `FromJson` and `Deserialize` of a body struct whose fields
-/// are all read the same way: `required` or `optional` leaves.
-///
-/// `check` names a function that adds the rules joining several fields
-/// (called only when every field was read); `none` uses none.
-macro_rules! plain_body {
-    ($body:ident { $($kind:ident $field:ident),+ $(,)? } at_least_one: $at_least_one:literal, check: $check:expr) => {
-        impl $crate::json::FromJson for $body {
-            fn from_json_at(
-                value: &serde_json::Value,
-                path: &str,
-                problems: &mut $crate::validation::Problems,
-            ) -> Option<Self> {
-                let mut fields = $crate::json::Fields::open(value, path, problems)?;
-                $( let $field = $crate::body::plain_body!(@read $kind fields $field problems); )+
-                if $at_least_one && fields.present_count() == 0 {
-                    let names: &[&str] = &[$(stringify!($field)),+];
-                    problems.push(path, format!("at least one field must be given: {}", names.join(", ")));
-                }
-                let clean = fields.finish(problems);
-                let body = Self { $( $field: $crate::body::plain_body!(@unwrap $kind $field) ),+ };
-                let check: fn(&Self, &str, &mut $crate::validation::Problems) = $check;
-                let mut found = $crate::validation::Problems::new();
-                check(&body, path, &mut found);
-                let clean = clean && found.is_empty();
-                problems.extend(found);
-                clean.then_some(body)
-            }
-        }
-        $crate::json::deserialize_via_from_json!($body);
-    };
-    (@read required $fields:ident $field:ident $problems:ident) => { $fields.required(stringify!($field), $problems) };
-    (@read optional $fields:ident $field:ident $problems:ident) => { $fields.optional(stringify!($field), $problems) };
-    (@unwrap required $field:ident) => { $field? };
-    (@unwrap optional $field:ident) => { $field };
-}
-pub(crate) use plain_body;
-
-/// The rule check of a body that has no rule joining fields.
-pub(crate) fn no_check<T>(_: &T, _: &str, _: &mut crate::validation::Problems) {}
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 use serde_json::Value;
 
-use super::{no_check, plain_body};
+use netcfg_model_derive::request_body;
+
 use crate::{
     configuration::{ConfigurationAction, Instance},
     json::{Fields, FromJson, deserialize_via_from_json},
@@ -10,16 +11,14 @@ use crate::{
 
 /// `network_body`: creates a configuration (`POST /nets`) or renames it and
 /// changes its instance (`PATCH /nets/{net_name}`).
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct NetworkBody {
     /// The engine instance that runs it: a serial port path, `sim`, or `""`.
     pub instance: Instance,
     /// The configuration's name.
     pub name: ConfigName,
 }
-
-plain_body!(NetworkBody { required instance, required name } at_least_one: false, check: no_check);
 
 /// `action_body`: copy, delete, start or stop a configuration
 /// (`POST /nets/{net_name}`). `name` is the name of the copy; the other

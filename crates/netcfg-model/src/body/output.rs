@@ -1,9 +1,8 @@
+use netcfg_model_derive::request_body;
 use serde_json::Value;
 
-use super::zone::clearable;
 use crate::{
-    FromJson,
-    json::{Fields, check_unique, elements, leaf},
+    json::{distinct_array, leaf},
     names::ItemName,
     output::{
         BatchMs, MAX_CREDENTIAL_LENGTH, Output, OutputEventKind, OutputSecrets, OutputUrl, Qos,
@@ -18,8 +17,8 @@ const MAX_PATH_LENGTH: usize = 4_096;
 /// `output_post_body`: adds an output (decisions §14). `username`,
 /// `password` and `secret` are write-only: kept outside the configuration's
 /// file and never shown again.
+#[request_body(check = check_post)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct OutputPostBody {
     /// Unique name within the configuration.
     pub name: ItemName,
@@ -27,46 +26,37 @@ pub struct OutputPostBody {
     pub url: OutputUrl,
     /// The events it carries, at least one, each once.
     #[schemars(length(min = 1, max = 5))]
+    #[from_json(with = events)]
     pub events: Vec<OutputEventKind>,
     /// Whether it runs while the configuration runs; true by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub enabled: Option<bool>,
     /// MQTT only: the topics' first levels; `netcfg/{net_name}` by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "TopicPrefix")]
     pub topic_prefix: Option<TopicPrefix>,
     /// MQTT only: the QoS of positions and device events (0 by default;
     /// zone, notification and state events always use 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Qos")]
     pub qos: Option<Qos>,
     /// The most positions a second per tag; 0 (the default): every position.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "RateHz")]
     pub max_rate_hz: Option<RateHz>,
     /// Positions gathered for this long go as one message; 0 (the default):
     /// one message per position.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "BatchMs")]
     pub batch_ms: Option<BatchMs>,
     /// mqtts and https only: a PEM file of the certificate authorities to
     /// trust instead of the system's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1, max = 4096))]
+    #[schemars(length(min = 1, max = 4096))]
+    #[from_json(with = file_path)]
     pub ca_file: Option<String>,
     /// MQTT only: the broker's username (write-only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub username: Option<String>,
     /// MQTT only: the broker's password (write-only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub password: Option<String>,
     /// Webhooks, required there: the key of the body's HMAC-SHA256 in
     /// `Netcfg-Signature` (write-only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub secret: Option<String>,
 }
 
@@ -104,57 +94,42 @@ impl OutputPostBody {
 /// clears `topic_prefix` (back to the default), `ca_file`, `username` and
 /// `password`. Changing `url` between MQTT and a webhook drops the fields
 /// and credentials of the old kind (a webhook then needs its `secret`).
+#[request_body(at_least_one)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct OutputPatchBody {
     /// A new name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// A new broker or web service.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "OutputUrl")]
     pub url: Option<OutputUrl>,
     /// New events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Vec<OutputEventKind>", length(min = 1, max = 5))]
+    #[schemars(length(min = 1, max = 5))]
+    #[from_json(with = events)]
     pub events: Option<Vec<OutputEventKind>>,
     /// Runs or not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub enabled: Option<bool>,
     /// MQTT: a new topic prefix, or `null` for the default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<TopicPrefix>")]
     pub topic_prefix: Option<Option<TopicPrefix>>,
     /// MQTT: a new QoS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Qos")]
     pub qos: Option<Qos>,
     /// A new per-tag rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "RateHz")]
     pub max_rate_hz: Option<RateHz>,
     /// A new batch period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "BatchMs")]
     pub batch_ms: Option<BatchMs>,
     /// A new CA file, or `null` for the system's roots.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>", length(min = 1, max = 4096))]
+    #[schemars(length(min = 1, max = 4096))]
+    #[from_json(with = file_path)]
     pub ca_file: Option<Option<String>>,
     /// MQTT: a new username, or `null` for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub username: Option<Option<String>>,
     /// MQTT: a new password, or `null` for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<String>", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub password: Option<Option<String>>,
     /// Webhook: a new signing secret.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "String", length(min = 1, max = 1024))]
+    #[schemars(length(min = 1, max = 1024))]
+    #[from_json(with = credential)]
     pub secret: Option<String>,
 }
 
@@ -295,23 +270,18 @@ fn check_kind(
 }
 
 fn events(value: &Value, path: &str, problems: &mut Problems) -> Option<Vec<OutputEventKind>> {
-    let items = elements(value, path, problems, leaf::<OutputEventKind>)?;
-    let mut clean = items.iter().all(Option::is_some);
-    if items.is_empty() {
-        problems.push(
-            path,
-            "at least one of position, zone, notification, device, state",
-        );
-        clean = false;
-    }
-    clean &= check_unique(
-        &items,
+    distinct_array(
+        value,
         path,
         problems,
-        |kind| kind.as_str().to_owned(),
+        leaf::<OutputEventKind>,
+        |count| {
+            (count == 0)
+                .then(|| "at least one of position, zone, notification, device, state".to_owned())
+        },
+        |kind| *kind,
         |kind| (String::new(), kind.as_str().to_owned()),
-    );
-    clean.then(|| items.into_iter().flatten().collect())
+    )
 }
 
 /// A credential: 1 to 1,024 bytes, no NUL. The problem never repeats it.
@@ -345,88 +315,18 @@ fn file_path(value: &Value, path: &str, problems: &mut Problems) -> Option<Strin
     }
 }
 
-impl FromJson for OutputPostBody {
-    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
-        let mut fields = Fields::open(value, path, problems)?;
-        let before = problems.as_slice().len();
-        let name = fields.required("name", problems);
-        let url = fields.required::<OutputUrl>("url", problems);
-        let events = fields.required_with("events", problems, events);
-        let enabled = fields.optional("enabled", problems);
-        let topic_prefix = fields.optional("topic_prefix", problems);
-        let qos = fields.optional("qos", problems);
-        let max_rate_hz = fields.optional("max_rate_hz", problems);
-        let batch_ms = fields.optional("batch_ms", problems);
-        let ca_file = fields.optional_with("ca_file", problems, file_path);
-        let username = fields.optional_with("username", problems, credential);
-        let password = fields.optional_with("password", problems, credential);
-        let secret = fields.optional_with("secret", problems, credential);
-        fields.finish(problems);
-        let body = Self {
-            name: name?,
-            url: url?,
-            events: events?,
-            enabled,
-            topic_prefix,
-            qos,
-            max_rate_hz,
-            batch_ms,
-            ca_file,
-            username,
-            password,
-            secret,
-        };
-        let given = Given {
-            topic_prefix: body.topic_prefix.is_some(),
-            qos: body.qos.is_some(),
-        };
-        let has_secret = body.secret.is_some();
-        let (output, secrets) = body.clone().into_output();
-        check_kind(&output, &secrets, given, has_secret, path, problems);
-        (problems.as_slice().len() == before).then_some(body)
-    }
+fn check_post(body: &OutputPostBody, path: &str, problems: &mut Problems) {
+    let given = Given {
+        topic_prefix: body.topic_prefix.is_some(),
+        qos: body.qos.is_some(),
+    };
+    let (output, secrets) = body.clone().into_output();
+    check_kind(
+        &output,
+        &secrets,
+        given,
+        body.secret.is_some(),
+        path,
+        problems,
+    );
 }
-
-impl FromJson for OutputPatchBody {
-    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
-        let mut fields = Fields::open(value, path, problems)?;
-        let before = problems.as_slice().len();
-        let name = fields.optional("name", problems);
-        let url = fields.optional("url", problems);
-        let events = fields.optional_with("events", problems, events);
-        let enabled = fields.optional("enabled", problems);
-        let topic_prefix = clearable(&mut fields, value, "topic_prefix", problems, leaf);
-        let qos = fields.optional("qos", problems);
-        let max_rate_hz = fields.optional("max_rate_hz", problems);
-        let batch_ms = fields.optional("batch_ms", problems);
-        let ca_file = clearable(&mut fields, value, "ca_file", problems, file_path);
-        let username = clearable(&mut fields, value, "username", problems, credential);
-        let password = clearable(&mut fields, value, "password", problems, credential);
-        let secret = fields.optional_with("secret", problems, credential);
-        if value.as_object().is_some_and(|object| object.is_empty()) {
-            problems.push(
-                path,
-                "at least one field must be given: name, url, events, enabled, topic_prefix, qos, \
-                 max_rate_hz, batch_ms, ca_file, username, password, secret",
-            );
-        }
-        fields.finish(problems);
-        let clean = problems.as_slice().len() == before;
-        clean.then_some(Self {
-            name,
-            url,
-            events,
-            enabled,
-            topic_prefix,
-            qos,
-            max_rate_hz,
-            batch_ms,
-            ca_file,
-            username,
-            password,
-            secret,
-        })
-    }
-}
-
-crate::json::deserialize_via_from_json!(OutputPostBody, OutputPatchBody);

@@ -1,4 +1,5 @@
-use super::plain_body;
+use netcfg_model_derive::request_body;
+
 use crate::{
     names::ItemName,
     position_limit::{PositionLimit, check_axis},
@@ -7,8 +8,8 @@ use crate::{
 
 /// `position_limits_post_body`: creates a bounding box (mm); each minimum
 /// below its maximum.
+#[request_body(check = check_post)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PositionLimitsPostBody {
     /// Largest x.
     pub max_x: i32,
@@ -43,33 +44,20 @@ impl PositionLimitsPostBody {
 }
 
 /// `position_limits_patch_body`: changes a bounding box; at least one field.
+#[request_body(at_least_one, check = check_patch)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct PositionLimitsPatchBody {
     /// New largest x.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub max_x: Option<i32>,
     /// New largest y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub max_y: Option<i32>,
     /// New largest z.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub max_z: Option<i32>,
     /// New smallest x.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub min_x: Option<i32>,
     /// New smallest y.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub min_y: Option<i32>,
     /// New smallest z.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "i32")]
     pub min_z: Option<i32>,
 }
 
@@ -97,11 +85,3 @@ fn check_patch(body: &PositionLimitsPatchBody, path: &str, problems: &mut Proble
     check_axis('y', body.min_y, body.max_y, path, problems);
     check_axis('z', body.min_z, body.max_z, path, problems);
 }
-
-plain_body!(PositionLimitsPostBody {
-    required max_x, required max_y, required max_z, required min_x, required min_y, required min_z, required name,
-} at_least_one: false, check: check_post);
-
-plain_body!(PositionLimitsPatchBody {
-    optional max_x, optional max_y, optional max_z, optional min_x, optional min_y, optional min_z,
-} at_least_one: true, check: check_patch);

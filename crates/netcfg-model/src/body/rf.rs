@@ -1,4 +1,5 @@
-use super::plain_body;
+use netcfg_model_derive::request_body;
+
 use crate::{
     names::ItemName,
     rf::{
@@ -9,8 +10,8 @@ use crate::{
 };
 
 /// `rf_settings_post_body`: creates a named RF setting.
+#[request_body(check = check_post)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 #[schemars(transform = add_preamble_rules)]
 pub struct RfSettingsPostBody {
     /// Data bit rate in kbit/s: 110, 850 or 6800.
@@ -42,29 +43,19 @@ impl RfSettingsPostBody {
 }
 
 /// `rf_settings_patch_body`: changes an RF setting; at least one field.
+#[request_body(at_least_one, check = check_patch)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1), transform = add_preamble_rules)]
+#[schemars(transform = add_preamble_rules)]
 pub struct RfSettingsPatchBody {
     /// New bit rate.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "BitRate")]
     pub bit_rate: Option<BitRate>,
     /// New channel.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Channel")]
     pub channel: Option<Channel>,
     /// New preamble code.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "PreambleCode")]
     pub preamble_code: Option<PreambleCode>,
     /// New preamble length.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "PreambleLength")]
     pub preamble_length: Option<PreambleLength>,
     /// New PRF.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Prf")]
     pub prf: Option<Prf>,
 }
 
@@ -89,12 +80,3 @@ fn check_patch(body: &RfSettingsPatchBody, path: &str, problems: &mut Problems) 
         check_preamble_code(channel, prf, code, path, problems);
     }
 }
-
-plain_body!(RfSettingsPostBody {
-    required bit_rate, required channel, required preamble_code, required preamble_length,
-    required prf, required name,
-} at_least_one: false, check: check_post);
-
-plain_body!(RfSettingsPatchBody {
-    optional bit_rate, optional channel, optional preamble_code, optional preamble_length, optional prf,
-} at_least_one: true, check: check_patch);

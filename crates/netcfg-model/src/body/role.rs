@@ -1,4 +1,5 @@
-use super::plain_body;
+use netcfg_model_derive::request_body;
+
 use crate::{
     names::ItemName,
     role::{LedBrightness, Role, RoleId, check_window},
@@ -7,99 +8,58 @@ use crate::{
 };
 
 /// `role_post_body`: creates a custom (tag) role.
+#[request_body(check = check_post)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct RolePostBody {
     /// Unique name within the configuration.
     pub name: ItemName,
     /// The beacon period of the role's tags.
     pub network_period: NetworkTime,
     /// Downlink window after each beacon; 0 (the default) for none.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "NetworkTime")]
     pub window_duration: Option<NetworkTime>,
     /// Devices planned for the role.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32")]
     pub device_count: Option<u32>,
     /// Accelerometer report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// Gyroscope report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// Quaternion report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// Magnetometer report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// Pressure report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// Temperature report period: 0 or at least 975.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// LED brightness: Off, Very Dim, Dim or Bright (the default).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "LedBrightness")]
     pub led_brightness: Option<LedBrightness>,
 }
 
 /// `role_patch_body`: changes a role; at least one field.
+#[request_body(at_least_one, check = check_patch)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct RolePatchBody {
     /// New name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// New network period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "NetworkTime")]
     pub network_period: Option<NetworkTime>,
     /// New downlink window.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "NetworkTime")]
     pub window_duration: Option<NetworkTime>,
     /// New planned device count.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "u32")]
     pub device_count: Option<u32>,
     /// New accelerometer period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub accelerometer_period: Option<SensorPeriod>,
     /// New gyroscope period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub gyroscope_period: Option<SensorPeriod>,
     /// New quaternion period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub quaternion_period: Option<SensorPeriod>,
     /// New magnetometer period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub magnetometer_period: Option<SensorPeriod>,
     /// New pressure period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub pressure_period: Option<SensorPeriod>,
     /// New temperature period.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "SensorPeriod")]
     pub temperature_period: Option<SensorPeriod>,
     /// New LED brightness.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "LedBrightness")]
     pub led_brightness: Option<LedBrightness>,
 }
 
@@ -166,17 +126,3 @@ fn check_post(body: &RolePostBody, path: &str, problems: &mut Problems) {
 fn check_patch(body: &RolePatchBody, path: &str, problems: &mut Problems) {
     check_window(body.window_duration, body.network_period, path, problems);
 }
-
-plain_body!(RolePostBody {
-    required name, required network_period, optional window_duration, optional device_count,
-    optional accelerometer_period, optional gyroscope_period, optional quaternion_period,
-    optional magnetometer_period, optional pressure_period, optional temperature_period,
-    optional led_brightness,
-} at_least_one: false, check: check_post);
-
-plain_body!(RolePatchBody {
-    optional name, optional network_period, optional window_duration, optional device_count,
-    optional accelerometer_period, optional gyroscope_period, optional quaternion_period,
-    optional magnetometer_period, optional pressure_period, optional temperature_period,
-    optional led_brightness,
-} at_least_one: true, check: check_patch);

@@ -1,26 +1,23 @@
-use super::{no_check, plain_body};
+use netcfg_model_derive::request_body;
+
 use crate::{
     names::ItemName,
     schedule::{CronExpr, Schedule, ScheduleAction, TimeZoneName},
 };
 
 /// `schedule_post_body`: adds a schedule (decisions §16).
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct SchedulePostBody {
     /// Unique name within the configuration.
     pub name: ItemName,
     /// When it runs: 5 cron fields, or 6 with seconds first.
     pub cron: CronExpr,
     /// The IANA time zone `cron` is read in; UTC by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "TimeZoneName")]
     pub timezone: Option<TimeZoneName>,
     /// What it does to the network.
     pub action: ScheduleAction,
     /// Whether it runs; true by default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub enabled: Option<bool>,
 }
 
@@ -38,29 +35,18 @@ impl SchedulePostBody {
 }
 
 /// `schedule_patch_body`: changes a schedule; at least one field.
+#[request_body(at_least_one)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-#[schemars(extend("minProperties" = 1))]
 pub struct SchedulePatchBody {
     /// A new name.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ItemName")]
     pub name: Option<ItemName>,
     /// A new cron expression.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "CronExpr")]
     pub cron: Option<CronExpr>,
     /// A new time zone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "TimeZoneName")]
     pub timezone: Option<TimeZoneName>,
     /// A new action.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "ScheduleAction")]
     pub action: Option<ScheduleAction>,
     /// Enables or disables it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "bool")]
     pub enabled: Option<bool>,
 }
 
@@ -83,35 +69,19 @@ impl SchedulePatchBody {
     }
 }
 
-plain_body!(SchedulePostBody {
-    required name, required cron, optional timezone, required action, optional enabled,
-} at_least_one: false, check: no_check);
-
-plain_body!(SchedulePatchBody {
-    optional name, optional cron, optional timezone, optional action, optional enabled,
-} at_least_one: true, check: no_check);
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::{FromJson, validation::Problems};
-
-    fn fields(problems: &Problems) -> Vec<&str> {
-        problems
-            .as_slice()
-            .iter()
-            .map(|problem| problem.path.as_str())
-            .collect()
-    }
+    use crate::FromJson;
 
     #[test]
     fn a_post_body_names_every_problem_on_its_field() {
         let body = json!({"name": "", "cron": "0 0 30 2 *", "timezone": "Mars/Olympus", "action": "explode", "enabled": 1});
         let problems = SchedulePostBody::from_json(&body).unwrap_err();
         assert_eq!(
-            fields(&problems),
+            problems.paths(),
             ["name", "cron", "timezone", "action", "enabled"]
         );
         let good = json!({"name": "weekday start", "cron": "0 6 * * MON-FRI", "action": "start"});

@@ -1,6 +1,7 @@
 use std::net::IpAddr;
 
-use super::plain_body;
+use netcfg_model_derive::request_body;
+
 use crate::{
     names::ItemName,
     stream::DataStream,
@@ -8,8 +9,8 @@ use crate::{
 };
 
 /// `data_stream_body`: creates (`POST`) or replaces (`PATCH`) a data stream.
+#[request_body(check = check)]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct DataStreamBody {
     /// Where datagrams go: a unicast or multicast address.
     #[schemars(schema_with = "crate::stream::destination_schema")]
@@ -47,8 +48,3 @@ impl DataStreamBody {
 fn check(body: &DataStreamBody, path: &str, problems: &mut Problems) {
     body.clone().into_stream(0).validate_at(path, problems);
 }
-
-plain_body!(DataStreamBody {
-    required destination_ip, required destination_port, required interface,
-    required interface_port, required name, required time_to_live,
-} at_least_one: false, check: check);

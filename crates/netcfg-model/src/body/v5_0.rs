@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use std::{borrow::Cow, fmt, str::FromStr};
 
-use super::{no_check, plain_body};
+use netcfg_model_derive::request_body;
+
 use crate::serial::SerialNumber;
 
 /// The 5.0 engine command (`POST /nets/{net_name}/action`).
@@ -21,14 +22,12 @@ pub enum EngineCommand {
 }
 
 /// The body of the 5.0 engine command.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct EngineCommandBody {
     /// `reload`, `restart` or `resync`.
     pub action: EngineCommand,
 }
-
-plain_body!(EngineCommandBody { required action } at_least_one: false, check: no_check);
 
 /// One interface, written `<serial_number>-<interface_identifier>`.
 ///
@@ -98,11 +97,9 @@ impl schemars::JsonSchema for InterfaceRef {
 }
 
 /// The 5.0 paired-interface PUT body: the other interface of the pair.
+#[request_body]
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
 pub struct PairedInterfaceBody {
     /// The other interface, `<serial_number>-<interface_identifier>`.
     pub interface: InterfaceRef,
 }
-
-plain_body!(PairedInterfaceBody { required interface } at_least_one: false, check: no_check);
