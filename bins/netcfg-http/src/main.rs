@@ -15,9 +15,10 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use netcfg_api::{AppState, DEFAULT_COMMAND_TIMEOUT, Services, create_app};
+use netcfg_api::{AppState, create_app};
 use netcfg_engine::{Engine, EngineOptions, NetcfgEngine};
 use netcfg_model::Instance;
+use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, Service, Services};
 use netcfg_store::Store;
 
 use crate::{
@@ -79,12 +80,12 @@ fn main() -> Result<()> {
         engine: engine.clone(),
         command_timeout: DEFAULT_COMMAND_TIMEOUT,
     };
+    let service = Service::new(services);
+    service.set_recording_limits(settings.recording_limits()?);
+    service.start_background_work(engine_runtime.handle());
     let state = actix_web::web::Data::new(
-        AppState::new(settings.version()?, services).with_auth(settings.auth()?),
+        AppState::new(settings.version()?, service).with_auth(settings.auth()?),
     );
-    state
-        .service()
-        .set_recording_limits(settings.recording_limits()?);
     state.start_events(engine_runtime.handle());
     let hub = state.events().clone();
     let address = (settings.bind, settings.port);

@@ -13,11 +13,12 @@
 use std::{
     net::IpAddr,
     num::NonZeroUsize,
-    sync::{Mutex, PoisonError},
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
 use lru::LruCache;
+use netcfg_model::sync::lock;
 
 /// Wrong tokens a client may send at once.
 pub(crate) const BURST: u32 = 10;
@@ -77,20 +78,14 @@ impl Lockout {
     /// When the client at `address` is refused now: how long until it may
     /// try again. `None` when its token may be checked.
     pub(crate) fn refused(&self, address: Option<IpAddr>, now: Instant) -> Option<Duration> {
-        let allowances = self
-            .allowances
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let allowances = lock(&self.allowances);
         let allowance = allowances.peek(&key(address))?.refilled(now);
         (allowance.left < 1.0).then(|| REFILL.mul_f64(1.0 - allowance.left))
     }
 
     /// Counts a wrong token from the client at `address`.
     pub(crate) fn failed(&self, address: Option<IpAddr>, now: Instant) {
-        let mut allowances = self
-            .allowances
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut allowances = lock(&self.allowances);
         let full = Allowance {
             left: f64::from(BURST),
             updated: now,

@@ -189,10 +189,7 @@ impl Metrics {
     /// elsewhere.
     pub(crate) fn render(&self, events: &EventHub, service: &Service) -> String {
         {
-            let _one_at_a_time = self
-                .scraping
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let _one_at_a_time = netcfg_model::sync::lock(&self.scraping);
             let store = netcfg_service::store_counters();
             mirror(&self.commits, store.commits);
             mirror(&self.failed_commits, store.failed_commits);

@@ -11,7 +11,9 @@
 //! (the list and its answer in both versions): past it, the lists used least
 //! recently go. A deleted or renamed configuration's list goes at once.
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use netcfg_model::sync::lock;
 
 use actix_web::web::Bytes;
 use lru::LruCache;
@@ -113,7 +115,7 @@ impl RenderCache {
     }
 
     fn entries(&self) -> MutexGuard<'_, Entries> {
-        self.devices.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.devices)
     }
 
     /// The device list of `name` rendered under `generation`, if kept.

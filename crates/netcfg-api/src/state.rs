@@ -6,11 +6,11 @@
 use std::sync::Arc;
 
 use netcfg_model::{ConfigName, Notification};
-use netcfg_service::{Lifecycle, Observer, Service, Services};
+use netcfg_service::{Lifecycle, Observer, Service};
 
 use crate::{
     auth::Auth,
-    events::{self, EventHub, data::StateChange},
+    events::{self, EventHub},
     metrics::Metrics,
     render_cache::RenderCache,
     version::ApiVersion,
@@ -28,10 +28,11 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// State serving `services`, answering with `default_version` when a
-    /// request does not choose.
-    pub fn new(default_version: ApiVersion, services: Services) -> Self {
-        let service = Service::new(services);
+    /// State serving `service`, answering with `default_version` when a
+    /// request does not choose. The service's background work is its own
+    /// to start ([`Service::start_background_work`]).
+    pub fn new(default_version: ApiVersion, service: impl Into<Service>) -> Self {
+        let service = service.into();
         let renders = Arc::new(RenderCache::default());
         let events = Arc::new(EventHub::new());
         service.observe(Arc::new(Listeners {
@@ -70,17 +71,16 @@ impl AppState {
         &self.events
     }
 
-    /// Starts, on `runtime`, the tasks that feed the event hub from the
-    /// engine: the notification pump (which stores each notification, then
-    /// publishes it), the alert rules' watch and the scheduler (whose
-    /// notifications go the same way), the live relay (positions,
-    /// devices, networks) and the outputs' relay (MQTT, webhooks).
+    /// Starts, on `runtime`, the relay that feeds the event hub the
+    /// service's site events (positions, zones, devices, networks); stored
+    /// notifications and lifecycle steps reach it through the service's
+    /// observer. The service's own background work (the notification pump,
+    /// alerts, schedules, outputs) is started by [`Service::start_background_work`].
     pub fn start_events(&self, runtime: &tokio::runtime::Handle) {
-        runtime.spawn(self.service.clone().pump_engine_notifications());
-        runtime.spawn(self.service.clone().watch_alerts());
-        runtime.spawn(self.service.clone().run_schedules());
-        runtime.spawn(events::relay_live(self.events.clone(), self.service.live()));
-        runtime.spawn(self.service.clone().relay_outputs());
+        runtime.spawn(events::relay_live(
+            self.events.clone(),
+            self.service.site_events(),
+        ));
     }
 
     /// The access control in force.
@@ -109,11 +109,7 @@ struct Listeners {
 
 impl Observer for Listeners {
     fn lifecycle(&self, name: &ConfigName, step: Lifecycle<'_>) {
-        let (state, renamed_to) = match step {
-            Lifecycle::Created => (StateChange::Created, None),
-            Lifecycle::Deleted => (StateChange::Deleted, None),
-            Lifecycle::Renamed(to) => (StateChange::Renamed, Some(to)),
-        };
+        let (state, renamed_to) = step.state_change();
         self.events.state(name, state, renamed_to);
     }
 

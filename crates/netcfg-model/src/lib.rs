@@ -60,7 +60,8 @@ mod setting;
 mod sim_parameters;
 mod site_check;
 mod stream;
-mod time;
+pub mod sync;
+pub mod time;
 mod validation;
 mod zone;
 

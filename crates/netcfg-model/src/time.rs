@@ -1,4 +1,9 @@
-//! Network time: the unit every period of the API is counted in.
+//! Time: network time, the unit every period of the API is counted in;
+//! its ticks and their conversions ([`ticks`]); and the clocks the layers
+//! above read, with the one way to write a time stamp in UTC ([`clock`]).
+
+pub mod clock;
+pub mod ticks;
 
 use serde::{Deserialize, Serialize};
 

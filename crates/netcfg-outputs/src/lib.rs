@@ -41,9 +41,8 @@ use std::{
 };
 
 use netcfg_model::{
-    ConfigName, ItemName, Notification, OutputEventKind, OutputPlan, OutputStatus, Position,
-    SerialNumber,
-    event::{DeviceEvent, StateChange, StateEvent, ZoneEvent},
+    ConfigName, ItemName, Notification, OutputEventKind, OutputPlan, OutputStatus,
+    event::{DeviceEvent, PositionEntry, StateChange, StateEvent, ZoneEvent},
 };
 
 use crate::{
@@ -60,15 +59,13 @@ const STOP_GRACE: Duration = Duration::from_secs(2);
 /// A live event of one configuration, for its outputs.
 #[derive(Debug, Clone)]
 pub enum OutputEvent {
-    /// A batch of positions solved at `network_time` (units of 1/975,000 s),
-    /// delivered at `time_ms` (ms since the Unix epoch).
+    /// A batch of positions delivered at `time_ms` (ms since the Unix
+    /// epoch), each with the network time that solved it.
     Positions {
-        /// When the network solved them.
-        network_time: u64,
         /// When they were delivered, ms since the Unix epoch.
         time_ms: u64,
         /// Each tag's position.
-        positions: Arc<[(SerialNumber, Position)]>,
+        positions: Arc<[PositionEntry]>,
     },
     /// A tag entered or left a zone.
     Zone(Arc<ZoneEvent>),
@@ -297,13 +294,9 @@ impl Outputs {
             return;
         }
         match event {
-            OutputEvent::Positions {
-                network_time,
-                time_ms,
-                positions,
-            } => {
+            OutputEvent::Positions { time_ms, positions } => {
                 for live in targets {
-                    live.queue.push_positions(network_time, time_ms, &positions);
+                    live.queue.push_positions(time_ms, &positions);
                 }
             }
             OutputEvent::Zone(zone) => {

@@ -417,7 +417,7 @@ fn render(link: &Link, entry: &Entry) -> Message {
     let net = &link.context.net;
     match entry {
         Entry::Position(position) => Message {
-            topic: link.topics.position(position.serial_number),
+            topic: link.topics.position(position.entry.serial_number),
             payload: payload::mqtt_position(position),
             qos: link.qos,
             retain: false,

@@ -30,13 +30,13 @@ impl<'a> PositionBody<'a> {
     fn new(position: &QueuedPosition, net: Option<&'a str>, with_serial: bool) -> Self {
         Self {
             net,
-            serial_number: with_serial.then_some(position.serial_number),
-            x: position.position.x,
-            y: position.position.y,
-            z: position.position.z,
-            quality: position.position.quality,
-            error_mm: position.position.error_mm,
-            network_time: position.network_time,
+            serial_number: with_serial.then_some(position.entry.serial_number),
+            x: position.entry.x,
+            y: position.entry.y,
+            z: position.entry.z,
+            quality: position.entry.quality,
+            error_mm: position.entry.error_mm,
+            network_time: position.entry.network_time,
             time_ms: position.time_ms,
         }
     }
@@ -152,22 +152,21 @@ impl Topics {
 
 #[cfg(test)]
 mod tests {
-    use netcfg_model::Position;
+    use netcfg_model::event::PositionEntry;
 
     use super::*;
 
     fn queued() -> QueuedPosition {
         QueuedPosition {
-            serial_number: SerialNumber::from_u32(0x0123_4567),
-            position: Position {
+            entry: PositionEntry {
+                serial_number: SerialNumber::from_u32(0x0123_4567),
                 x: 1,
                 y: -2,
                 z: 3,
                 quality: 9000,
-                anchors_used: 4,
                 error_mm: 55,
+                network_time: 975_000,
             },
-            network_time: 975_000,
             time_ms: 1_700_000_000_000,
         }
     }

@@ -13,8 +13,8 @@ use std::{
 };
 
 use netcfg_model::{
-    Notification, Position, SerialNumber,
-    event::{DeviceEvent, StateChange, StateEvent, ZoneEvent},
+    Notification, SerialNumber,
+    event::{DeviceEvent, PositionEntry, StateChange, StateEvent, ZoneEvent},
 };
 
 use crate::{QUEUE_BOUND, status::Counters};
@@ -22,9 +22,9 @@ use crate::{QUEUE_BOUND, status::Counters};
 /// One tag's position, as queued.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct QueuedPosition {
-    pub(crate) serial_number: SerialNumber,
-    pub(crate) position: Position,
-    pub(crate) network_time: u64,
+    /// The position, with its tag and the network time that solved it.
+    pub(crate) entry: PositionEntry,
+    /// When it was delivered, ms since the Unix epoch.
     pub(crate) time_ms: u64,
 }
 
@@ -116,10 +116,7 @@ impl Queue {
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while holding this lock leaves plain data behind: carry on.
-        self.inner
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        netcfg_model::sync::lock(&self.inner)
     }
 
     fn wake(&self) {
@@ -129,21 +126,17 @@ impl Queue {
 
     /// Queues the positions that pass the per-tag rate limit, dropping the
     /// oldest queued positions when full. Never waits (beyond the lock).
-    pub(crate) fn push_positions(
-        &self,
-        network_time: u64,
-        time_ms: u64,
-        positions: &[(SerialNumber, Position)],
-    ) {
+    pub(crate) fn push_positions(&self, time_ms: u64, positions: &[PositionEntry]) {
         let mut dropped = 0u64;
         {
             let mut inner = self.lock();
             if inner.closing {
                 return;
             }
-            for (serial_number, position) in positions {
+            for entry in positions {
+                let (serial_number, network_time) = (entry.serial_number, entry.network_time);
                 if self.rate.min_gap > 0 {
-                    match inner.last_accepted.get_mut(serial_number) {
+                    match inner.last_accepted.get_mut(&serial_number) {
                         // A network time that went back (a restart of the
                         // network) starts the tag afresh.
                         Some(last)
@@ -154,7 +147,7 @@ impl Queue {
                         }
                         Some(last) => *last = network_time,
                         None => {
-                            inner.last_accepted.insert(*serial_number, network_time);
+                            inner.last_accepted.insert(serial_number, network_time);
                         }
                     }
                 }
@@ -172,9 +165,7 @@ impl Queue {
                 inner.positions.push_back((
                     seq,
                     QueuedPosition {
-                        serial_number: *serial_number,
-                        position: *position,
-                        network_time,
+                        entry: *entry,
                         time_ms,
                     },
                 ));
@@ -282,7 +273,7 @@ impl Queue {
         let _unused = self
             .condvar
             .wait_timeout(inner, timeout)
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
     }
 }
 
@@ -290,14 +281,16 @@ impl Queue {
 mod tests {
     use super::*;
 
-    fn position(x: i32) -> Position {
-        Position {
+    /// Tag `serial`'s position at `x`, solved at `network_time`.
+    fn at(serial: u32, x: i32, network_time: u64) -> PositionEntry {
+        PositionEntry {
+            serial_number: SerialNumber::from_u32(serial),
             x,
             y: 0,
             z: 0,
             quality: 1,
-            anchors_used: 3,
             error_mm: 0,
+            network_time,
         }
     }
 
@@ -320,15 +313,13 @@ mod tests {
     #[test]
     fn full_queue_drops_the_oldest_positions_and_counts_them() {
         let (queue, counters) = queue(4, 0.0);
-        let tags: Vec<_> = (0..6)
-            .map(|i| (SerialNumber::from_u32(i), position(i as i32)))
-            .collect();
-        queue.push_positions(1, 1, &tags);
+        let tags: Vec<_> = (0..6).map(|i| at(i, i as i32, 1)).collect();
+        queue.push_positions(1, &tags);
         assert_eq!(queue.len(), 4);
         assert_eq!(counters.dropped(), 2);
         let xs: Vec<_> = std::iter::from_fn(|| queue.pop(true))
             .map(|e| match e {
-                Entry::Position(p) => p.position.x,
+                Entry::Position(p) => p.entry.x,
                 Entry::Event(_) => -1,
             })
             .collect();
@@ -338,14 +329,14 @@ mod tests {
     #[test]
     fn an_event_replaces_the_oldest_position_or_is_dropped() {
         let (queue, counters) = queue(2, 0.0);
-        queue.push_positions(1, 1, &[(SerialNumber::from_u32(1), position(1))]);
+        queue.push_positions(1, &[at(1, 1, 1)]);
         queue.push_event(state(StateChange::Started));
         queue.push_event(state(StateChange::Stopped));
         assert_eq!(counters.dropped(), 1);
         queue.push_event(state(StateChange::LinkDown));
         assert_eq!(counters.dropped_events(), 1);
         // Positions cannot enter a queue full of events.
-        queue.push_positions(2, 2, &[(SerialNumber::from_u32(1), position(2))]);
+        queue.push_positions(2, &[at(1, 2, 2)]);
         assert_eq!(counters.dropped(), 2);
         assert_eq!(queue.len(), 2);
     }
@@ -353,15 +344,15 @@ mod tests {
     #[test]
     fn pops_in_send_order_across_kinds() {
         let (queue, _) = queue(10, 0.0);
-        queue.push_positions(1, 1, &[(SerialNumber::from_u32(1), position(1))]);
+        queue.push_positions(1, &[at(1, 1, 1)]);
         queue.push_event(state(StateChange::Started));
-        queue.push_positions(2, 2, &[(SerialNumber::from_u32(1), position(2))]);
+        queue.push_positions(2, &[at(1, 2, 2)]);
         let kinds: Vec<_> = std::iter::from_fn(|| queue.pop(true))
             .map(|e| matches!(e, Entry::Position(_)))
             .collect();
         assert_eq!(kinds, [true, false, true]);
         // Without positions, events jump ahead.
-        queue.push_positions(3, 3, &[(SerialNumber::from_u32(1), position(3))]);
+        queue.push_positions(3, &[at(1, 3, 3)]);
         queue.push_event(state(StateChange::Stopped));
         assert!(matches!(queue.pop(false), Some(Entry::Event(_))));
         assert!(queue.pop(false).is_none());
@@ -372,16 +363,14 @@ mod tests {
     fn rate_limit_is_per_tag_by_network_time() {
         // 10 Hz: 97,500 units between two positions of a tag.
         let (queue, counters) = queue(100, 10.0);
-        let a = SerialNumber::from_u32(1);
-        let b = SerialNumber::from_u32(2);
         for i in 0..10u64 {
-            // 20 Hz for tag a and b.
-            queue.push_positions(i * 48_750, 0, &[(a, position(0)), (b, position(1))]);
+            // 20 Hz for tags 1 and 2.
+            queue.push_positions(0, &[at(1, 0, i * 48_750), at(2, 1, i * 48_750)]);
         }
         assert_eq!(queue.len(), 10);
         assert_eq!(counters.dropped(), 0, "thinned positions are not drops");
         // The network time going back starts afresh.
-        queue.push_positions(0, 0, &[(a, position(0))]);
+        queue.push_positions(0, &[at(1, 0, 0)]);
         assert_eq!(queue.len(), 11);
     }
 

@@ -9,6 +9,43 @@
 //! deleted, dropping what is kept about a renamed one, journalling a copy in
 //! the new file, telling listeners) is written here, once.
 //!
+//! # Embedding
+//!
+//! A program that embeds netcfg without its HTTP crate builds the service
+//! from a data directory and an engine and starts its background work
+//! ([`Service::start_background_work`]): it then gets what the server gets, alerts,
+//! schedules and outputs (MQTT, webhooks) included, and reads the live
+//! events in one vocabulary ([`SiteEvent`], the payloads of
+//! `netcfg_model::event`):
+//!
+//! ```no_run
+//! use std::{sync::Arc, time::Duration};
+//!
+//! use netcfg_engine::{EngineOptions, NetcfgEngine};
+//! use netcfg_service::{Service, Services, SiteEvent};
+//! use netcfg_store::Store;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let runtime = tokio::runtime::Runtime::new()?;
+//! let engine = NetcfgEngine::new(EngineOptions::default(), runtime.handle().clone());
+//! let service = Service::new(Services {
+//!     store: Arc::new(Store::open("netcfg-data")?),
+//!     engine: Arc::new(engine),
+//!     command_timeout: Duration::from_secs(5),
+//! });
+//! service.start_background_work(runtime.handle());
+//! let mut events = service.site_events();
+//! runtime.block_on(async {
+//!     while let Ok(event) = events.recv().await {
+//!         if let SiteEvent::Zones { net, events } = event {
+//!             println!("{net}: {} zone crossings", events.len());
+//!         }
+//!     }
+//! });
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Invariants:
 //! - no HTTP, no JSON wire shapes, no API versions: a result is a model
 //!   value or a typed outcome, an error a [`ServiceError`];
@@ -33,12 +70,14 @@ mod resources;
 mod schedules;
 mod settings;
 mod site;
+mod site_events;
 mod zones;
 
-pub use live::{DeviceChange, EngineCounters, LiveEvent, NetworkChange, device_event, zone_event};
+pub use live::EngineCounters;
 pub use logs::LOG_FILE_LIMIT;
 pub use recordings::{RECORDING_PENDING_BYTES, RecordingLimits, RecordingRequest};
 pub use resources::MaxTagsSource;
+pub use site_events::SiteEvent;
 
 use std::{
     sync::{Arc, RwLock},
@@ -171,6 +210,10 @@ struct Inner {
     /// Stored notifications on their way to the outputs.
     stored_notifications: outputs::StoredNotifications,
     recorders: recordings::Recorders,
+    /// The live events, once in the site's vocabulary.
+    site_feed: site_events::SiteFeed,
+    /// Whether [`Service::start_background_work`] ran.
+    started: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Service {
@@ -181,8 +224,15 @@ impl std::fmt::Debug for Service {
     }
 }
 
+impl From<Services> for Service {
+    fn from(services: Services) -> Self {
+        Self::new(services)
+    }
+}
+
 impl Service {
-    /// The service over `services`.
+    /// The service over `services`; [`Service::start_background_work`] starts its
+    /// background work.
     pub fn new(services: Services) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -195,17 +245,15 @@ impl Service {
                 output_push: tokio::sync::Mutex::default(),
                 stored_notifications: outputs::StoredNotifications::default(),
                 recorders: recordings::Recorders::default(),
+                site_feed: site_events::SiteFeed::default(),
+                started: std::sync::atomic::AtomicBool::new(false),
             }),
         }
     }
 
     /// Adds a listener of what the service does.
     pub fn observe(&self, observer: Arc<dyn Observer>) {
-        self.inner
-            .observers
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(observer);
+        netcfg_model::sync::write(&self.inner.observers).push(observer);
     }
 
     /// The engine, for the service's own modules: a front door reaches
@@ -229,11 +277,7 @@ impl Service {
     }
 
     fn observers(&self) -> Vec<Arc<dyn Observer>> {
-        self.inner
-            .observers
-            .read()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone()
+        netcfg_model::sync::read(&self.inner.observers).clone()
     }
 
     fn tell(&self, name: &ConfigName, step: Lifecycle<'_>) {

@@ -1,19 +1,73 @@
-//! The live side of the running networks: the feed of positions, device
-//! and network changes that front doors relay to their clients, and the
-//! engine's counters. The coming live features (solved locations, zones,
-//! outputs, recordings, alert rules) read the same feed here, so that a
+//! The live side of the running networks: the service's background work
+//! ([`Service::start_background_work`]), the site relay that turns the engine's live feed
+//! into [`SiteEvent`]s for every consumer, and the engine's counters. A
 //! front door never reaches the engine itself.
 
-pub use netcfg_engine::{DeviceChange, EngineCounters, LiveEvent, NetworkChange};
-use tokio::sync::broadcast::Receiver;
+use std::sync::atomic::Ordering;
 
-use crate::Service;
+pub use netcfg_engine::EngineCounters;
+use tokio::{runtime::Handle, sync::broadcast::error::RecvError};
+
+use crate::{Service, SiteEvent};
+
+pub(crate) use netcfg_model::time::clock::wall_clock_ms;
 
 impl Service {
-    /// The live feed of every configuration: positions, devices and
-    /// networks. A receiver that falls behind loses the oldest items.
-    pub fn live(&self) -> Receiver<LiveEvent> {
-        self.engine().live()
+    /// Starts, on `runtime`, the work the service does on its own while
+    /// the process lives: the notification pump (which stores what the
+    /// networks report, then tells the observers), the alert rules' watch
+    /// and the scheduler (whose notifications go the same way), and the
+    /// site relay (the engine's live feed turned into [`SiteEvent`]s for
+    /// [`Service::site_events`] and the outputs). Run it once, on the
+    /// engine's runtime; a second call does nothing.
+    pub fn start_background_work(&self, runtime: &Handle) {
+        if self.inner.started.swap(true, Ordering::AcqRel) {
+            log::error!("the service's background work was started twice; the second is ignored");
+            return;
+        }
+        runtime.spawn(self.clone().pump_engine_notifications());
+        runtime.spawn(self.clone().watch_alerts());
+        runtime.spawn(self.clone().run_schedules());
+        runtime.spawn(self.clone().relay_site());
+    }
+
+    /// Turns each of the engine's live events into a [`SiteEvent`] once,
+    /// broadcasts it, then hands it to the outputs, until the feed closes.
+    ///
+    /// Stored notifications reach the outputs through this task too, not
+    /// straight from the pump, so that they take their turn behind the
+    /// start that precedes them: the outputs of a configuration run before
+    /// its first notification is handed to them.
+    async fn relay_site(self) {
+        let mut feed = self.engine().live();
+        let Some(mut notifications) = self.inner.stored_notifications.take_receiver() else {
+            log::error!("the site relay runs once per service");
+            return;
+        };
+        loop {
+            tokio::select! {
+                // The live feed first: a start waiting there comes before
+                // the notifications it led to.
+                biased;
+                received = feed.recv() => {
+                    let event = match received {
+                        Ok(event) => SiteEvent::from_engine(event, wall_clock_ms()),
+                        Err(RecvError::Lagged(missed)) => {
+                            log::warn!("{missed} live events went by before the site relay could take them");
+                            Some(SiteEvent::Missed(missed))
+                        }
+                        Err(RecvError::Closed) => break,
+                    };
+                    if let Some(event) = event {
+                        self.inner.site_feed.send(event.clone());
+                        self.to_outputs(event).await;
+                    }
+                },
+                Some((name, notification)) = notifications.recv() => {
+                    self.notification_to_outputs(&name, notification);
+                }
+            }
+        }
     }
 
     /// How many configurations run now.
@@ -29,71 +83,9 @@ impl Service {
 
     /// Stores every notification the engine raises, until its feed closes,
     /// each configuration's share of a burst in one commit, then tells each
-    /// stored one to the observers with its identifier. Run it on the
-    /// engine's runtime.
-    pub async fn pump_engine_notifications(self) {
+    /// stored one to the observers with its identifier.
+    async fn pump_engine_notifications(self) {
         let feed = self.engine().subscribe();
         self.pump_notifications(feed).await;
     }
-}
-
-/// Now, in milliseconds since the Unix epoch.
-pub(crate) fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
-}
-
-/// A zone crossing as the events' payload gives it (SSE and outputs alike).
-pub fn zone_event(event: &netcfg_engine::ZoneEvent) -> netcfg_model::event::ZoneEvent {
-    use netcfg_model::{event::ZoneHappening, geofence::CrossingKind};
-    let [x, y, z] = event.position;
-    netcfg_model::event::ZoneEvent {
-        net: event.configuration.to_string(),
-        zone: event.zone.to_string(),
-        serial_number: event.serial_number,
-        event: match event.kind {
-            CrossingKind::Enter => ZoneHappening::Enter,
-            CrossingKind::Exit => ZoneHappening::Exit,
-        },
-        x,
-        y,
-        z,
-        network_time: event.network_time,
-        time_ms: event.time_ms,
-    }
-}
-
-/// A device's change as the events' payload gives it, with its
-/// configuration; `None` for another kind of live event.
-pub fn device_event(
-    event: &LiveEvent,
-) -> Option<(netcfg_model::ConfigName, netcfg_model::event::DeviceEvent)> {
-    use netcfg_model::event::{DeviceEvent, DeviceHappening};
-    let LiveEvent::Device {
-        configuration,
-        serial_number,
-        change,
-        connectivity,
-        synchronisation,
-        status,
-    } = event
-    else {
-        return None;
-    };
-    let device = DeviceEvent {
-        net: configuration.to_string(),
-        serial_number: *serial_number,
-        event: match change {
-            DeviceChange::Joined => DeviceHappening::Joined,
-            DeviceChange::Lost => DeviceHappening::Lost,
-            DeviceChange::Health => DeviceHappening::Health,
-        },
-        connectivity: *connectivity,
-        synchronisation: *synchronisation,
-        status: status.clone(),
-    };
-    Some((configuration.clone(), device))
 }

@@ -1,21 +1,19 @@
 //! Outputs (decisions §14): a configuration's outputs, kept with its
 //! content (history, ETags, the saved-state file) while their credentials
 //! are kept aside by the store; and their running: while a configuration
-//! runs, [`Service::relay_outputs`] hands its live events, and the service
-//! its stored notifications, to `netcfg-outputs`, which publishes them.
+//! runs, the site relay ([`Service::start_background_work`]) hands its live events and its
+//! stored notifications to `netcfg-outputs`, which publishes them.
 
 use std::sync::Arc;
 
-use netcfg_engine::{LiveEvent, NetworkChange};
 use netcfg_model::{
     ConfigName, ItemName, Output, OutputPlan, OutputSecrets, OutputStatus,
     body::{OutputPatchBody, OutputPostBody},
     event::{StateChange, StateEvent},
 };
 use netcfg_outputs::OutputEvent;
-use tokio::sync::broadcast::error::RecvError;
 
-use crate::{Service, ServiceError, Write, live};
+use crate::{Service, ServiceError, SiteEvent, Write};
 
 /// How many stored notifications may wait for the outputs' relay; past it
 /// they are not handed to the outputs (and a warning says so).
@@ -49,13 +47,10 @@ impl StoredNotifications {
         }
     }
 
-    fn take_receiver(
+    pub(crate) fn take_receiver(
         &self,
     ) -> Option<tokio::sync::mpsc::Receiver<(ConfigName, netcfg_model::Notification)>> {
-        self.receiver
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+        netcfg_model::sync::lock(&self.receiver).take()
     }
 }
 
@@ -209,94 +204,56 @@ impl Service {
         .await
     }
 
-    /// Hands the live feed to the running configurations' outputs, starting
-    /// them when their configuration starts and stopping them when it
-    /// stops, until the feed closes. Run it on the engine's runtime.
-    ///
-    /// Stored notifications reach it through a channel of their own, not
-    /// straight from the notification pump, so that they take their turn
-    /// behind the start that precedes them: the outputs of a configuration
-    /// run before its first notification is handed to them.
-    pub async fn relay_outputs(self) {
-        let mut feed = self.live();
-        let notifications = self.inner.stored_notifications.take_receiver();
-        let Some(mut notifications) = notifications else {
-            log::error!("the outputs' relay runs once per service");
-            return;
-        };
-        loop {
-            tokio::select! {
-                // The live feed first: a start waiting there comes before
-                // the notifications it led to.
-                biased;
-                received = feed.recv() => match received {
-                    Ok(event) => self.to_outputs(event).await,
-                    Err(RecvError::Lagged(missed)) => {
-                        log::warn!("{missed} live events went by before the outputs could take them");
-                    }
-                    Err(RecvError::Closed) => break,
-                },
-                Some((name, notification)) = notifications.recv() => {
-                    self.inner.outputs.send(
-                        &name,
-                        OutputEvent::Notification(Arc::new(notification)),
-                    );
-                }
-            }
-        }
+    /// Hands a stored notification to `name`'s running outputs.
+    pub(crate) fn notification_to_outputs(
+        &self,
+        name: &ConfigName,
+        notification: netcfg_model::Notification,
+    ) {
+        self.inner
+            .outputs
+            .send(name, OutputEvent::Notification(Arc::new(notification)));
     }
 
-    async fn to_outputs(&self, event: LiveEvent) {
+    /// Hands a site event to the running outputs of its configuration,
+    /// starting them when it starts and stopping them when it stops.
+    pub(crate) async fn to_outputs(&self, event: SiteEvent) {
         let outputs = &self.inner.outputs;
         match event {
-            LiveEvent::Positions {
-                configuration,
-                network_time,
+            SiteEvent::Positions {
+                net,
+                time_ms,
                 positions,
-            } => outputs.send(
-                &configuration,
-                OutputEvent::Positions {
-                    network_time,
-                    time_ms: live::now_ms(),
-                    positions,
-                },
-            ),
-            LiveEvent::Zones(events) => {
+            } => outputs.send(&net, OutputEvent::Positions { time_ms, positions }),
+            SiteEvent::Zones { net, events } => {
                 for event in events.iter() {
-                    outputs.send(
-                        &event.configuration,
-                        OutputEvent::Zone(Arc::new(live::zone_event(event))),
-                    );
+                    outputs.send(&net, OutputEvent::Zone(Arc::clone(event)));
                 }
             }
-            LiveEvent::Device { .. } => {
-                if let Some((configuration, device)) = live::device_event(&event) {
-                    outputs.send(&configuration, OutputEvent::Device(Arc::new(device)));
-                }
-            }
-            LiveEvent::Network {
-                configuration,
-                change,
-            } => match change {
-                NetworkChange::Started => {
+            SiteEvent::Device { net, event } => outputs.send(&net, OutputEvent::Device(event)),
+            SiteEvent::State { net, change } => match change {
+                StateChange::Started => {
                     let _order = self.inner.output_push.lock().await;
-                    match self.output_plans(&configuration).await {
-                        Ok(plans) => outputs.run(&configuration, plans),
+                    match self.output_plans(&net).await {
+                        Ok(plans) => outputs.run(&net, plans),
                         Err(error) => log::warn!(
-                            "the outputs of {configuration} could not be read to start them: {error}"
+                            "the outputs of {net} could not be read to start them: {error}"
                         ),
                     }
                 }
-                NetworkChange::Stopped => outputs.stop(&configuration),
-                NetworkChange::LinkDown => outputs.send(
-                    &configuration,
+                StateChange::Stopped => outputs.stop(&net),
+                change => outputs.send(
+                    &net,
                     OutputEvent::State(StateEvent {
-                        net: configuration.to_string(),
-                        state: StateChange::LinkDown,
+                        net: net.to_string(),
+                        state: change,
                         renamed_to: None,
                     }),
                 ),
             },
+            // The outputs keep no state a missed event could leave stale:
+            // the site relay has said what was missed.
+            SiteEvent::Missed(_) => {}
         }
     }
 }

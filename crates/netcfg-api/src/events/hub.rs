@@ -20,14 +20,14 @@
 use std::{
     collections::{HashMap, VecDeque},
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicU64, Ordering},
     },
     time::Duration,
 };
 
 use actix_web::web::Bytes;
-use netcfg_model::{ConfigName, Notification, Position, SerialNumber};
+use netcfg_model::{ConfigName, Notification, SerialNumber, sync::lock};
 use tokio::sync::Notify;
 
 use super::data::{
@@ -47,10 +47,6 @@ pub const FRAME_PERIOD: Duration = Duration::from_millis(1_000 / FRAMES_PER_SECO
 /// frame a subscriber is still owed: a stream takes what it is owed, then
 /// asks for the catch-up batch, and a frame may be cut in between.
 const CATCH_UP_MARGIN: u64 = 2 * FRAMES_PER_SECOND as u64;
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// The server's event hub.
 #[derive(Debug, Default)]
@@ -459,31 +455,17 @@ impl EventHub {
     }
 
     /// Gathers positions for the next frame.
-    pub fn positions(
-        &self,
-        net: &ConfigName,
-        network_time: u64,
-        positions: &[(SerialNumber, Position)],
-    ) {
+    pub fn positions(&self, net: &ConfigName, positions: &[PositionEntry]) {
         let mut inner = lock(&self.inner);
         let net_positions = inner.positions.entry(net.clone()).or_default();
-        for (serial_number, position) in positions {
-            let entry = PositionEntry {
-                serial_number: *serial_number,
-                x: position.x,
-                y: position.y,
-                z: position.z,
-                quality: position.quality,
-                error_mm: position.error_mm,
-                network_time,
-            };
-            match net_positions.pending_index.get(serial_number) {
-                Some(index) => net_positions.pending[*index] = entry,
+        for entry in positions {
+            match net_positions.pending_index.get(&entry.serial_number) {
+                Some(index) => net_positions.pending[*index] = *entry,
                 None => {
                     net_positions
                         .pending_index
-                        .insert(*serial_number, net_positions.pending.len());
-                    net_positions.pending.push(entry);
+                        .insert(entry.serial_number, net_positions.pending.len());
+                    net_positions.pending.push(*entry);
                 }
             }
         }
@@ -592,8 +574,6 @@ impl EventHub {
 
 #[cfg(test)]
 mod tests {
-    use netcfg_model::Position;
-
     use super::*;
 
     fn name(text: &str) -> ConfigName {
@@ -610,22 +590,18 @@ mod tests {
     }
 
     fn move_tags(hub: &EventHub, net: &ConfigName, tags: u32, time: u64) {
-        let positions: Vec<(SerialNumber, Position)> = (1..=tags)
-            .map(|tag| {
-                (
-                    SerialNumber::from_u32(tag),
-                    Position {
-                        x: i32::try_from(time).unwrap(),
-                        y: 0,
-                        z: 0,
-                        quality: 100,
-                        anchors_used: 4,
-                        error_mm: 80,
-                    },
-                )
+        let positions: Vec<PositionEntry> = (1..=tags)
+            .map(|tag| PositionEntry {
+                serial_number: SerialNumber::from_u32(tag),
+                x: i32::try_from(time).unwrap(),
+                y: 0,
+                z: 0,
+                quality: 100,
+                error_mm: 80,
+                network_time: time,
             })
             .collect();
-        hub.positions(net, time, &positions);
+        hub.positions(net, &positions);
     }
 
     #[test]

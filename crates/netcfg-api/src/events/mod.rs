@@ -1,8 +1,7 @@
 //! Live events: the hub that fans events out to the clients of
 //! `GET /events` and `GET /nets/{net_name}/events`, and the relay that feeds
-//! it from the engine. Notifications reach it once the service's pump has
-//! stored them (`netcfg_service::Service::pump_notifications`, through the
-//! state's observer).
+//! it from the service's site events. Notifications reach it once the
+//! service's pump has stored them (through the state's observer).
 //!
 //! The engine sends each event once, to one receiver (the relay), whoever
 //! listens: its cost does not grow with subscribers. Everything per client
@@ -14,7 +13,7 @@ mod stream;
 
 use std::sync::Arc;
 
-use netcfg_service::{LiveEvent, NetworkChange};
+use netcfg_service::SiteEvent;
 use tokio::{
     sync::broadcast::{Receiver, error::RecvError},
     time::MissedTickBehavior,
@@ -25,11 +24,9 @@ pub use hub::{EventHub, FRAME_PERIOD, FRAMES_PER_SECOND, MAX_PENDING_FRAMES, MAX
 pub(crate) use stream::{EventStream, Scope};
 pub use stream::{KEEP_ALIVE_PERIOD, PIECE, WRITE_BUFFER_FLUSH};
 
-use data::StateChange;
-
-/// Passes the engine's live feed to `hub` and cuts position frames, until
+/// Passes the site's live events to `hub` and cuts position frames, until
 /// the feed closes. Run it on the engine's runtime.
-pub async fn relay_live(hub: Arc<EventHub>, mut feed: Receiver<LiveEvent>) {
+pub async fn relay_live(hub: Arc<EventHub>, mut feed: Receiver<SiteEvent>) {
     let mut frames = tokio::time::interval(FRAME_PERIOD);
     frames.set_missed_tick_behavior(MissedTickBehavior::Skip);
     loop {
@@ -47,33 +44,16 @@ pub async fn relay_live(hub: Arc<EventHub>, mut feed: Receiver<LiveEvent>) {
     }
 }
 
-fn relay(hub: &EventHub, event: LiveEvent) {
+fn relay(hub: &EventHub, event: SiteEvent) {
     match event {
-        LiveEvent::Positions {
-            configuration,
-            network_time,
-            positions,
-        } => hub.positions(&configuration, network_time, &positions),
-        LiveEvent::Device { .. } => {
-            if let Some((configuration, device)) = netcfg_service::device_event(&event) {
-                hub.device(&device, &configuration);
-            }
-        }
-        LiveEvent::Zones(events) => {
+        SiteEvent::Positions { net, positions, .. } => hub.positions(&net, &positions),
+        SiteEvent::Device { net, event } => hub.device(&event, &net),
+        SiteEvent::Zones { net, events } => {
             for event in events.iter() {
-                hub.zone(&netcfg_service::zone_event(event), &event.configuration);
+                hub.zone(event, &net);
             }
         }
-        LiveEvent::Network {
-            configuration,
-            change,
-        } => {
-            let state = match change {
-                NetworkChange::Started => StateChange::Started,
-                NetworkChange::Stopped => StateChange::Stopped,
-                NetworkChange::LinkDown => StateChange::LinkDown,
-            };
-            hub.state(&configuration, state, None);
-        }
+        SiteEvent::State { net, change } => hub.state(&net, change, None),
+        SiteEvent::Missed(_) => hub.resync_all(),
     }
 }

@@ -280,19 +280,17 @@ mod tests {
 
     fn move_tags(hub: &EventHub, site: &ConfigName, tags: u32) {
         let positions: Vec<_> = (1..=tags)
-            .map(|tag| {
-                let position = netcfg_model::Position {
-                    x: 1_000,
-                    y: 2_000,
-                    z: 0,
-                    quality: 100,
-                    anchors_used: 4,
-                    error_mm: 80,
-                };
-                (netcfg_model::SerialNumber::from_u32(tag), position)
+            .map(|tag| netcfg_model::event::PositionEntry {
+                serial_number: netcfg_model::SerialNumber::from_u32(tag),
+                x: 1_000,
+                y: 2_000,
+                z: 0,
+                quality: 100,
+                error_mm: 80,
+                network_time: 1,
             })
             .collect();
-        hub.positions(site, 1, &positions);
+        hub.positions(site, &positions);
         hub.cut_frames();
     }
 

@@ -13,8 +13,8 @@ use std::{
 
 use netcfg_model::{
     BatchMs, ConfigName, ItemName, Output, OutputEventKind, OutputPlan, OutputSecrets,
-    OutputStatus, Position, Qos, RateHz, SerialNumber, TopicPrefix,
-    event::{ZoneEvent, ZoneHappening},
+    OutputStatus, Qos, RateHz, SerialNumber, TopicPrefix,
+    event::{PositionEntry, ZoneEvent, ZoneHappening},
 };
 use netcfg_outputs::{OutputEvent, Outputs};
 
@@ -317,24 +317,20 @@ pub(crate) fn mqtt_plan(name: &str, port: u16) -> OutputPlan {
     }
 }
 
-pub(crate) fn position(x: i32) -> Position {
-    Position {
-        x,
-        y: 2,
-        z: 3,
-        quality: 9000,
-        anchors_used: 4,
-        error_mm: 40,
-    }
-}
-
 pub(crate) fn positions(network_time: u64, tags: &[(u32, i32)]) -> OutputEvent {
     OutputEvent::Positions {
-        network_time,
         time_ms: 1_700_000_000_000 + network_time / 975,
         positions: tags
             .iter()
-            .map(|(serial, x)| (SerialNumber::from_u32(*serial), position(*x)))
+            .map(|(serial, x)| PositionEntry {
+                serial_number: SerialNumber::from_u32(*serial),
+                x: *x,
+                y: 2,
+                z: 3,
+                quality: 9000,
+                error_mm: 40,
+                network_time,
+            })
             .collect::<Vec<_>>()
             .into(),
     }

@@ -55,11 +55,7 @@ impl Service {
     /// not run.
     pub async fn firing_alerts(&self, name: &ConfigName) -> Result<Vec<Firing>, ServiceError> {
         self.require_net(name).await?;
-        Ok(self
-            .inner
-            .firing
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        Ok(netcfg_model::sync::lock(&self.inner.firing)
             .get(name)
             .cloned()
             .unwrap_or_default())

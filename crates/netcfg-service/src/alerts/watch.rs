@@ -13,7 +13,7 @@
 
 use std::{collections::HashMap, time::Duration};
 
-use netcfg_engine::{EngineNotification, LiveEvent};
+use netcfg_engine::EngineNotification;
 use netcfg_model::{
     AlertBook, AlertCondition, AlertRule, ConfigName, Connectivity, Device, DeviceFacts,
     DeviceStatus, Facts, RoleId, SerialNumber, Synchronisation,
@@ -21,7 +21,7 @@ use netcfg_model::{
 use netcfg_store::StampKind;
 use tokio::sync::broadcast::error::RecvError;
 
-use crate::{Service, live::now_ms};
+use crate::{Service, SiteEvent, live::wall_clock_ms};
 
 /// How often the rules are evaluated: twice a second, so that a rule
 /// fires within half a second of its condition having held for its time
@@ -154,14 +154,14 @@ impl LookClock {
     fn new() -> Self {
         Self {
             base: tokio::time::Instant::now(),
-            base_ms: now_ms(),
+            base_ms: wall_clock_ms(),
         }
     }
 
     fn at(&mut self, tick: tokio::time::Instant) -> u64 {
         let elapsed = tick.saturating_duration_since(self.base).as_millis();
         let look_ms = self.base_ms + u64::try_from(elapsed).unwrap_or(0);
-        let wall_ms = now_ms();
+        let wall_ms = wall_clock_ms();
         if look_ms.abs_diff(wall_ms) > 250 {
             *self = Self {
                 base: tick,
@@ -175,10 +175,10 @@ impl LookClock {
 
 impl Service {
     /// Evaluates the alert rules of every running configuration every
-    /// [`ALERT_PERIOD`] until the live feed closes. Run it on the engine's
-    /// runtime.
-    pub async fn watch_alerts(self) {
-        let mut live = self.live();
+    /// [`ALERT_PERIOD`] until the site's feed closes ([`Service::start_background_work`]
+    /// runs it).
+    pub(crate) async fn watch_alerts(self) {
+        let mut live = self.site_events();
         let mut tick = tokio::time::interval(ALERT_PERIOD);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut watched: HashMap<ConfigName, Watched> = HashMap::new();
@@ -186,17 +186,16 @@ impl Service {
         loop {
             tokio::select! {
                 event = live.recv() => match event {
-                    Ok(LiveEvent::Positions { configuration, positions, .. }) => {
+                    Ok(SiteEvent::Positions { net, time_ms, positions }) => {
                         if let Some(watch) = watched
-                            .get_mut(&configuration)
+                            .get_mut(&net)
                             .filter(|watch| watch.counts_positions)
                         {
-                            let now = now_ms();
                             watch.positions = watch
                                 .positions
                                 .saturating_add(u32::try_from(positions.len()).unwrap_or(u32::MAX));
-                            for (serial, _) in positions.iter() {
-                                watch.last_position_ms.insert(*serial, now);
+                            for entry in positions.iter() {
+                                watch.last_position_ms.insert(entry.serial_number, time_ms);
                             }
                         }
                     }
@@ -276,11 +275,7 @@ impl Service {
             );
             firing.insert(name, watch.book.firing(&watch.rules));
         }
-        *self
-            .inner
-            .firing
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = firing;
+        *netcfg_model::sync::lock(&self.inner.firing) = firing;
         if !raised.is_empty() {
             self.store_batch(raised).await;
         }

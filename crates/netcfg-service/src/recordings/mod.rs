@@ -19,8 +19,9 @@ use netcfg_model::{
 use netcfg_store::{RecordingUpload, Store, StoreError};
 use tokio::sync::mpsc as async_mpsc;
 
-use self::writer::{Active, FREE_CHECK_BYTES, Writer, lock};
-use crate::{Service, ServiceError, live::now_ms};
+use self::writer::{Active, FREE_CHECK_BYTES, Writer};
+use crate::{Service, ServiceError, live::wall_clock_ms};
+use netcfg_model::sync::lock;
 
 mod writer;
 
@@ -117,7 +118,7 @@ impl Service {
         request: RecordingRequest,
     ) -> Result<Recording, ServiceError> {
         self.require_running(net, "record it").await?;
-        let started_ms = now_ms();
+        let started_ms = wall_clock_ms();
         let name = request.name.unwrap_or_else(|| default_name(started_ms));
         let limits = *lock(&self.inner.recorders.limits);
         let used = self.recording_budget().await?;

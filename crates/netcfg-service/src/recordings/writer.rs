@@ -9,7 +9,7 @@
 use std::{
     net::SocketAddr,
     sync::{
-        Arc, Mutex, OnceLock, PoisonError,
+        Arc, Mutex, OnceLock,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     thread::Thread,
@@ -17,7 +17,7 @@ use std::{
 };
 
 use netcfg_engine::DatagramSink;
-use netcfg_model::{Recording, RecordingEnd, pcap};
+use netcfg_model::{Recording, RecordingEnd, pcap, sync::lock};
 use netcfg_store::{RecordingWriter, Store};
 use tokio::sync::watch;
 
@@ -30,10 +30,6 @@ pub(super) const WRITER_TICK: Duration = Duration::from_millis(100);
 pub const RECORDING_PENDING_BYTES: usize = 8 << 20;
 /// How often (bytes written) a writer asks the disk how much room is left.
 pub(super) const FREE_CHECK_BYTES: u64 = 256 << 10;
-
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// One recording being made: the engine's sink, and what its writer says.
 #[derive(Debug)]

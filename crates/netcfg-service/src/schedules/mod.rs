@@ -47,9 +47,7 @@ impl Reread {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Dirty> {
-        self.dirty
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        netcfg_model::sync::lock(&self.dirty)
     }
 }
 

@@ -37,23 +37,17 @@ struct Planned {
     since_ms: i64,
 }
 
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
+use netcfg_model::time::clock::wall_clock_ms_signed;
 
 impl Service {
-    /// Runs every configuration's schedules until the runtime ends. Run it
-    /// once, on the server's runtime.
-    pub async fn run_schedules(self) {
+    /// Runs every configuration's schedules until the runtime ends
+    /// ([`Service::start_background_work`] runs it).
+    pub(crate) async fn run_schedules(self) {
         let mut planned: HashMap<ConfigName, Vec<Planned>> = HashMap::new();
         self.inner.reread.all();
         loop {
             self.reread_schedules(&mut planned).await;
-            let now = now_ms();
+            let now = wall_clock_ms_signed();
             for (name, schedules) in &mut planned {
                 for plan in schedules.iter_mut() {
                     let due = plan.schedule.due(plan.since_ms, now);
@@ -72,7 +66,7 @@ impl Service {
                 .filter_map(|plan| plan.schedule.next_after(plan.since_ms))
                 .min();
             let wait = next.map_or(SCHEDULER_MAX_SLEEP, |next| {
-                Duration::from_millis(u64::try_from(next - now_ms()).unwrap_or(0))
+                Duration::from_millis(u64::try_from(next - wall_clock_ms_signed()).unwrap_or(0))
                     .min(SCHEDULER_MAX_SLEEP)
             });
             tokio::select! {
@@ -215,7 +209,7 @@ impl Service {
         outcome: RunOutcome,
         message: String,
     ) {
-        let at_ms = now_ms();
+        let at_ms = wall_clock_ms_signed();
         let told = format!(
             "Schedule {} ({}): {}",
             schedule.name,

@@ -71,6 +71,7 @@ impl World {
                 command_timeout: Duration::from_secs(3),
             },
         ));
+        state.service().start_background_work(self.runtime.handle());
         state.start_events(self.runtime.handle());
         state
     }

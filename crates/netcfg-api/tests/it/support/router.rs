@@ -1,17 +1,23 @@
-//! Which row of a table a request reaches, found the way the app finds it:
-//! the first path pattern (of either table, static segments first) that
-//! matches the path, then the row of the selected version with that pattern
-//! and the request's method. Patterns of one shape (`{id}` in 5.1, `{name}`
-//! in 5.0) are each reached only by the versions that use them.
+//! Which row of a table a request reaches, found independently of the
+//! app's dispatcher (`src/dispatch.rs`, `src/router.rs`), so that the
+//! walk checks it rather than copies it: a path's candidates are the
+//! patterns of both tables that actix's own `ResourceDef` matches, and the
+//! one reached is the candidate that keeps the most of the path as literal
+//! text (a static segment beats a parameter, a parameter beside text
+//! beats a bare one). Patterns that differ only in their parameters' names
+//! (`{id}` in 5.1, `{name}` in 5.0) keep as much, and are told apart by
+//! the version whose table uses them. Where this rule and the dispatcher disagree, the walk
+//! fails on a status its row does not declare.
 
 use std::collections::BTreeSet;
 
+use actix_web::dev::{Path, ResourceDef};
 use netcfg_api::{ApiVersion, Route, Tables};
 
-/// The path patterns of both tables, in the order the app tries them.
+/// The path patterns of both tables.
 #[derive(Debug)]
 pub(crate) struct Router {
-    patterns: Vec<&'static str>,
+    patterns: Vec<(&'static str, ResourceDef)>,
     tables: Tables,
 }
 
@@ -23,25 +29,29 @@ impl Router {
             .tables()
             .flat_map(|table| table.routes.iter().flat_map(|route| route.paths.clone()))
             .collect();
-        let mut patterns: Vec<&'static str> = unique.into_iter().collect();
-        patterns.sort_by_key(|pattern| specificity(pattern));
+        let patterns = unique
+            .into_iter()
+            .map(|pattern| (pattern, ResourceDef::new(pattern)))
+            .collect();
         Self { patterns, tables }
     }
 
     /// The pattern a path reaches in `version`.
     pub(crate) fn pattern(&self, version: ApiVersion, path: &str) -> Option<&'static str> {
         let path = path.split('?').next().unwrap_or(path);
-        self.patterns.iter().copied().find(|pattern| {
-            matches(pattern, path)
-                && (self.twins(pattern) == 1 || uses(&self.tables, version, pattern))
-        })
-    }
-
-    fn twins(&self, pattern: &str) -> usize {
+        // Twins keep as much literal text: the version's own comes first.
         self.patterns
             .iter()
-            .filter(|other| shape(other) == shape(pattern))
-            .count()
+            .filter_map(|(pattern, definition)| {
+                let mut matched = Path::new(path);
+                let rank = (
+                    literal_length(path, matched_or_none(definition, &mut matched)?),
+                    uses(&self.tables, version, pattern),
+                );
+                Some((rank, *pattern))
+            })
+            .max_by_key(|(rank, _)| *rank)
+            .map(|(_, pattern)| pattern)
     }
 
     /// The row a request reaches in `version`'s table.
@@ -69,110 +79,46 @@ fn uses(tables: &Tables, version: ApiVersion, pattern: &str) -> bool {
         .any(|route| route.paths.contains(&pattern))
 }
 
-/// A pattern with its parameters' names erased.
-fn shape(pattern: &str) -> String {
-    let mut shape = String::new();
-    let mut in_parameter = false;
-    for character in pattern.chars() {
-        match character {
-            '{' => in_parameter = true,
-            '}' => {
-                in_parameter = false;
-                shape.push_str("{}");
-            }
-            _ if in_parameter => {}
-            other => shape.push(other),
-        }
-    }
-    shape
+/// `matched` once `definition` matched it, `None` when it does not match.
+fn matched_or_none<'a, 'p>(
+    definition: &ResourceDef,
+    matched: &'a mut Path<&'p str>,
+) -> Option<&'a Path<&'p str>> {
+    definition.capture_match_info(matched).then_some(matched)
 }
 
-/// The dispatcher's order: per segment 0 for static text, 1 for a parameter
-/// beside text, 2 for a bare parameter.
-fn specificity(pattern: &str) -> Vec<u8> {
-    pattern
-        .split('/')
-        .filter(|segment| !segment.is_empty())
-        .map(|segment| {
-            match (
-                segment.starts_with('{') && segment.ends_with('}'),
-                segment.contains('{'),
-            ) {
-                (true, _) if segment.matches('{').count() == 1 => 2,
-                (_, true) => 1,
-                _ => 0,
-            }
-        })
-        .collect()
-}
-
-/// True when `path` matches `pattern` (each `{parameter}` is one or more
-/// characters other than `/`).
-fn matches(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<&str> = pattern.split('/').collect();
-    let path: Vec<&str> = path.split('/').collect();
-    pattern.len() == path.len()
-        && pattern
-            .iter()
-            .zip(&path)
-            .all(|(pattern, segment)| segment_matches(&tokens(pattern), segment))
-}
-
-enum Token<'a> {
-    Text(&'a str),
-    Parameter,
-}
-
-fn tokens(segment: &str) -> Vec<Token<'_>> {
-    let mut tokens = Vec::new();
-    let mut rest = segment;
-    while let Some(start) = rest.find('{') {
-        if start > 0 {
-            tokens.push(Token::Text(&rest[..start]));
-        }
-        let end = rest[start..]
-            .find('}')
-            .map_or(rest.len(), |end| start + end + 1);
-        tokens.push(Token::Parameter);
-        rest = &rest[end..];
-    }
-    if !rest.is_empty() {
-        tokens.push(Token::Text(rest));
-    }
-    tokens
-}
-
-fn segment_matches(tokens: &[Token<'_>], text: &str) -> bool {
-    match tokens.split_first() {
-        None => text.is_empty(),
-        Some((Token::Text(literal), rest)) => text
-            .strip_prefix(literal)
-            .is_some_and(|remaining| segment_matches(rest, remaining)),
-        Some((Token::Parameter, rest)) => (1..=text.len())
-            .rev()
-            .filter(|split| text.is_char_boundary(*split))
-            .any(|split| segment_matches(rest, &text[split..])),
-    }
+/// How much of `path` a match kept as literal text: its length less what
+/// the parameters captured.
+fn literal_length(path: &str, matched: &Path<&str>) -> usize {
+    let captured: usize = matched.iter().map(|(_, value)| value.len()).sum();
+    path.len().saturating_sub(captured)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn reached(path: &str) -> Option<&'static str> {
+        Router::new().pattern(ApiVersion::V5_1, path)
+    }
+
     #[test]
-    fn parameters_beside_text_match_like_the_router() {
-        let interface = tokens("{device_key}-{interface_identifier}");
-        assert!(segment_matches(&interface, "01:04:0001-0"));
-        assert!(!segment_matches(&interface, "01:04:0001"));
-        assert!(segment_matches(
-            &tokens("{_type}_interfaces"),
-            "twr_interfaces"
-        ));
-        assert!(!segment_matches(
-            &tokens("{_type}_interfaces"),
-            "_interfaces"
-        ));
-        assert!(matches("/nets/{net_name}", "/nets/site"));
-        assert!(!matches("/nets/{net_name}", "/nets/site/devices"));
+    fn the_most_literal_match_is_reached() {
+        assert_eq!(reached("/nets/site"), Some("/nets/{net_name}"));
+        assert_eq!(reached("/nets/site/devices/extra/deep/x"), None);
+        assert_eq!(
+            reached("/nets/site/devices/action"),
+            Some("/nets/{net_name}/devices/action"),
+            "a static segment beats a parameter"
+        );
+        assert_eq!(
+            reached("/nets/site/devices/01:04:0001-0"),
+            Some("/nets/{net_name}/devices/{device_key}-{interface_identifier}"),
+            "a parameter beside text beats a bare one"
+        );
+        assert_eq!(
+            reached("/nets/site/devices/01:04:0001"),
+            Some("/nets/{net_name}/devices/{device_key}")
+        );
     }
 }
