@@ -1,7 +1,8 @@
-//! docs/architecture.md against the code: every row of its `## Tunables`
-//! table names a file and a constant (or a field of a `Default` impl) whose
-//! declared value must be the row's value, the document stays short enough
-//! to read in ten minutes, and every crate of the workspace is on its map.
+//! docs/architecture.md and docs/tunables.md against the code: every row
+//! of the `## Tunables` table names a file and a constant (or a field of a
+//! `Default` impl) whose declared value must be the row's value, the
+//! architecture stays short enough to read in ten minutes, and every crate
+//! of the workspace is on its map.
 
 use std::path::{Path, PathBuf};
 
@@ -16,14 +17,21 @@ const CRATE_FOLDERS: [&str; 3] = ["crates", "bins", "tools"];
 
 const DOCUMENT: &str = "docs/architecture.md";
 
+/// Where the Tunables table is kept (a reference, linked from `DOCUMENT`).
+const TUNABLES: &str = "docs/tunables.md";
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 fn document() -> String {
-    let path = root().join(DOCUMENT);
+    read(DOCUMENT)
+}
+
+fn read(document: &str) -> String {
+    let path = root().join(document);
     std::fs::read_to_string(&path)
-        .unwrap_or_else(|error| panic!("{DOCUMENT} must exist ({}): {error}", path.display()))
+        .unwrap_or_else(|error| panic!("{document} must exist ({}): {error}", path.display()))
 }
 
 /// One row of the Tunables table.
@@ -88,7 +96,7 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
     let lines: Vec<&str> = document.lines().collect();
     let Some(start) = lines.iter().position(|line| line.trim() == "## Tunables") else {
         return Err(vec![format!(
-            "{DOCUMENT} has no `## Tunables` section: add it, with the table `| tunable | value | where |`"
+            "{TUNABLES} has no `## Tunables` section: add it, with the table `| tunable | value | where |`"
         )]);
     };
     let section = lines[start + 1..]
@@ -106,7 +114,7 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
         != Some(&["tunable".to_owned(), "value".to_owned(), "where".to_owned()][..])
     {
         return Err(vec![format!(
-            "{DOCUMENT}, ## Tunables: the first table must start with the header `| tunable | value | where |` (found {header:?})"
+            "{TUNABLES}, ## Tunables: the first table must start with the header `| tunable | value | where |` (found {header:?})"
         )]);
     }
     let mut rows = Vec::new();
@@ -114,7 +122,7 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
         let row = cells(text);
         let [_, value, place] = row.as_slice() else {
             problems.push(format!(
-                "{DOCUMENT}:{line}: a Tunables row needs three cells (tunable | value | where): {text}"
+                "{TUNABLES}:{line}: a Tunables row needs three cells (tunable | value | where): {text}"
             ));
             continue;
         };
@@ -122,7 +130,7 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
             [value] if !value.is_empty() => value.clone(),
             _ => {
                 problems.push(format!(
-                    "{DOCUMENT}:{line}: write the value as one code span, as the code spells it (e.g. `1 << 20` or `Duration::from_secs(5)`): {text}"
+                    "{TUNABLES}:{line}: write the value as one code span, as the code spells it (e.g. `1 << 20` or `Duration::from_secs(5)`): {text}"
                 ));
                 continue;
             }
@@ -131,7 +139,7 @@ fn tunables(document: &str) -> Result<Vec<Tunable>, Vec<String>> {
             [file, name] => (file.clone(), name.clone()),
             _ => {
                 problems.push(format!(
-                    "{DOCUMENT}:{line}: write `where` as two code spans, the file then the constant (`NAME`) or default field (`Type::field`): {text}"
+                    "{TUNABLES}:{line}: write `where` as two code spans, the file then the constant (`NAME`) or default field (`Type::field`): {text}"
                 ));
                 continue;
             }
@@ -281,13 +289,13 @@ fn check(row: &Tunable) -> Option<String> {
 
 #[test]
 fn every_tunable_has_the_value_the_code_gives_it() {
-    let rows = match tunables(&document()) {
+    let rows = match tunables(&read(TUNABLES)) {
         Ok(rows) => rows,
         Err(problems) => panic!("{}", problems.join("\n")),
     };
     assert!(
         rows.len() >= MIN_TUNABLES,
-        "{DOCUMENT}: the Tunables table lists {} tunables; it should list every one a newcomer or operator needs (at least {MIN_TUNABLES})",
+        "{TUNABLES}: the Tunables table lists {} tunables; it should list every one a newcomer or operator needs (at least {MIN_TUNABLES})",
         rows.len()
     );
     let problems: Vec<String> = rows.iter().filter_map(check).collect();

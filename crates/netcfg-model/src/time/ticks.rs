@@ -1,6 +1,7 @@
 //! Ticks: the radios and the CDP streams count network time in 1/65,536
-//! of a unit (a unit is 1/975,000 s); the conversions between ticks,
-//! units and seconds live here, once.
+//! of a unit (a unit is 1/975,000 s), which is the radios' own clock
+//! period, 1/(499.2 MHz × 128) (about 15.65 ps); the conversions between
+//! ticks, units, seconds and the distance light travels live here, once.
 
 use std::time::Duration;
 
@@ -8,6 +9,10 @@ use super::NetworkTime;
 
 /// Ticks in one network time unit.
 pub const TICKS_PER_UNIT: u64 = 65_536;
+
+/// Millimetres light travels in one tick: what a time of flight or a
+/// difference of arrival times measured in ticks is worth in distance.
+pub const MM_PER_TICK: f64 = 299_792_458_000.0 / (499.2e6 * 128.0);
 
 /// Network time units as ticks (wraps past `u64`, as the radios' counters do).
 pub const fn ticks_from_units(units: u64) -> u64 {
@@ -43,5 +48,8 @@ mod tests {
         );
         assert_eq!(units_from_duration(Duration::from_millis(100)), 97_500);
         assert_eq!(seconds_from_units(1_950_000), 2.0);
+        // A tick is the radios' clock period: 975,000 × 65,536 = 499.2 MHz × 128.
+        let ticks_per_second = f64::from(NetworkTime::UNITS_PER_SECOND) * TICKS_PER_UNIT as f64;
+        assert!((MM_PER_TICK - 299_792_458_000.0 / ticks_per_second).abs() < 1e-12);
     }
 }
