@@ -48,9 +48,10 @@ pub const ITEM_HEADER_LEN: usize = 4;
 pub const MAX_DATAGRAM_LEN: usize = 1_472;
 /// The most data one item can carry in a datagram of [`MAX_DATAGRAM_LEN`].
 pub const MAX_ITEM_DATA_LEN: usize = MAX_DATAGRAM_LEN - HEADER_LEN - ITEM_HEADER_LEN;
-/// CDP network-time ticks (1/(499.2 MHz × 128)) in one API network time
-/// unit (1/975,000 s).
-pub const TICKS_PER_UNIT: u64 = 65_536;
+/// CDP network-time ticks (1/(499.2 MHz × 128)) and API network time
+/// units (1/975,000 s): the model's one definition, re-exported for the
+/// readers of this protocol.
+pub use netcfg_model::time::ticks::{TICKS_PER_UNIT, ticks_from_units, units_from_ticks};
 /// The full scale of a signed 32-bit sensor value: `value = raw × scale / FULL_SCALE_I32`.
 pub const FULL_SCALE_I32: f64 = 2_147_483_647.0;
 /// The full scale of a signed 16-bit sensor value (TemperatureV2).
@@ -63,16 +64,6 @@ pub const FLAG_INACTIVE: u8 = 0x80;
 pub const FLAG_NOT_CALCULATED: u8 = 0x40;
 /// QuaternionV3 quality when the algorithm gives none.
 pub const QUATERNION_NO_QUALITY: u16 = 0x4000;
-
-/// CDP network time (ticks) from network time units of 1/975,000 s.
-pub const fn ticks_from_units(units: u64) -> u64 {
-    units.wrapping_mul(TICKS_PER_UNIT)
-}
-
-/// Network time units of 1/975,000 s from CDP ticks (rounded down).
-pub const fn units_from_ticks(ticks: u64) -> u64 {
-    ticks / TICKS_PER_UNIT
-}
 
 /// `value` (in the unit of `scale`) as a raw signed 32-bit reading of full scale `scale`.
 pub fn raw_i32(value: f64, scale: f64) -> i32 {

@@ -9,7 +9,7 @@
 use std::{
     collections::HashMap,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU16, Ordering},
     },
     time::Duration,
@@ -21,6 +21,8 @@ use tokio::{
     sync::{mpsc, oneshot},
     task::JoinHandle,
 };
+
+use netcfg_model::sync::lock;
 
 use crate::protocol::{DecodeError, EncodeError, Frame, FrameDecoder, Message};
 
@@ -76,10 +78,6 @@ impl std::fmt::Debug for Link {
             .field("down", &self.down)
             .finish()
     }
-}
-
-fn lock(link: &Mutex<Link>) -> std::sync::MutexGuard<'_, Link> {
-    link.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Marks the link down once; returns whether this call did it.

@@ -19,10 +19,11 @@ use std::{
 use netcfg_model::{ConfigName, Level, SerialNumber};
 use tokio::sync::{broadcast, oneshot};
 
+use netcfg_model::time::clock::{utc_file_stamp, utc_timestamp, wall_clock_ms};
+
 use crate::{
     api::{EngineEvent, EngineNotification},
     error::EngineError,
-    util::{file_stamp, iso_timestamp, now_ms},
 };
 
 /// The recent log lines of every configuration, kept after a stop.
@@ -108,7 +109,7 @@ impl Journal {
             source,
         };
         fs::create_dir_all(directory).map_err(|source| fail(directory, source))?;
-        let stamp = file_stamp(now_ms());
+        let stamp = utc_file_stamp(wall_clock_ms());
         let mut attempt = 0u32;
         let (path, file) = loop {
             let name = if attempt == 0 {
@@ -167,7 +168,7 @@ impl Journal {
     pub(crate) fn line(&self, level: Level, text: &str) {
         let line = format!(
             "{} {:<5} {text}",
-            iso_timestamp(now_ms()),
+            utc_timestamp(wall_clock_ms()),
             level_word(level)
         );
         if let Ok(file) = self.file.lock()
@@ -205,7 +206,7 @@ impl Journal {
                 level,
                 message,
                 serial_number,
-                timestamp_ms: now_ms(),
+                timestamp_ms: wall_clock_ms(),
             }));
     }
 
@@ -229,7 +230,9 @@ impl Journal {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Condvar, PoisonError};
+    use std::sync::Condvar;
+
+    use netcfg_model::sync::lock;
 
     use super::*;
 
@@ -246,12 +249,12 @@ mod tests {
     impl Gate {
         fn open(&self) {
             let (state, changed) = &*self.state;
-            state.lock().unwrap_or_else(PoisonError::into_inner).0 = true;
+            lock(state).0 = true;
             changed.notify_all();
         }
 
         fn text(&self) -> String {
-            let state = self.state.0.lock().unwrap_or_else(PoisonError::into_inner);
+            let state = lock(&self.state.0);
             String::from_utf8(state.1.clone()).unwrap()
         }
     }
@@ -259,9 +262,9 @@ mod tests {
     impl Write for Gate {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
             let (state, changed) = &*self.state;
-            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut state = lock(state);
             while !state.0 {
-                state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+                state = netcfg_model::sync::wait(changed, state);
             }
             state.1.extend_from_slice(bytes);
             Ok(bytes.len())

@@ -42,7 +42,6 @@ mod replay;
 mod session;
 pub mod sim;
 mod streams;
-mod util;
 
 #[cfg(any(test, feature = "mock"))]
 pub use api::MockEngine;

@@ -8,12 +8,12 @@ use std::collections::{HashMap, HashSet};
 use netcfg_model::{
     Position, SerialNumber, TagAccuracy,
     locate::{Geometry, Link, Measure, Point, Solver, Unsolved, quality_from_error},
+    time::ticks::MM_PER_TICK,
 };
 
 use crate::{
     plan::NetworkPlan,
     protocol::{BeaconReport, PositionReport},
-    sim::radio::MM_PER_TICK,
 };
 
 /// Beacons in a row a tag must go unlocated (or located) before the

@@ -6,7 +6,7 @@ use std::{
     io,
     net::{IpAddr, SocketAddr},
     sync::{
-        Arc, PoisonError, RwLock,
+        Arc, RwLock,
         atomic::{AtomicBool, Ordering},
     },
 };
@@ -15,10 +15,13 @@ use netcfg_model::{DataStream, DefaultStream, SerialNumber};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use tokio::{net::UdpSocket, sync::Mutex};
 
+use netcfg_model::sync::{read, write};
+
+use netcfg_model::time::clock::wall_clock_us;
+
 use crate::{
     api::DatagramSink,
     cdp::{self, Item},
-    util::now_us,
 };
 
 /// The recordings of one running configuration: every datagram its streams
@@ -32,7 +35,7 @@ pub(crate) struct Tap {
 
 impl Tap {
     pub(crate) fn attach(&self, sink: Arc<dyn DatagramSink>) {
-        let mut sinks = self.sinks.write().unwrap_or_else(PoisonError::into_inner);
+        let mut sinks = write(&self.sinks);
         sinks.push(sink);
         self.listening.store(true, Ordering::Release);
     }
@@ -41,14 +44,9 @@ impl Tap {
         if !self.listening.load(Ordering::Acquire) {
             return;
         }
-        let time_us = now_us();
+        let time_us = wall_clock_us();
         let mut finished = false;
-        for sink in self
-            .sinks
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-        {
+        for sink in read(&self.sinks).iter() {
             finished |= !sink.datagram(time_us, source, destination, datagram);
         }
         if finished {
@@ -57,15 +55,14 @@ impl Tap {
     }
 
     fn detach_finished(&self) {
-        let mut sinks = self.sinks.write().unwrap_or_else(PoisonError::into_inner);
+        let mut sinks = write(&self.sinks);
         sinks.retain(|sink| sink.is_open());
         self.listening.store(!sinks.is_empty(), Ordering::Release);
     }
 
     /// Tells every sink the configuration stopped, and lets them go.
     pub(crate) fn end(&self) {
-        let sinks =
-            std::mem::take(&mut *self.sinks.write().unwrap_or_else(PoisonError::into_inner));
+        let sinks = std::mem::take(&mut *write(&self.sinks));
         self.listening.store(false, Ordering::Release);
         for sink in sinks {
             sink.ended();

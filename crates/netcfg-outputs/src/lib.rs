@@ -174,7 +174,7 @@ impl Outputs {
     }
 
     fn lock(&self) -> MutexGuard<'_, Registry> {
-        self.registry.lock().unwrap_or_else(|p| p.into_inner())
+        netcfg_model::sync::lock(&self.registry)
     }
 
     /// Runs `plans` as configuration `net`'s outputs (only the enabled

@@ -109,7 +109,7 @@ struct Link {
 
 impl Link {
     fn tracker(&self) -> MutexGuard<'_, Tracker> {
-        self.tracker.lock().unwrap_or_else(|p| p.into_inner())
+        netcfg_model::sync::lock(&self.tracker)
     }
 }
 

@@ -270,10 +270,7 @@ impl Queue {
         {
             return;
         }
-        let _unused = self
-            .condvar
-            .wait_timeout(inner, timeout)
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _unused = netcfg_model::sync::wait_timeout(&self.condvar, inner, timeout);
     }
 }
 

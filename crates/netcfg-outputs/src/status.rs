@@ -37,7 +37,7 @@ impl Counters {
     /// wrong since the output last delivered).
     pub(crate) fn add_sent(&self, count: u64) {
         self.sent.fetch_add(count, Ordering::Relaxed);
-        let mut last_error = self.last_error.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last_error = netcfg_model::sync::lock(&self.last_error);
         *last_error = None;
     }
 
@@ -59,7 +59,7 @@ impl Counters {
 
     /// Records what went wrong; the text must never hold a credential.
     pub(crate) fn set_error(&self, error: String) {
-        let mut last_error = self.last_error.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last_error = netcfg_model::sync::lock(&self.last_error);
         *last_error = Some(error);
     }
 
@@ -83,11 +83,7 @@ impl Counters {
             queued: queued as u64 + self.in_hand.load(Ordering::Relaxed),
             dropped: self.dropped.load(Ordering::Relaxed),
             dropped_events: self.dropped_events.load(Ordering::Relaxed),
-            last_error: self
-                .last_error
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .clone(),
+            last_error: netcfg_model::sync::lock(&self.last_error).clone(),
         }
     }
 }

@@ -27,6 +27,8 @@ use std::collections::HashMap;
 use netcfg_model::{ChangeRecord, HistoryEntry};
 use rusqlite::{Connection, types::Value};
 
+use netcfg_model::time::clock::wall_clock_ms_signed;
+
 use crate::error::{ConflictKind, Missing, StoreError};
 
 /// The tables whose rows a restore puts back: a configuration's content.
@@ -167,14 +169,6 @@ fn next_id(conn: &Connection) -> Result<i64, StoreError> {
         .query_row([], |row| row.get(0))?)
 }
 
-pub(crate) fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
 /// An id as SQLite stores it (ids beyond `i64` do not exist).
 fn stored(id: u64) -> i64 {
     i64::try_from(id).unwrap_or(i64::MAX)
@@ -218,7 +212,7 @@ pub(crate) fn journaled<T>(
     )?
     .execute(rusqlite::params![
         id,
-        now_ms(),
+        wall_clock_ms_signed(),
         clip(origin, 64),
         record
             .address

@@ -17,12 +17,14 @@ use std::{
     collections::{HashMap, HashSet},
     fs,
     path::{Path, PathBuf},
-    sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError, Weak, mpsc},
+    sync::{Arc, Condvar, Mutex, MutexGuard, Weak, mpsc},
     thread::JoinHandle,
     time::Duration,
 };
 
 use netcfg_model::{ConfigName, Configuration, Instance};
+
+use netcfg_model::sync::{lock, wait};
 
 use crate::{
     database::{Database, connect, use_wal},
@@ -80,26 +82,20 @@ struct Shared {
 impl Store {
     /// Serialises the read-modify-write of credentials files.
     pub(crate) fn secrets_lock(&self) -> MutexGuard<'_, ()> {
-        self.shared
-            .secrets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+        lock(&self.shared.secrets)
     }
 }
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, Registry> {
-        self.registry.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.registry)
     }
 
     /// The registry, once none of `names` is busy.
     fn lock_free(&self, names: &[&ConfigName]) -> MutexGuard<'_, Registry> {
         let mut registry = self.lock();
         while names.iter().any(|name| registry.busy.contains(*name)) {
-            registry = self
-                .freed
-                .wait(registry)
-                .unwrap_or_else(PoisonError::into_inner);
+            registry = wait(&self.freed, registry);
         }
         registry
     }

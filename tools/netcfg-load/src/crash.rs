@@ -18,7 +18,7 @@ use std::{
     path::{Path, PathBuf},
     process::Command,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering},
     },
     thread,
@@ -48,7 +48,7 @@ struct Control {
 }
 
 fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
-    tracker.lock().unwrap_or_else(PoisonError::into_inner)
+    crate::sync::lock(tracker)
 }
 
 /// Writer threads by default.

@@ -24,6 +24,7 @@ pub mod bench;
 pub mod crash;
 pub mod server;
 pub mod soak;
+pub mod sync;
 mod tools;
 pub mod workspace;
 

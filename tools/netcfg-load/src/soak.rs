@@ -113,12 +113,7 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
 
     let model = std::mem::take(&mut *shared.model());
     let (differences, items) = compare(&mut client, &model)?;
-    let errors = std::mem::take(
-        &mut *shared
-            .errors
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner),
-    );
+    let errors = std::mem::take(&mut *crate::sync::lock(&shared.errors));
     let outcome = Outcome {
         threads: options.threads,
         elapsed,

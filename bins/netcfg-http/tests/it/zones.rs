@@ -3,7 +3,9 @@
 //! deleting the zone moves it out at once; a zone's filter keeps other
 //! tags out; every change is journalled.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+
+use netcfg_model::time::clock::wall_clock_ms;
 
 use serde_json::{Value, json};
 
@@ -18,13 +20,6 @@ const STANDING: &str = "01:05:0002";
 /// Matches the standing tag's `event` (enter or exit).
 fn is_standing(event: &'static str) -> impl Fn(&Value) -> bool {
     move |data| data["serial_number"] == STANDING && data["event"] == event
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 fn occupancy(server: &Server, zone: &str) -> Value {
@@ -68,7 +63,7 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
         .expect(409);
 
     let mut events = server.events("/nets/room/events?types=zone", &[]);
-    let before_start = now_ms();
+    let before_start = wall_clock_ms();
     act(&server, "room", "start");
     let (entered, skipped) = events.until("zone", is_standing("enter"));
     assert_eq!(entered.data["zone"], "desk", "{:?}", entered.data);

@@ -15,11 +15,12 @@ use netcfg_model::{
 };
 use tokio::{sync::Notify, time::Instant};
 
+use netcfg_model::sync::lock;
+
 use super::{
     clock::Clock,
     reader::{Command, Datagram},
 };
-use crate::util::lock;
 
 /// Recording time between a loop's last datagram and the next loop's
 /// first: a recording of one datagram loops at a pace, not in a spin.

@@ -4,11 +4,12 @@
 
 use netcfg_model::{CachedDevice, Connectivity, SerialNumber, Synchronisation};
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use super::{Session, lock};
 use crate::{
     api::{DeviceChange, LiveEvent},
     live,
-    util::now_ms,
 };
 
 impl Session {
@@ -23,7 +24,7 @@ impl Session {
             .or_default()
             .entry(serial_number)
             .or_insert_with(|| empty_cache_entry(serial_number));
-        cached.last_seen_ms = now_ms();
+        cached.last_seen_ms = wall_clock_ms();
         change(cached);
     }
 
@@ -104,7 +105,7 @@ impl Session {
 }
 
 pub(super) fn empty_cache_entry(serial_number: SerialNumber) -> CachedDevice {
-    fresh_cache_entry(serial_number, now_ms())
+    fresh_cache_entry(serial_number, wall_clock_ms())
 }
 
 /// A device's cache entry when nothing is known of it yet but when it was

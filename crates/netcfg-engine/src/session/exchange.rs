@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use netcfg_model::ConfigName;
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use crate::{
     driver::{Driver, DriverError},
     error::EngineError,
     plan::NetworkPlan,
     protocol::{Message, WireDevice},
-    util::now_ms,
 };
 
 /// Devices per `ConfigDevices` frame (well under the payload limit).
@@ -69,7 +70,7 @@ pub(crate) async fn push_configuration(
     timeout: Duration,
 ) -> Result<(), EngineError> {
     let configuration = &plan.configuration;
-    let token = (now_ms() & 0xFFFF_FFFF) as u32;
+    let token = (wall_clock_ms() & 0xFFFF_FFFF) as u32;
     match exchange(
         driver,
         configuration,

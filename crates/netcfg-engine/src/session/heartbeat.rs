@@ -7,13 +7,14 @@ use std::sync::Arc;
 use netcfg_model::Level;
 use tokio::time::MissedTickBehavior;
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use super::Session;
 use crate::{
     api::{LiveEvent, NetworkChange},
     driver::DriverError,
     error::EngineError,
     protocol::Message,
-    util::now_ms,
 };
 
 impl Session {
@@ -26,7 +27,7 @@ impl Session {
         let mut missed = 0u32;
         loop {
             ticker.tick().await;
-            let token = (now_ms() & 0xFFFF_FFFF) as u32;
+            let token = (wall_clock_ms() & 0xFFFF_FFFF) as u32;
             match self
                 .driver
                 .request(Message::Ping { token }, self.timing.heartbeat_interval)

@@ -5,6 +5,8 @@ use netcfg_model::{
     Level, MeasuredRange, SerialNumber, SurveyReport, TagAccuracy, locate::Verdict,
 };
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use super::{Session, device_state::empty_cache_entry, exchange::exchange, lock};
 use crate::{
     api::{DeviceChange, LiveEvent},
@@ -12,7 +14,6 @@ use crate::{
     live,
     locator::LocationNews,
     protocol::{BeaconReport, Message, PositionReport},
-    util::now_ms,
 };
 
 /// Two-way ranges per peer in a survey (the median is kept).
@@ -58,7 +59,7 @@ impl Session {
     pub(super) async fn deliver_positions(&self, network_time: u64, reports: Vec<PositionReport>) {
         crate::counters::positions_received(reports.len());
         {
-            let now = now_ms();
+            let now = wall_clock_ms();
             let mut caches = lock(&self.caches);
             let cache = caches.entry(self.configuration.clone()).or_default();
             for report in &reports {
@@ -132,7 +133,7 @@ impl Session {
                 Err(error) => return Err(error),
             }
         }
-        let report = SurveyReport::judge(now_ms(), &anchors, &ranges);
+        let report = SurveyReport::judge(wall_clock_ms(), &anchors, &ranges);
         *lock(&self.badly_surveyed) = report.bad_anchors().collect();
         for anchor in &report.anchors {
             if anchor.verdict == Verdict::Bad {

@@ -21,7 +21,7 @@ mod zoning;
 
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
-    sync::{Arc, Mutex, PoisonError, RwLock},
+    sync::{Arc, Mutex, RwLock},
     time::Duration,
 };
 
@@ -32,6 +32,10 @@ use tokio::{
     sync::{Notify, broadcast, mpsc},
     task::JoinHandle,
 };
+
+use netcfg_model::sync::{read, write};
+
+use netcfg_model::time::clock::wall_clock_ms;
 
 use crate::{
     api::LiveEvent,
@@ -45,7 +49,6 @@ use crate::{
     replay::ReplayRun,
     sim::SimHandle,
     streams::{Streams, Tap},
-    util::now_ms,
 };
 use exchange::expect_ack;
 // The live items' tests build their caches with it.
@@ -56,7 +59,7 @@ pub(crate) use exchange::{push_configuration, start_network};
 pub(crate) type Caches = Arc<Mutex<HashMap<ConfigName, BTreeMap<SerialNumber, CachedDevice>>>>;
 pub(crate) type Unconfigured = Arc<Mutex<BTreeMap<(ConfigName, SerialNumber), UnconfiguredDevice>>>;
 
-pub(crate) use crate::util::lock;
+pub(crate) use netcfg_model::sync::lock;
 
 /// Timing the sessions share, from the engine's options.
 #[derive(Debug, Clone, Copy)]
@@ -162,7 +165,7 @@ impl Session {
             simulator: parts.simulator,
             replay: parts.replay,
             journal: parts.journal,
-            started_at_ms: now_ms(),
+            started_at_ms: wall_clock_ms(),
             heard: Mutex::new(HashSet::new()),
             serial_number: parts.serial_number,
             hostname: parts.hostname,
@@ -203,11 +206,11 @@ impl Session {
     }
 
     pub(crate) fn plan(&self) -> Arc<NetworkPlan> {
-        Arc::clone(&self.plan.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(&read(&self.plan))
     }
 
     fn streams(&self) -> Arc<Streams> {
-        Arc::clone(&self.streams.read().unwrap_or_else(PoisonError::into_inner))
+        Arc::clone(&read(&self.streams))
     }
 
     /// Sends the announcements and the devices' state again at once.
@@ -226,7 +229,7 @@ impl Session {
         if plan.streams != self.plan().streams {
             let streams = Streams::open(&plan.streams, self.serial_number, &self.tap)
                 .map_err(|(stream, source)| EngineError::StreamSocket { stream, source })?;
-            *self.streams.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(streams);
+            *write(&self.streams) = Arc::new(streams);
         }
         let devices = plan.enabled_devices().count();
         self.forget_unplanned(&plan);
@@ -237,7 +240,7 @@ impl Session {
         lock(&self.zoning).take_roles(&plan);
         let told = self.replace_zones(plan.zones.clone());
         self.send_told(told).await;
-        *self.plan.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(plan);
+        *write(&self.plan) = Arc::new(plan);
         // Names, roles and devices may have changed: say so at once.
         self.state_changed.notify_one();
         self.journal.notify(

@@ -10,13 +10,14 @@ use netcfg_model::{
 };
 use tokio::sync::mpsc;
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use super::{Session, lock};
 use crate::{
     api::DeviceChange,
     driver::DriverEvent,
     live,
     protocol::{AnchorCounters, Message, SensorReport},
-    util::now_ms,
 };
 
 impl Session {
@@ -132,7 +133,7 @@ impl Session {
             UnconfiguredDevice {
                 serial_number,
                 heard_by: Some(self.configuration.clone()),
-                last_seen_ms: now_ms(),
+                last_seen_ms: wall_clock_ms(),
             },
         );
         if strangers.insert(serial_number) {

@@ -12,13 +12,14 @@ use netcfg_model::{
 };
 use tokio::sync::mpsc;
 
+use netcfg_model::time::clock::wall_clock_ms;
+
 use super::{Session, lock};
 use crate::{
     api::{LiveEvent, ZoneEvent},
     cdp::{self, GeofencerZoneInfo, Item, TagZoneInfo},
     plan::NetworkPlan,
     protocol::PositionReport,
-    util::now_ms,
 };
 
 /// Device actions waiting for the link; beyond this many, new ones are
@@ -131,7 +132,7 @@ impl Session {
     /// and the tags what crossed, and returns the TagZoneInfo items for the
     /// caller to send with the batch's positions (in the same datagrams).
     pub(super) fn track_zones(&self, network_time: u64, reports: &[PositionReport]) -> Vec<Item> {
-        let now = now_ms();
+        let now = wall_clock_ms();
         let told = {
             let mut zoning = lock(&self.zoning);
             if zoning.geofence.is_empty() {
@@ -169,7 +170,7 @@ impl Session {
         let told = {
             let mut zoning = lock(&self.zoning);
             let mut crossings = Vec::new();
-            zoning.replace(zones, now_ms(), &mut crossings);
+            zoning.replace(zones, wall_clock_ms(), &mut crossings);
             self.tell(&zoning, &crossings, 0)
         };
         // The User stream learns the new outlines at once.
@@ -184,7 +185,7 @@ impl Session {
             let mut crossings = Vec::new();
             zoning
                 .geofence
-                .forget(serial_number, now_ms(), &mut crossings);
+                .forget(serial_number, wall_clock_ms(), &mut crossings);
             if crossings.is_empty() {
                 return;
             }

@@ -10,10 +10,7 @@ use rand_distr::{Distribution, Exp, Normal};
 
 use crate::protocol::{BeaconReport, PeerRange};
 
-/// Millimetres light travels in one network-time tick (1/(499.2 MHz × 128)).
-pub const MM_PER_TICK: f64 = 299_792_458_000.0 / (499.2e6 * 128.0);
-/// Network-time ticks per API unit of 1/975,000 s (cdp.md).
-pub const TICKS_PER_UNIT: u64 = 65_536;
+pub use netcfg_model::time::ticks::MM_PER_TICK;
 /// At most this many anchors report one beacon (the nearest), as a
 /// location server uses a handful of the best links.
 pub const MAX_LINKS: usize = 12;

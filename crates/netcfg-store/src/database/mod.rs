@@ -38,13 +38,17 @@ mod writer;
 use std::{
     path::{Path, PathBuf},
     sync::{
-        Arc, Mutex, OnceLock, PoisonError, RwLock, RwLockReadGuard, TryLockError,
+        Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, TryLockError,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
-    time::{Duration, Instant},
+    time::Duration,
 };
 
 use rusqlite::Connection;
+
+use netcfg_model::sync::{lock, read, write};
+
+use netcfg_model::time::clock::monotonic_ms;
 
 use crate::{
     StoreOptions,
@@ -132,14 +136,6 @@ fn next_generation() -> u64 {
 /// The source of database identities (which writer thread is whose).
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Milliseconds since the first call: a clock for "last used" that fits an
-/// atomic.
-fn now_ms() -> u64 {
-    static EPOCH: OnceLock<Instant> = OnceLock::new();
-    let epoch = *EPOCH.get_or_init(Instant::now);
-    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
-}
-
 /// An open configuration file.
 pub(crate) struct Database {
     /// Unique in the process: tells this database's writer thread.
@@ -153,7 +149,7 @@ pub(crate) struct Database {
     generation: Arc<AtomicU64>,
     /// Change after a commit that touched their kind.
     stamps: Arc<Stamps>,
-    /// When a call last began ([`now_ms`]).
+    /// When a call last began ([`monotonic_ms`]: "last used" fits an atomic).
     last_used: AtomicU64,
 }
 
@@ -190,7 +186,7 @@ impl Database {
             state: RwLock::new(State::Dormant),
             generation: Arc::new(AtomicU64::new(first)),
             stamps: Arc::new(Stamps::new(first)),
-            last_used: AtomicU64::new(now_ms()),
+            last_used: AtomicU64::new(monotonic_ms()),
         })
     }
 
@@ -240,7 +236,7 @@ impl Database {
     }
 
     fn state(&self) -> RwLockReadGuard<'_, State> {
-        self.state.read().unwrap_or_else(PoisonError::into_inner)
+        read(&self.state)
     }
 
     /// The state, awake (woken if it was dormant), held for one call, and
@@ -250,13 +246,13 @@ impl Database {
             let state = self.state();
             match &*state {
                 State::Awake(_) => {
-                    self.last_used.store(now_ms(), Ordering::Relaxed);
+                    self.last_used.store(monotonic_ms(), Ordering::Relaxed);
                     return Ok(state);
                 }
                 State::Closed => return Err(self.closed()),
                 State::Dormant => drop(state),
             }
-            let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+            let mut state = write(&self.state);
             if matches!(*state, State::Dormant) {
                 *state = State::Awake(Open::new());
             }
@@ -304,11 +300,7 @@ impl Database {
         let State::Awake(open) = &*state else {
             return Err(self.closed());
         };
-        let idle = open
-            .readers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
+        let idle = lock(&open.readers).pop();
         let conn = match idle {
             Some(conn) => conn,
             None => self.connect()?,
@@ -321,7 +313,7 @@ impl Database {
         // use: it keeps its connection only where the writer runs.
         let in_use = open.writer.get().is_some()
             || (reader == Reader::Use && open.read_before.swap(true, Ordering::Relaxed));
-        let mut readers = open.readers.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut readers = lock(&open.readers);
         if readers.len() < MAX_IDLE_READERS && conn.is_autocommit() && in_use {
             readers.push(conn);
         }
@@ -368,7 +360,7 @@ impl Database {
     /// True when it did.
     pub(crate) fn rest_if_idle(&self, idle_after: Duration) -> bool {
         let idle = |db: &Self| {
-            now_ms().saturating_sub(db.last_used.load(Ordering::Relaxed))
+            monotonic_ms().saturating_sub(db.last_used.load(Ordering::Relaxed))
                 >= u64::try_from(idle_after.as_millis()).unwrap_or(u64::MAX)
         };
         if !idle(self) {
@@ -392,7 +384,7 @@ impl Database {
     /// Lets every running call finish, stops the writer and closes every
     /// connection. Later calls answer "not found".
     pub(crate) fn close(&self) {
-        let mut state = self.state.write().unwrap_or_else(PoisonError::into_inner);
+        let mut state = write(&self.state);
         if let State::Awake(open) = std::mem::replace(&mut *state, State::Closed) {
             open.shut(&self.name);
         }

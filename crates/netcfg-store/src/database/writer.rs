@@ -7,7 +7,6 @@ use std::{
     cell::RefCell,
     panic::AssertUnwindSafe,
     sync::{
-        PoisonError,
         atomic::{AtomicU64, Ordering},
         mpsc,
     },
@@ -16,6 +15,8 @@ use std::{
 };
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use netcfg_model::sync::lock;
 
 use super::{Database, Open, changes::Job, next_generation};
 use crate::{
@@ -66,7 +67,7 @@ impl Database {
         if let Some(writer) = open.writer.get() {
             return Ok(&writer.jobs);
         }
-        let _starting = open.starting.lock().unwrap_or_else(PoisonError::into_inner);
+        let _starting = lock(&open.starting);
         if let Some(writer) = open.writer.get() {
             return Ok(&writer.jobs);
         }

@@ -9,10 +9,11 @@ use netcfg_model::{
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
+use netcfg_model::time::clock::wall_clock_ms_signed;
+
 use super::Net;
 use crate::{
     error::{ConflictKind, Missing, StoreError},
-    history::now_ms,
     sql::{self, bad_value, get},
 };
 
@@ -75,7 +76,7 @@ fn ledger(conn: &Connection, name: &ItemName) -> Result<ScheduleLedger, StoreErr
         })
         .optional()?;
     Ok(found.unwrap_or_else(|| ScheduleLedger {
-        since_ms: now_ms(),
+        since_ms: wall_clock_ms_signed(),
         last: None,
     }))
 }
@@ -99,7 +100,7 @@ fn start_ledger(conn: &Connection, name: &ItemName) -> Result<(), StoreError> {
         "INSERT INTO schedule_runs (schedule, since_ms) VALUES (?1, ?2)
          ON CONFLICT (schedule) DO UPDATE SET since_ms = excluded.since_ms",
     )?
-    .execute(params![name.as_str(), now_ms()])?;
+    .execute(params![name.as_str(), wall_clock_ms_signed()])?;
     Ok(())
 }
 

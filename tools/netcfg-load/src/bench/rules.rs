@@ -20,7 +20,7 @@ use std::{
     collections::BTreeMap,
     path::Path,
     thread,
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
@@ -176,14 +176,6 @@ pub(crate) fn server_cores(server: &Server, seconds: u32) -> Result<f64> {
     Ok(after.saturating_sub(before) as f64 / 100.0 / started.elapsed().as_secs_f64())
 }
 
-fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
 /// The newest notification of `net` whose message starts with `prefix`,
 /// waited for (a minute at most).
 fn wait_for_message(client: &Client, net: &str, prefix: &str) -> Result<Value> {
@@ -236,7 +228,7 @@ fn alert_latency(client: &Client, net: &str) -> Result<(Vec<i64>, Vec<i64>)> {
         let body = format!(
             r#"{{"name": "{name}", "condition": "positions_below", "threshold": 1000000, "for_s": {ALERT_FOR_S}}}"#
         );
-        let created = now_ms();
+        let created = crate::sync::wall_clock_whole_ms() as i64;
         client.expect_ok("POST", &format!("/nets/{net}/alert_rules"), Some(&body))?;
         let fired = wait_for_message(client, net, &format!("alert rule {name}:"))?;
         let stored = fired["timestamp_ms"].as_i64().context("a timestamp")?;
@@ -290,7 +282,7 @@ fn schedule_lateness(client: &Client, net: &str) -> Result<Vec<i64>> {
 /// A stop schedule due 6 s from now: the server is stopped and started
 /// again before it; the run's end minus its time.
 fn run_after_restart(server: Server, launch: &Launch, net: &str) -> Result<(Server, i64)> {
-    let due = (now_ms() / 1_000 + 6) * 1_000;
+    let due = (crate::sync::wall_clock_whole_ms() as i64 / 1_000 + 6) * 1_000;
     let secs = due / 1_000;
     let cron = format!(
         "{} {} {} * * *",

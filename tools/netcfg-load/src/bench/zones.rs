@@ -22,7 +22,7 @@ use std::{
         atomic::{AtomicUsize, Ordering},
     },
     thread,
-    time::{Duration, SystemTime, UNIX_EPOCH},
+    time::Duration,
 };
 
 use anyhow::{Context, Result};
@@ -105,17 +105,13 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         subscribed[index] = (cores, arrived as f64 / f64::from(seconds + 2));
     }
     server.stop()?;
-    let received = received.lock().unwrap_or_else(|poison| poison.into_inner());
+    let received = crate::sync::lock(&received);
     print(&cpu, &subscribed, &received);
     Ok(())
 }
 
 fn count(received: &Mutex<Received>, layout: usize) -> usize {
-    received
-        .lock()
-        .unwrap_or_else(|poison| poison.into_inner())
-        .latency_ms[layout]
-        .len()
+    crate::sync::lock(received).latency_ms[layout].len()
 }
 
 /// An octagon in each cell of a `side` × `side` grid over the square.
@@ -172,18 +168,12 @@ fn set_zones(client: &Client, port: u16, nets: &[String], side: usize) -> Result
     Ok(())
 }
 
-fn now_ms() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |elapsed| elapsed.as_secs_f64() * 1_000.0)
-}
-
 /// Reads `GET /events?types=zone` on a thread of its own, noting each
 /// event's latency under the layout running when it arrived.
 fn subscribe(port: u16, layout: Arc<AtomicUsize>, received: Arc<Mutex<Received>>) -> Result<()> {
     let mut reader = sse::open(port, "/events?types=zone")?;
     thread::spawn(move || {
-        sse::each_event(&mut reader, now_ms, |event, arrived| {
+        sse::each_event(&mut reader, crate::sync::wall_clock_ms, |event, arrived| {
             let Some(data) = event
                 .lines()
                 .find_map(|line| line.strip_prefix("data: "))
@@ -193,11 +183,7 @@ fn subscribe(port: u16, layout: Arc<AtomicUsize>, received: Arc<Mutex<Received>>
             };
             if let Some(time_ms) = data["time_ms"].as_f64() {
                 let index = layout.load(Ordering::SeqCst);
-                received
-                    .lock()
-                    .unwrap_or_else(|poison| poison.into_inner())
-                    .latency_ms[index]
-                    .push(arrived - time_ms);
+                crate::sync::lock(&received).latency_ms[index].push(arrived - time_ms);
             }
         });
     });

@@ -25,7 +25,7 @@ mod writes;
 use std::{
     collections::BTreeMap,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, Ordering},
     },
 };
@@ -48,14 +48,11 @@ pub(crate) struct Shared {
 
 impl Shared {
     pub(crate) fn model(&self) -> std::sync::MutexGuard<'_, Model> {
-        self.model.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::sync::lock(&self.model)
     }
 
     pub(crate) fn error(&self, message: String) {
-        self.errors
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(message);
+        crate::sync::lock(&self.errors).push(message);
     }
 }
 

@@ -13,7 +13,9 @@ mod step;
 
 use std::collections::BTreeMap;
 
-use netcfg_model::{NetworkMode, NetworkTime, Role, SerialNumber, Synchronisation};
+use netcfg_model::{
+    NetworkMode, Role, SerialNumber, Synchronisation, time::ticks::units_from_duration,
+};
 use tokio::time::Instant;
 
 use super::{SimFault, SimOptions, motion::Area, radio::Radio};
@@ -102,9 +104,7 @@ impl World {
         let Some(started) = self.running_since else {
             return 0;
         };
-        let nanos = now.saturating_duration_since(started).as_nanos();
-        let units = nanos * u128::from(NetworkTime::UNITS_PER_SECOND) / 1_000_000_000;
-        u64::try_from(units).unwrap_or(u64::MAX)
+        units_from_duration(now.saturating_duration_since(started))
     }
 
     pub(super) fn handle(&mut self, frame: Frame, out: &mut Outbox) {

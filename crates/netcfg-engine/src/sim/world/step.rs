@@ -5,7 +5,7 @@
 
 use std::{collections::HashMap, time::Duration};
 
-use netcfg_model::{Connectivity, NetworkMode, NetworkTime, SerialNumber, Synchronisation};
+use netcfg_model::{Connectivity, NetworkMode, SerialNumber, Synchronisation, time::ticks};
 use tokio::time::Instant;
 
 use super::{
@@ -14,7 +14,7 @@ use super::{
 };
 use crate::{
     protocol::{BeaconReport, MAX_PAYLOAD, Message, SensorKind, SensorReport},
-    sim::radio::{RadioAnchor, TICKS_PER_UNIT},
+    sim::radio::RadioAnchor,
 };
 
 /// Reports of one kind sent in one frame at most (keeps frames well under
@@ -176,7 +176,7 @@ impl World {
             let Some(device) = self.devices.get_mut(&serial) else {
                 continue;
             };
-            let seconds = at_units as f64 / f64::from(NetworkTime::UNITS_PER_SECOND);
+            let seconds = ticks::seconds_from_units(at_units);
             let here = match (device.true_position, device.walker.as_mut()) {
                 (Some(still), _) => still,
                 (None, Some(walker)) => walker.position_at(seconds, &self.area, &mut self.radio),
@@ -186,7 +186,7 @@ impl World {
                 NetworkMode::MultiTime => self.radio.arrival_times(
                     serial,
                     here,
-                    at_units.saturating_mul(TICKS_PER_UNIT),
+                    at_units.saturating_mul(ticks::TICKS_PER_UNIT),
                     &anchors,
                 ),
                 NetworkMode::MultiRange => self.radio.ranges(serial, here, &anchors),
@@ -277,7 +277,7 @@ impl World {
 const LINK_QUALITY: u64 = 8_500;
 
 fn sensor_values(kind: SensorKind, network_time: u64) -> [i32; 4] {
-    let seconds = network_time as f64 / f64::from(NetworkTime::UNITS_PER_SECOND);
+    let seconds = ticks::seconds_from_units(network_time);
     let wave = |scale: f64| (seconds.sin() * scale).round() as i32;
     match kind {
         SensorKind::Accelerometer => [wave(50.0), wave(30.0), 1_000, 0],

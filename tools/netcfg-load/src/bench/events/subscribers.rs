@@ -16,7 +16,7 @@
 use std::{
     io::BufRead,
     sync::{
-        Arc, Mutex, PoisonError,
+        Arc, Mutex,
         atomic::{AtomicBool, AtomicU64, Ordering},
     },
     thread::{self, JoinHandle},
@@ -118,7 +118,7 @@ struct Tally {
 
 impl Tally {
     fn fail(&self, error: &anyhow::Error) {
-        *self.error.lock().unwrap_or_else(PoisonError::into_inner) = Some(format!("{error:#}"));
+        *crate::sync::lock(&self.error) = Some(format!("{error:#}"));
         self.ended.store(true, Ordering::Relaxed);
     }
 }
@@ -196,7 +196,7 @@ impl Subscribers {
     /// The first error of a subscriber that ended, if one did.
     fn first_error(&self) -> Option<String> {
         self.tallies.iter().enumerate().find_map(|(number, tally)| {
-            let error = tally.error.lock().unwrap_or_else(PoisonError::into_inner);
+            let error = crate::sync::lock(&tally.error);
             error
                 .as_ref()
                 .map(|error| format!("subscriber {number}: {error}"))

@@ -11,7 +11,7 @@ use std::{
     fs,
     path::Path,
     thread,
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result};
@@ -287,7 +287,7 @@ fn run_through_outage(
     outage_seconds: u64,
 ) -> Result<Timeline> {
     let net = OUTAGE_NET;
-    let started_ms = now_ms();
+    let started_ms = crate::sync::wall_clock_whole_ms();
     net_action(client, net, "start")?;
     client.expect_ok(
         "POST",
@@ -301,7 +301,7 @@ fn run_through_outage(
         "outputs: the broker stopped (SIGTERM) for {outage_seconds} s"
     ));
     let at_stop = status(client, net)?;
-    let stopped_ms = now_ms();
+    let stopped_ms = crate::sync::wall_clock_whole_ms();
     let stopped = Instant::now();
     broker.stop()?;
     thread::sleep(Duration::from_secs(outage_seconds));
@@ -312,13 +312,13 @@ fn run_through_outage(
     );
     broker.restart()?;
     let restarted = Instant::now();
-    let restarted_ms = now_ms();
+    let restarted_ms = crate::sync::wall_clock_whole_ms();
     let produced_at_restart = positions_produced(client)?;
     let drain = wait_drained(client, restarted, restarted_ms)?;
     thread::sleep(SETTLE);
     client.expect_ok("DELETE", &format!("/nets/{net}/schedules/tick"), None)?;
     let stop_requested = Instant::now();
-    let stop_requested_ms = now_ms();
+    let stop_requested_ms = crate::sync::wall_clock_whole_ms();
     net_action(client, net, "stop")?;
     server_api::wait_disconnected(client, &[net.to_owned()])?;
     Ok(Timeline {
@@ -358,7 +358,7 @@ fn wait_drained(client: &Client, restarted: Instant, restarted_ms: u64) -> Resul
         let now = status(client, OUTAGE_NET)?;
         if now.connected {
             least_queued = least_queued.min(now.queued);
-            reconnected_ms.get_or_insert_with(now_ms);
+            reconnected_ms.get_or_insert_with(crate::sync::wall_clock_whole_ms);
         }
         if now.connected && now.queued == 0 {
             break Some(restarted.elapsed().as_secs_f64());
@@ -477,15 +477,6 @@ fn write_holes(path: &Path, track: &peers::Track, bounds: &[u64; 5]) -> Result<(
         ));
     }
     fs::write(path, text).with_context(|| format!("could not write {}", path.display()))
-}
-
-/// Milliseconds since the Unix epoch (the clock of the payloads' `time_ms`).
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |elapsed| {
-            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
-        })
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! for the zone, notification and state events it emitted.
 
 use std::{
-    sync::{Arc, Mutex, PoisonError},
+    sync::{Arc, Mutex},
     thread,
     time::Instant,
 };
@@ -80,10 +80,7 @@ impl EventStream {
         thread::spawn(move || {
             sse::each_event(&mut reader, Instant::now, |text, at| {
                 if let Some((kind, data)) = parse_event(text) {
-                    keeping
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(keep(kind, data, at));
+                    crate::sync::lock(&keeping).push(keep(kind, data, at));
                 }
             });
         });
@@ -92,10 +89,7 @@ impl EventStream {
 
     /// Every event heard so far.
     pub(crate) fn heard(&self) -> Vec<Heard> {
-        self.heard
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+        crate::sync::lock(&self.heard).clone()
     }
 }
 

@@ -8,7 +8,7 @@ use std::{
     io::{BufRead, BufReader},
     path::Path,
     process::{Child, Command, Stdio},
-    sync::{Arc, Mutex, MutexGuard, PoisonError},
+    sync::{Arc, Mutex, MutexGuard},
     thread,
     time::{Duration, Instant},
 };
@@ -222,10 +222,7 @@ impl Subscriber {
                 line.clear();
                 match reader.read_until(b'\n', &mut line) {
                     Ok(0) | Err(_) => return,
-                    Ok(_) => counting
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .record(&line),
+                    Ok(_) => crate::sync::lock(&counting).record(&line),
                 }
             }
         });
@@ -252,7 +249,7 @@ impl Subscriber {
     }
 
     fn lock(&self) -> MutexGuard<'_, Tally> {
-        self.tally.lock().unwrap_or_else(PoisonError::into_inner)
+        crate::sync::lock(&self.tally)
     }
 
     /// What it received so far under `prefix`.
