@@ -37,8 +37,9 @@
 //! - `dist`: the release artefacts (tarball, Debian package, checksums);
 //!   `--check` builds them twice and checks them.
 //! - `codegen`: writes the generated documents (docs/openapi, the
-//!   configuration reference) by running their tests with `UPDATE_EXPECT=1`;
-//!   `--check` runs them as CI does.
+//!   configuration reference, the front end's JSDoc types ui/lib/types.js)
+//!   by running their tests with `UPDATE_EXPECT=1`; `--check` runs them as
+//!   CI does.
 //!
 //! `bench`, `soak` and `crash` live in the crate netcfg-load
 //! (tools/netcfg-load): xtask installs the tools a run needs, builds its
@@ -106,7 +107,7 @@ enum Task {
         check: bool,
     },
     /// Write the generated docs: OpenAPI of both tables, the configuration
-    /// reference
+    /// reference, the front end's JSDoc types
     Codegen {
         /// Only check that they are current
         #[arg(long)]
