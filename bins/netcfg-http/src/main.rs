@@ -35,14 +35,11 @@ use crate::{
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
-    let settings = Settings::load(
-        &cli,
-        std::env::vars().filter(|(name, _)| !Baseline::is_variable(name)),
-    )?;
-    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-
+/// The data directory opened, the engine on its own runtime, and the
+/// service over both with its background work started.
+fn start_service(
+    settings: &Settings,
+) -> Result<(tokio::runtime::Runtime, Arc<NetcfgEngine>, Service)> {
     std::fs::create_dir_all(settings.data_dir()).with_context(|| {
         format!(
             "could not create the data directory {}",
@@ -83,6 +80,18 @@ fn main() -> Result<()> {
     let service = Service::new(services);
     service.set_recording_limits(settings.recording_limits()?);
     service.start_background_work(engine_runtime.handle());
+    Ok((engine_runtime, engine, service))
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    let settings = Settings::load(
+        &cli,
+        std::env::vars().filter(|(name, _)| !Baseline::is_variable(name)),
+    )?;
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+
+    let (engine_runtime, engine, service) = start_service(&settings)?;
     let state = actix_web::web::Data::new(
         AppState::new(settings.version()?, service).with_auth(settings.auth()?),
     );

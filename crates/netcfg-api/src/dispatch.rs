@@ -21,7 +21,7 @@ use crate::{
     render::{render_error, render_reply},
     reply::{ApiError, Reply},
     state::AppState,
-    table::{Body, Route},
+    table::{Body, Route, Table},
     tables::Tables,
     version::ApiVersion,
 };
@@ -114,36 +114,9 @@ pub(crate) async fn dispatch(
     pattern: &'static str,
 ) -> HttpResponse {
     let version = request_version(&request, &state);
-    let table = tables.table(version);
-    let candidates: Vec<&Route> = table
-        .routes
-        .iter()
-        .filter(|route| route.paths.contains(&pattern))
-        .collect();
-    if candidates.is_empty() {
-        let other = ApiVersion::ALL
-            .into_iter()
-            .find(|other| *other != version)
-            .unwrap_or(version);
-        let message = format!(
-            "{} {} does not exist in API version {}; it exists in version {} (select it with the header `Api-Version: {}`)",
-            request.method(),
-            request.path(),
-            version.short(),
-            other.short(),
-            other.short()
-        );
-        return render_error(
-            &ApiError::new(ErrorCode::RouteInOtherVersion, message),
-            None,
-            version,
-        );
-    }
-    let Some(route) = candidates
-        .iter()
-        .find(|route| route.method == request.method())
-    else {
-        return method_not_allowed(&request, &candidates, version);
+    let route = match select_route(&request, tables.table(version), pattern, version) {
+        Ok(route) => route,
+        Err(refusal) => return *refusal,
     };
     let (body, stream) = match read_body(&request, payload, route).await {
         Ok(body) => body,
@@ -206,6 +179,46 @@ pub(crate) async fn dispatch(
         }
         Err(error) => render_error(&error, Some(route), version),
     }
+}
+
+/// The row of `table` that answers `request` on `pattern`, or the answer
+/// that refuses it: the path is another version's, or its method is not
+/// the row's.
+fn select_route<'t>(
+    request: &HttpRequest,
+    table: &'t Table,
+    pattern: &'static str,
+    version: ApiVersion,
+) -> Result<&'t Route, Box<HttpResponse>> {
+    let candidates: Vec<&Route> = table
+        .routes
+        .iter()
+        .filter(|route| route.paths.contains(&pattern))
+        .collect();
+    if candidates.is_empty() {
+        let other = ApiVersion::ALL
+            .into_iter()
+            .find(|other| *other != version)
+            .unwrap_or(version);
+        let message = format!(
+            "{} {} does not exist in API version {}; it exists in version {} (select it with the header `Api-Version: {}`)",
+            request.method(),
+            request.path(),
+            version.short(),
+            other.short(),
+            other.short()
+        );
+        return Err(Box::new(render_error(
+            &ApiError::new(ErrorCode::RouteInOtherVersion, message),
+            None,
+            version,
+        )));
+    }
+    candidates
+        .iter()
+        .find(|route| route.method == request.method())
+        .copied()
+        .ok_or_else(|| Box::new(method_not_allowed(request, &candidates, version)))
 }
 
 /// Publishes a `change` event for a successful write: of the configuration

@@ -40,12 +40,59 @@ pub struct Metrics {
     scraping: Mutex<()>,
 }
 
-fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
-    let counter = IntCounter::new(name, help).expect("a valid metric name");
+/// `collector`, registered in `registry` (once: the names are constants).
+fn registered<C: prometheus::core::Collector + Clone + 'static>(
+    registry: &Registry,
+    collector: C,
+) -> C {
     registry
-        .register(Box::new(counter.clone()))
+        .register(Box::new(collector.clone()))
         .expect("registered once");
-    counter
+    collector
+}
+
+fn counter(registry: &Registry, name: &str, help: &str) -> IntCounter {
+    registered(
+        registry,
+        IntCounter::new(name, help).expect("a valid metric name"),
+    )
+}
+
+fn gauge(registry: &Registry, name: &str, help: &str) -> IntGauge {
+    registered(
+        registry,
+        IntGauge::new(name, help).expect("a valid metric name"),
+    )
+}
+
+/// The requests answered and their latency, registered in `registry`.
+fn http_metrics(registry: &Registry) -> (IntCounterVec, HistogramVec) {
+    let requests = registered(
+        registry,
+        IntCounterVec::new(
+            Opts::new(
+                "netcfg_http_requests_total",
+                "HTTP requests answered, by route template, method and status",
+            ),
+            &["route", "method", "status"],
+        )
+        .expect("valid"),
+    );
+    let latency = registered(
+            registry,
+            HistogramVec::new(
+                HistogramOpts::new(
+                    "netcfg_http_request_duration_seconds",
+                    "Time from a request's arrival to its response's head, by route template and method",
+                )
+                .buckets(vec![
+                    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+                ]),
+                &["route", "method"],
+            )
+            .expect("valid"),
+        );
+    (requests, latency)
 }
 
 impl Default for Metrics {
@@ -61,65 +108,42 @@ impl Metrics {
     /// Never: the names are constants, registered once each.
     pub fn new() -> Self {
         let registry = Registry::new();
-        let requests = IntCounterVec::new(
-            Opts::new(
-                "netcfg_http_requests_total",
-                "HTTP requests answered, by route template, method and status",
-            ),
-            &["route", "method", "status"],
-        )
-        .expect("valid");
-        let latency = HistogramVec::new(
-            HistogramOpts::new(
-                "netcfg_http_request_duration_seconds",
-                "Time from a request's arrival to its response's head, by route template and method",
+        let (requests, latency) = http_metrics(&registry);
+        let notifications = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "netcfg_notifications_total",
+                    "Notifications stored and published, by level",
+                ),
+                &["level"],
             )
-            .buckets(vec![
-                0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
-            ]),
-            &["route", "method"],
-        )
-        .expect("valid");
-        let notifications = IntCounterVec::new(
-            Opts::new(
-                "netcfg_notifications_total",
-                "Notifications stored and published, by level",
-            ),
-            &["level"],
-        )
-        .expect("valid");
-        let commit_seconds = Counter::new(
-            "netcfg_store_commit_seconds_total",
-            "Time spent committing changes to saved-state files, the sync to the disk included",
-        )
-        .expect("valid");
-        let subscribers = IntGauge::new(
+            .expect("valid"),
+        );
+        let commit_seconds = registered(
+            &registry,
+            Counter::new(
+                "netcfg_store_commit_seconds_total",
+                "Time spent committing changes to saved-state files, the sync to the disk included",
+            )
+            .expect("valid"),
+        );
+        let outputs = OutputGauges::new(&registry);
+        let subscribers = gauge(
+            &registry,
             "netcfg_event_subscribers",
             "Clients listening to the live events",
-        )
-        .expect("valid");
-        let running = IntGauge::new(
+        );
+        let running = gauge(
+            &registry,
             "netcfg_configurations_running",
             "Configurations whose network runs",
-        )
-        .expect("valid");
-        let ready = IntGauge::new(
+        );
+        let ready = gauge(
+            &registry,
             "netcfg_ready",
             "1 when the last readiness check passed (GET /readyz), 0 when it failed",
-        )
-        .expect("valid");
-        let outputs = OutputGauges::new(&registry);
-        for collector in [
-            Box::new(requests.clone()) as Box<dyn prometheus::core::Collector>,
-            Box::new(latency.clone()),
-            Box::new(notifications.clone()),
-            Box::new(commit_seconds.clone()),
-            Box::new(subscribers.clone()),
-            Box::new(running.clone()),
-            Box::new(ready.clone()),
-        ] {
-            registry.register(collector).expect("registered once");
-        }
+        );
         Self {
             commits: counter(
                 &registry,
