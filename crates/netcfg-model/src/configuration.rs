@@ -1,9 +1,10 @@
 //! Configurations ("nets") and the engine instance that runs them.
 
+use crate::schema::fixed_schema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::{borrow::Cow, fmt, str::FromStr};
+use std::{fmt, str::FromStr};
 
 use crate::{
     names::ConfigName, network_mode::NetworkMode, recording::ReplaySource,
@@ -148,20 +149,13 @@ impl fmt::Display for Instance {
     }
 }
 
-impl schemars::JsonSchema for Instance {
-    fn schema_name() -> Cow<'static, str> {
-        "Instance".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "maxLength": 4096,
-            "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})(&((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})){0,6})?|replay:[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}/[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}(\\?(speed=[0-9.]{1,12}|loop=[01])(&(speed=[0-9.]{1,12}|loop=[01]))?)?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
-            "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), `replay:<net_name>/<recording>` (optionally `?speed=0.1..50&loop=1`) to play a recording as if live, or an empty string for the server's default.",
-            "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", "replay:site/night?speed=10", ""]
-        })
-    }
-}
+fixed_schema!(Instance, {
+    "type": "string",
+    "maxLength": 4096,
+    "pattern": "^(sim(:[A-Za-z0-9_-]{1,64})?(\\?((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})(&((toa_noise_mm|nlos|nlos_bias_mm|range_mm|miss|seed)=[0-9.]{1,12}|survey_error=[0-9A-Fa-f:;-]{1,400})){0,6})?|replay:[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}/[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}(\\?(speed=[0-9.]{1,12}|loop=[01])(&(speed=[0-9.]{1,12}|loop=[01]))?)?|/[^\\x00-\\x1f\\x7f-\\x9f]*)?$",
+    "description": "The engine instance: the absolute path of the serial port of the network interface device, `sim` or `sim:<scenario>` for the built-in simulator, optionally with the radio's parameters (`sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&range_mm=40000&miss=0.01&survey_error=SERIAL:DX:DY:DZ&seed=1`), `replay:<net_name>/<recording>` (optionally `?speed=0.1..50&loop=1`) to play a recording as if live, or an empty string for the server's default.",
+    "examples": ["sim", "sim?toa_noise_mm=30&nlos=0.05", "/dev/ttyUSB0", "replay:site/night?speed=10", ""]
+});
 
 /// Whether a configuration's network is running.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]

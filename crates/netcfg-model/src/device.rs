@@ -1,6 +1,7 @@
 //! Devices and their radio interfaces.
 
-use std::{borrow::Cow, fmt, str::FromStr};
+use crate::schema::fixed_schema;
+use std::{fmt, str::FromStr};
 
 use serde_json::Value;
 
@@ -60,14 +61,7 @@ impl fmt::Display for DeviceId {
     }
 }
 
-impl schemars::JsonSchema for DeviceId {
-    fn schema_name() -> Cow<'static, str> {
-        "DeviceId".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "integer", "minimum": 1, "maximum": 9_999_999, "description": "A device's integer id within its configuration."})
-    }
-}
+fixed_schema!(DeviceId, {"type": "integer", "minimum": 1, "maximum": 9_999_999, "description": "A device's integer id within its configuration."});
 
 /// How a request names a device: by serial number or by integer id.
 ///
@@ -129,18 +123,11 @@ impl fmt::Display for DeviceKey {
     }
 }
 
-impl schemars::JsonSchema for DeviceKey {
-    fn schema_name() -> Cow<'static, str> {
-        "DeviceKey".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "A device's serial number (XX:XX:XXXX or 8 hex digits) or its integer id (1 to 9999999).",
-            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}|[1-9][0-9]{0,6})$"
-        })
-    }
-}
+fixed_schema!(DeviceKey, {
+    "type": "string",
+    "description": "A device's serial number (XX:XX:XXXX or 8 hex digits) or its integer id (1 to 9999999).",
+    "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8}|[1-9][0-9]{0,6})$"
+});
 
 /// A radio interface of a device. Coordinates are in millimetres.
 #[derive(
@@ -347,13 +334,8 @@ mod tests {
         // The first interface breaks a rule; the repeat is still reported.
         let mut problems = Problems::new();
         assert!(read_interfaces(&value, "interfaces", &mut problems).is_none());
-        let paths: Vec<_> = problems
-            .as_slice()
-            .iter()
-            .map(|p| p.path.as_str())
-            .collect();
         assert_eq!(
-            paths,
+            problems.paths(),
             [
                 "interfaces[0].x",
                 "interfaces[0].y",

@@ -1,9 +1,10 @@
 //! Device actions (commands to devices) and their replies.
 
+use crate::schema::fixed_schema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::{borrow::Cow, fmt};
+use std::fmt;
 
 use serde_json::Value;
 
@@ -139,14 +140,7 @@ impl From<LedTimeout> for u32 {
     }
 }
 
-impl schemars::JsonSchema for LedTimeout {
-    fn schema_name() -> Cow<'static, str> {
-        "LedTimeout".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({"type": "integer", "minimum": 5, "maximum": 1800, "description": "Seconds the LED behaviour lasts."})
-    }
-}
+fixed_schema!(LedTimeout, {"type": "integer", "minimum": 5, "maximum": 1800, "description": "Seconds the LED behaviour lasts."});
 
 /// A command to a device, with its parameters: the `device_command_body`.
 ///

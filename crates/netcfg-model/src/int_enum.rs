@@ -53,19 +53,11 @@ macro_rules! int_enum {
             }
         }
 
-        impl schemars::JsonSchema for $name {
-            fn schema_name() -> std::borrow::Cow<'static, str> {
-                stringify!($name).into()
-            }
-
-            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                schemars::json_schema!({
-                    "type": "integer",
-                    "description": concat!($what, $unit),
-                    "enum": [$($value),+]
-                })
-            }
-        }
+        $crate::schema::fixed_schema!($name, {
+            "type": "integer",
+            "description": concat!($what, $unit),
+            "enum": [$($value),+]
+        });
     };
 }
 pub(crate) use int_enum;

@@ -55,6 +55,7 @@ mod recording;
 mod rf;
 mod role;
 mod schedule;
+mod schema;
 mod serial;
 mod setting;
 mod sim_parameters;

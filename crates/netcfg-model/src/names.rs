@@ -90,30 +90,28 @@ macro_rules! name_type {
             reason: &'static str,
         }
 
-        impl schemars::JsonSchema for $name {
-            fn schema_name() -> Cow<'static, str> {
-                stringify!($name).into()
-            }
-            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-                schemars::json_schema!($schema)
-            }
-        }
+        $crate::schema::fixed_schema!($name, $schema);
     };
 }
 
 /// The longest name of a configuration, item or setting key, in characters.
 pub const MAX_NAME_LENGTH: usize = 64;
 
-/// The rules of a name that becomes a file name; `errors` says each
-/// broken rule for the kind of name (length, characters, leading dot).
-fn check_file_safe(name: &str, errors: [&'static str; 3]) -> Result<(), &'static str> {
-    if name.is_empty() || name.len() > MAX_NAME_LENGTH {
+/// Whether `name` uses only `A-Z a-z 0-9 . _ -`: no path separator, no
+/// white space, nothing a file system or a shell reads specially.
+fn is_file_safe(name: &str) -> bool {
+    name.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The rules of a name that becomes a file name, at most `max` bytes;
+/// `errors` says each broken rule for the kind of name (length,
+/// characters, leading dot).
+fn check_file_safe(name: &str, max: usize, errors: [&'static str; 3]) -> Result<(), &'static str> {
+    if name.is_empty() || name.len() > max {
         return Err(errors[0]);
     }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-    {
+    if !is_file_safe(name) {
         return Err(errors[1]);
     }
     if name.starts_with('.') {
@@ -122,18 +120,35 @@ fn check_file_safe(name: &str, errors: [&'static str; 3]) -> Result<(), &'static
     Ok(())
 }
 
-fn check_config_name(name: &str) -> Result<(), &'static str> {
-    check_file_safe(
-        name,
-        [
-            "a configuration name has 1 to 64 characters",
-            "a configuration name uses only A-Z a-z 0-9 . _ -",
-            "a configuration name must not start with '.'",
-        ],
-    )
+/// Declares a name that the data directory holds as a file name (a
+/// configuration's, a recording's): [`check_file_safe`]'s rules at
+/// [`MAX_NAME_LENGTH`], its messages and schema worded for `$kind`.
+macro_rules! file_safe_name {
+    ($(#[$meta:meta])* $name:ident, $error:ident, $check:ident, $kind:literal, $Kind:literal) => {
+        fn $check(name: &str) -> Result<(), &'static str> {
+            check_file_safe(
+                name,
+                MAX_NAME_LENGTH,
+                [
+                    concat!("a ", $kind, " name has 1 to 64 characters"),
+                    concat!("a ", $kind, " name uses only A-Z a-z 0-9 . _ -"),
+                    concat!("a ", $kind, " name must not start with '.'"),
+                ],
+            )
+        }
+
+        name_type! {
+            $(#[$meta])*
+            $name, $error, $check, {
+                "type": "string", "minLength": 1, "maxLength": 64,
+                "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$",
+                "description": concat!($Kind, " name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'.")
+            }
+        }
+    };
 }
 
-name_type! {
+file_safe_name! {
     /// The name of a configuration: 1 to 64 characters of `A-Z a-z 0-9 . _ -`,
     /// not starting with `.`.
     ///
@@ -147,25 +162,10 @@ name_type! {
     /// assert!("../etc".parse::<ConfigName>().is_err());
     /// assert!(".hidden".parse::<ConfigName>().is_err());
     /// ```
-    ConfigName, ConfigNameError, check_config_name, {
-        "type": "string", "minLength": 1, "maxLength": 64,
-        "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$",
-        "description": "Configuration name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'."
-    }
+    ConfigName, ConfigNameError, check_config_name, "configuration", "Configuration"
 }
 
-fn check_recording_name(name: &str) -> Result<(), &'static str> {
-    check_file_safe(
-        name,
-        [
-            "a recording name has 1 to 64 characters",
-            "a recording name uses only A-Z a-z 0-9 . _ -",
-            "a recording name must not start with '.'",
-        ],
-    )
-}
-
-name_type! {
+file_safe_name! {
     /// The name of a recording: the rules of a configuration's name, so it
     /// is safe as a file name (`<name>.pcap`).
     ///
@@ -174,11 +174,7 @@ name_type! {
     /// assert!("night-shift_2".parse::<RecordingName>().is_ok());
     /// assert!("a/b".parse::<RecordingName>().is_err());
     /// ```
-    RecordingName, RecordingNameError, check_recording_name, {
-        "type": "string", "minLength": 1, "maxLength": 64,
-        "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$",
-        "description": "Recording name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'."
-    }
+    RecordingName, RecordingNameError, check_recording_name, "recording", "Recording"
 }
 
 fn check_item_name(name: &str) -> Result<(), &'static str> {
@@ -209,10 +205,7 @@ fn check_setting_key(key: &str) -> Result<(), &'static str> {
     if key.is_empty() || key.len() > MAX_NAME_LENGTH {
         return Err("a setting key has 1 to 64 characters");
     }
-    if !key
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-    {
+    if !is_file_safe(key) {
         return Err("a setting key uses only A-Z a-z 0-9 . _ -");
     }
     Ok(())
@@ -228,19 +221,15 @@ name_type! {
 }
 
 fn check_file_name(name: &str) -> Result<(), &'static str> {
-    if name.is_empty() || name.len() > 255 {
-        return Err("a file name has 1 to 255 bytes");
-    }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-    {
-        return Err("a file name uses only A-Z a-z 0-9 . _ -");
-    }
-    if name.starts_with('.') {
-        return Err("a file name must not start with '.'");
-    }
-    Ok(())
+    check_file_safe(
+        name,
+        255,
+        [
+            "a file name has 1 to 255 bytes",
+            "a file name uses only A-Z a-z 0-9 . _ -",
+            "a file name must not start with '.'",
+        ],
+    )
 }
 
 name_type! {

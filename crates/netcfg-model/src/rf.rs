@@ -1,6 +1,7 @@
 //! RF (radio) settings: bit rate, channel, PRF, preamble.
 
-use std::{borrow::Cow, fmt};
+use crate::schema::fixed_schema;
+use std::fmt;
 
 use crate::{
     int_enum::int_enum,
@@ -121,17 +122,10 @@ impl fmt::Display for PreambleCode {
     }
 }
 
-impl schemars::JsonSchema for PreambleCode {
-    fn schema_name() -> Cow<'static, str> {
-        "PreambleCode".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "integer", "minimum": 1, "maximum": 24,
-            "description": "Preamble code; it must suit the channel and PRF (see domain.md)."
-        })
-    }
-}
+fixed_schema!(PreambleCode, {
+    "type": "integer", "minimum": 1, "maximum": 24,
+    "description": "Preamble code; it must suit the channel and PRF (see domain.md)."
+});
 
 /// The preamble codes that suit `channel` at `prf` (IEEE 802.15.4 HRP UWB).
 pub fn suitable_preamble_codes(channel: Channel, prf: Prf) -> std::ops::RangeInclusive<u8> {

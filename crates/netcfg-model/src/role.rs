@@ -280,13 +280,8 @@ mod tests {
         anchor.network_period = NetworkTime::from_units(1);
         anchor.window_duration = NetworkTime::from_units(5);
         let problems = anchor.validate().unwrap_err();
-        let paths: Vec<_> = problems
-            .as_slice()
-            .iter()
-            .map(|p| p.path.as_str())
-            .collect();
         assert_eq!(
-            paths,
+            problems.paths(),
             ["network_period", "window_duration", "window_duration"]
         );
     }

@@ -1,5 +1,6 @@
 //! Device serial numbers: 32 bits written `XX:XX:XXXX`.
 
+use crate::schema::fixed_schema;
 use std::{borrow::Cow, fmt, str::FromStr};
 
 /// A device's serial number: 32 bits, written `XX:XX:XXXX` in upper-case
@@ -96,20 +97,12 @@ impl fmt::Display for SerialNumber {
     }
 }
 
-impl schemars::JsonSchema for SerialNumber {
-    fn schema_name() -> Cow<'static, str> {
-        "SerialNumber".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "Serial number: XX:XX:XXXX in hexadecimal (byte, byte, 16 bits). Lower case and the 8-digit form without colons are accepted; responses use upper case with colons.",
-            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})$",
-            "examples": ["01:04:0719"]
-        })
-    }
-}
+fixed_schema!(SerialNumber, {
+    "type": "string",
+    "description": "Serial number: XX:XX:XXXX in hexadecimal (byte, byte, 16 bits). Lower case and the 8-digit form without colons are accepted; responses use upper case with colons.",
+    "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})$",
+    "examples": ["01:04:0719"]
+});
 
 #[cfg(test)]
 mod tests {

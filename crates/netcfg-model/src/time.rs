@@ -5,9 +5,10 @@
 pub mod clock;
 pub mod ticks;
 
+use crate::schema::fixed_schema;
 use serde::{Deserialize, Serialize};
 
-use std::{borrow::Cow, fmt};
+use std::fmt;
 
 /// A duration in network time units of 1/975,000 s (about 1.0256 µs).
 ///
@@ -98,20 +99,12 @@ impl fmt::Display for NetworkTime {
     }
 }
 
-impl schemars::JsonSchema for NetworkTime {
-    fn schema_name() -> Cow<'static, str> {
-        "NetworkTime".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "integer",
-            "minimum": 0,
-            "maximum": u32::MAX,
-            "description": "A duration in network time units of 1/975,000 s: 975 = 1 ms, 97,500 = 100 ms (10 Hz)."
-        })
-    }
-}
+fixed_schema!(NetworkTime, {
+    "type": "integer",
+    "minimum": 0,
+    "maximum": u32::MAX,
+    "description": "A duration in network time units of 1/975,000 s: 975 = 1 ms, 97,500 = 100 ms (10 Hz)."
+});
 
 /// A sensor or user-data period: 0 (off) or at least 975 units (1 ms).
 ///
@@ -169,19 +162,11 @@ impl From<SensorPeriod> for u32 {
     }
 }
 
-impl schemars::JsonSchema for SensorPeriod {
-    fn schema_name() -> Cow<'static, str> {
-        "SensorPeriod".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "integer",
-            "description": "0 (off) or a period of at least 975 network time units (1 ms, units of 1/975,000 s).",
-            "anyOf": [ { "const": 0 }, { "minimum": 975, "maximum": u32::MAX } ]
-        })
-    }
-}
+fixed_schema!(SensorPeriod, {
+    "type": "integer",
+    "description": "0 (off) or a period of at least 975 network time units (1 ms, units of 1/975,000 s).",
+    "anyOf": [ { "const": 0 }, { "minimum": 975, "maximum": u32::MAX } ]
+});
 
 #[cfg(test)]
 mod tests {

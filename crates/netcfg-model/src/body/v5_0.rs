@@ -1,9 +1,10 @@
 //! Bodies that only the 5.0 table uses.
 
+use crate::schema::fixed_schema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use std::{borrow::Cow, fmt, str::FromStr};
+use std::{fmt, str::FromStr};
 
 use netcfg_model_derive::request_body;
 
@@ -82,19 +83,12 @@ impl fmt::Display for InterfaceRef {
     }
 }
 
-impl schemars::JsonSchema for InterfaceRef {
-    fn schema_name() -> Cow<'static, str> {
-        "InterfaceRef".into()
-    }
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "An interface: <serial_number>-<interface_identifier>.",
-            "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$",
-            "examples": ["01:04:0719-0"]
-        })
-    }
-}
+fixed_schema!(InterfaceRef, {
+    "type": "string",
+    "description": "An interface: <serial_number>-<interface_identifier>.",
+    "pattern": "^([0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A-Fa-f]{8})-(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])$",
+    "examples": ["01:04:0719-0"]
+});
 
 /// The 5.0 paired-interface PUT body: the other interface of the pair.
 #[request_body]

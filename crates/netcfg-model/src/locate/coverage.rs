@@ -345,12 +345,10 @@ mod tests {
         else {
             panic!("expected invalid parameters");
         };
-        let paths: Vec<&str> = problems
-            .as_slice()
-            .iter()
-            .map(|p| p.path.as_str())
-            .collect();
-        assert_eq!(paths, ["z", "resolution_mm", "toa_noise_mm", "range_mm"]);
+        assert_eq!(
+            problems.paths(),
+            ["z", "resolution_mm", "toa_noise_mm", "range_mm"]
+        );
         let fine = CoverageRequest {
             resolution_mm: 49.9,
             ..CoverageRequest::default()
