@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use common::*;
 use netcfg_model::{
-    BatchMs, Connectivity, Level, Notification, Qos, RateHz, SerialNumber, Synchronisation,
+    BatchMs, ConfigName, Connectivity, Level, Notification, Qos, RateHz, SerialNumber,
+    Synchronisation,
     event::{DeviceEvent, DeviceHappening, StateChange, StateEvent},
 };
 use netcfg_outputs::{OutputEvent, Outputs, QUEUE_BOUND};
@@ -51,14 +52,22 @@ fn state(change: StateChange) -> OutputEvent {
     })
 }
 
+/// A runtime (to enter while the outputs run), a broker (`persist` keeps
+/// its sessions across a restart), the outputs and the network `site`.
+fn set_up(persist: bool) -> (tokio::runtime::Runtime, Broker, Outputs, ConfigName) {
+    (
+        runtime(),
+        Broker::start(persist),
+        Outputs::new(),
+        net("site"),
+    )
+}
+
 #[test]
 fn every_topic_and_payload() {
-    let runtime = runtime();
+    let (runtime, broker, outputs, site) = set_up(false);
     let _guard = runtime.enter();
-    let broker = Broker::start(false);
     let subscriber = Subscriber::start(broker.port, "netcfg/#", &[]);
-    let outputs = Outputs::new();
-    let site = net("site");
     outputs.run(&site, vec![mqtt_plan("broker", broker.port)]);
 
     // The retained state comes first, QoS 1.
@@ -142,12 +151,9 @@ fn every_topic_and_payload() {
 
 #[test]
 fn qos_1_positions_batches_and_rate_limit() {
-    let runtime = runtime();
+    let (runtime, broker, outputs, site) = set_up(false);
     let _guard = runtime.enter();
-    let broker = Broker::start(false);
     let subscriber = Subscriber::start(broker.port, "netcfg/#", &[]);
-    let outputs = Outputs::new();
-    let site = net("site");
     let mut batched = mqtt_plan("batched", broker.port);
     batched.output.topic_prefix = Some("batch/{net_name}".to_owned().try_into().unwrap());
     batched.output.batch_ms = BatchMs::try_from(50).unwrap();
@@ -233,12 +239,9 @@ fn qos_1_positions_batches_and_rate_limit() {
 
 #[test]
 fn an_outage_delays_but_loses_nothing_that_fits() {
-    let runtime = runtime();
+    let (runtime, mut broker, outputs, site) = set_up(true);
     let _guard = runtime.enter();
-    let mut broker = Broker::start(true);
     let subscriber = Subscriber::start(broker.port, "netcfg/#", &["-c", "-i", "outage-sub"]);
-    let outputs = Outputs::new();
-    let site = net("site");
     let mut plan = mqtt_plan("broker", broker.port);
     plan.output.qos = Some(Qos::AT_LEAST_ONCE);
     outputs.run(&site, vec![plan]);
@@ -307,11 +310,8 @@ fn an_outage_delays_but_loses_nothing_that_fits() {
 
 #[test]
 fn a_full_queue_drops_exactly_the_positions_that_do_not_fit() {
-    let runtime = runtime();
+    let (runtime, mut broker, outputs, site) = set_up(false);
     let _guard = runtime.enter();
-    let mut broker = Broker::start(false);
-    let outputs = Outputs::new();
-    let site = net("site");
     outputs.run(&site, vec![mqtt_plan("broker", broker.port)]);
     wait_until("connected", || status(&outputs, "site", "broker").sent == 1);
     broker.stop();
@@ -365,11 +365,8 @@ fn the_last_will_says_offline() {
 
 #[test]
 fn an_output_lacking_its_password_does_not_connect() {
-    let runtime = runtime();
+    let (runtime, broker, outputs, site) = set_up(false);
     let _guard = runtime.enter();
-    let broker = Broker::start(false);
-    let outputs = Outputs::new();
-    let site = net("site");
     let mut plan = mqtt_plan("copied", broker.port);
     plan.output.username_set = true;
     plan.output.password_set = true;
@@ -396,11 +393,8 @@ fn an_output_lacking_its_password_does_not_connect() {
 
 #[test]
 fn an_unchanged_plan_keeps_running_and_a_removed_one_stops() {
-    let runtime = runtime();
+    let (runtime, broker, outputs, site) = set_up(false);
     let _guard = runtime.enter();
-    let broker = Broker::start(false);
-    let outputs = Outputs::new();
-    let site = net("site");
     let a = mqtt_plan("a", broker.port);
     let mut b = mqtt_plan("b", broker.port);
     b.output.topic_prefix = Some("other/{net_name}".to_owned().try_into().unwrap());

@@ -11,7 +11,9 @@ use std::{
 
 use common::*;
 use hmac::{Hmac, KeyInit, Mac};
-use netcfg_model::{BatchMs, Output, OutputEventKind, OutputPlan, OutputSecrets, Qos, RateHz};
+use netcfg_model::{
+    BatchMs, ConfigName, Output, OutputEventKind, OutputPlan, OutputSecrets, Qos, RateHz,
+};
 use netcfg_outputs::Outputs;
 use sha2::Sha256;
 
@@ -27,15 +29,20 @@ struct Request {
 
 impl Request {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        header(&self.headers, name)
     }
 
     fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.body).unwrap()
     }
+}
+
+/// The value of the first of `headers` called `name` (any case).
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
 }
 
 /// A server answering each request with the next status of `script`
@@ -103,10 +110,8 @@ fn serve(
             let (name, value) = header.split_once(':').unwrap();
             headers.push((name.trim().to_owned(), value.trim().to_owned()));
         }
-        let length: usize = headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .map(|(_, v)| v.parse().unwrap())
+        let length: usize = header(&headers, "content-length")
+            .map(|v| v.parse().unwrap())
             .expect("a content length");
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
@@ -165,18 +170,21 @@ fn zones(server: &Server) -> Vec<i64> {
         .collect()
 }
 
+/// The outputs running the webhook `hook` to `port` with `events` for the
+/// network `site`.
+fn run_hook(port: u16, events: Vec<OutputEventKind>) -> (Outputs, ConfigName) {
+    let outputs = Outputs::new();
+    let site = net("site");
+    outputs.run(&site, vec![webhook_plan("hook", port, events)]);
+    (outputs, site)
+}
+
 #[test]
 fn server_errors_are_retried_in_order() {
     let server = Server::start(vec![500, 503, 500]);
-    let outputs = Outputs::new();
-    let site = net("site");
-    outputs.run(
-        &site,
-        vec![webhook_plan(
-            "hook",
-            server.port,
-            vec![OutputEventKind::Zone, OutputEventKind::State],
-        )],
+    let (outputs, site) = run_hook(
+        server.port,
+        vec![OutputEventKind::Zone, OutputEventKind::State],
     );
     for x in 0..5 {
         outputs.send(&site, zone("site", "dock", x));
@@ -208,16 +216,7 @@ fn server_errors_are_retried_in_order() {
 #[test]
 fn a_client_error_is_not_retried() {
     let server = Server::start(vec![400]);
-    let outputs = Outputs::new();
-    let site = net("site");
-    outputs.run(
-        &site,
-        vec![webhook_plan(
-            "hook",
-            server.port,
-            vec![OutputEventKind::Zone],
-        )],
-    );
+    let (outputs, site) = run_hook(server.port, vec![OutputEventKind::Zone]);
     outputs.send(&site, zone("site", "dock", 1));
     wait_until("the refusal", || {
         status(&outputs, "site", "hook")
@@ -245,16 +244,7 @@ fn a_client_error_is_not_retried() {
 fn a_server_that_is_down_is_retried_until_it_is_back() {
     // Reserve a port, then free it: nothing listens there for a while.
     let port = free_port();
-    let outputs = Outputs::new();
-    let site = net("site");
-    outputs.run(
-        &site,
-        vec![webhook_plan(
-            "hook",
-            port,
-            vec![OutputEventKind::Zone, OutputEventKind::Position],
-        )],
-    );
+    let (outputs, site) = run_hook(port, vec![OutputEventKind::Zone, OutputEventKind::Position]);
     for x in 0..50 {
         outputs.send(&site, zone("site", "dock", x));
         outputs.send(&site, positions(x as u64, &[(7, x)]));

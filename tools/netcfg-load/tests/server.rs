@@ -27,11 +27,16 @@ struct Seen {
 
 impl Seen {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
+        header(&self.headers, name)
     }
+}
+
+/// The value of the first of `headers` (lower-case names) called `name`.
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(key, _)| key == name)
+        .map(|(_, value)| value.as_str())
 }
 
 /// A server on a free loopback port that records every request and
@@ -75,10 +80,7 @@ fn serve(stream: TcpStream, record: &Mutex<Vec<Seen>>) {
             let (name, value) = line.split_once(':').unwrap();
             headers.push((name.to_ascii_lowercase(), value.trim().to_owned()));
         }
-        let length = headers
-            .iter()
-            .find(|(name, _)| name == "content-length")
-            .map_or(0, |(_, value)| value.parse().unwrap());
+        let length = header(&headers, "content-length").map_or(0, |value| value.parse().unwrap());
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
         let count = {

@@ -48,6 +48,15 @@ fn problems_json(problems: &Problems) -> Value {
     serde_json::to_value(problems.as_slice()).expect("problems serialise")
 }
 
+/// Where each problem is, in order.
+fn paths(problems: &Problems) -> Vec<&str> {
+    problems
+        .as_slice()
+        .iter()
+        .map(|p| p.path.as_str())
+        .collect()
+}
+
 /// Runs one fixture's input the way the API would: read the body (every
 /// problem), resolve it, calculate.
 fn run(input: &Value) -> Value {
@@ -183,13 +192,8 @@ fn a_body_built_in_rust_gets_every_problem_including_the_setting_name() {
         NetworkMode::MultiTime,
     )
     .expect_err("problems");
-    let paths: Vec<&str> = problems
-        .as_slice()
-        .iter()
-        .map(|p| p.path.as_str())
-        .collect();
     assert_eq!(
-        paths,
+        paths(&problems),
         [
             "settings",
             "tag_period",
@@ -298,13 +302,8 @@ fn a_configuration_reports_where_each_bad_value_came_from() {
         NetworkMode::MultiTime,
     )
     .expect_err("problems");
-    let paths: Vec<&str> = problems
-        .as_slice()
-        .iter()
-        .map(|p| p.path.as_str())
-        .collect();
     assert_eq!(
-        paths,
+        paths(&problems),
         [
             "seeders.network_period",
             "role.network_period",
