@@ -116,6 +116,28 @@ pub(crate) struct Walk {
     bodies: BTreeMap<String, Vec<u8>>,
 }
 
+/// An app the walk sends its requests to: actix-web's test service, its
+/// requests of type `R` and its bodies of type `B`.
+pub(crate) trait App<R, B>:
+    Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>
+{
+}
+
+impl<S, R, B> App<R, B> for S where
+    S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>
+{
+}
+
+/// `text` read as a `T`, or the fixture's fault naming `what`.
+fn parse<T>(text: &str, what: &str) -> Result<T, String>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    text.parse()
+        .map_err(|error| format!("fixture: bad {what} `{text}`: {error}"))
+}
+
 /// Runs every step of every fixture against `app`.
 pub(crate) async fn walk<S, R, B>(
     app: &S,
@@ -123,7 +145,7 @@ pub(crate) async fn walk<S, R, B>(
     fixtures: &[(String, fixture::Fixture)],
 ) -> Walk
 where
-    S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    S: App<R, B>,
     B: MessageBody,
 {
     let router = Router::new();
@@ -160,13 +182,10 @@ async fn run_step<S, R, B>(
     step: &Step,
 ) -> Result<(), String>
 where
-    S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    S: App<R, B>,
     B: MessageBody,
 {
-    let version: ApiVersion = step
-        .v
-        .parse()
-        .map_err(|error| format!("fixture: bad version: {error}"))?;
+    let version: ApiVersion = parse(&step.v, "version")?;
     let request = substitute(&step.request, &walk.saved);
     let (method, path) = request
         .split_once(' ')
@@ -226,12 +245,10 @@ async fn send<S, R, B>(
     path: &str,
 ) -> Result<Answer, String>
 where
-    S: Service<R, Response = ServiceResponse<B>, Error = actix_web::Error>,
+    S: App<R, B>,
     B: MessageBody,
 {
-    let method: Method = method
-        .parse()
-        .map_err(|_| format!("fixture: bad method {method}"))?;
+    let method: Method = parse(method, "method")?;
     let mut request = test::TestRequest::default()
         .method(method)
         .uri(path)
