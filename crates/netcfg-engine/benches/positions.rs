@@ -27,7 +27,7 @@ use netcfg_engine::{
     Engine, EngineOptions, NetcfgEngine, NetworkPlan,
     cdp::{Item, Packet},
 };
-use netcfg_model::{Device, DeviceId, Instance, Interface, RoleId, SerialNumber};
+use netcfg_model::{Device, Instance, RoleId, SerialNumber};
 
 const CONFIGURATIONS: u32 = 10;
 const TAGS: u32 = 330;
@@ -50,19 +50,7 @@ fn cpu_ticks() -> u64 {
 }
 
 fn device(id: u32, serial: u32, role: RoleId, position: Option<[i32; 3]>) -> Device {
-    Device {
-        id: DeviceId::try_from(id).unwrap(),
-        serial_number: SerialNumber::from_u32(serial),
-        name: None,
-        disabled: false,
-        interfaces: vec![Interface {
-            identifier: 0,
-            role_id: role,
-            x: position.map(|p| p[0]),
-            y: position.map(|p| p[1]),
-            z: position.map(|p| p[2]),
-        }],
-    }
+    netcfg_engine::fixture::device(id, SerialNumber::from_u32(serial), role, position)
 }
 
 struct Listener {

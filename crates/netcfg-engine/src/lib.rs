@@ -31,6 +31,8 @@ mod counters;
 pub mod driver;
 mod engine;
 mod error;
+#[doc(hidden)]
+pub mod fixture;
 pub mod identity;
 mod journal;
 mod link;

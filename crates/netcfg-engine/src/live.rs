@@ -447,24 +447,17 @@ pub(crate) fn anchor_health(
 
 #[cfg(test)]
 mod tests {
-    use netcfg_model::{DeviceId, Interface, Position, SerialNumber};
+    use netcfg_model::{Position, SerialNumber};
 
     use super::*;
 
     fn device(serial: u32, role: RoleId, position: Option<[i32; 3]>) -> Device {
-        Device {
-            id: DeviceId::try_from(serial & 0xFFFF).unwrap(),
-            serial_number: SerialNumber::from_u32(serial),
-            name: None,
-            disabled: false,
-            interfaces: vec![Interface {
-                identifier: 0,
-                role_id: role,
-                x: position.map(|p| p[0]),
-                y: position.map(|p| p[1]),
-                z: position.map(|p| p[2]),
-            }],
-        }
+        crate::fixture::device(
+            serial & 0xFFFF,
+            SerialNumber::from_u32(serial),
+            role,
+            position,
+        )
     }
 
     #[test]

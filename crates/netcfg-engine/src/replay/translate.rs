@@ -48,6 +48,10 @@ pub(super) struct Translator {
     totals: HashMap<SerialNumber, AnchorCounters>,
 }
 
+/// A run's readings of one kind and their network time, when the run is of
+/// that kind.
+type Readings<'a, R> = Option<(u64, &'a mut Vec<R>)>;
+
 /// Consecutive readings of one kind at one network time.
 enum Run {
     Empty,
@@ -70,28 +74,42 @@ impl Run {
         }
     }
 
-    fn position(&mut self, network_time: u64, report: PositionReport, out: &mut Vec<Message>) {
-        if let Self::Positions(time, reports) = self
-            && *time == network_time
-            && reports.len() < BATCH
-        {
-            reports.push(report);
-            return;
+    /// The positions of this run and their network time, when it is one.
+    fn positions(&mut self) -> Readings<'_, PositionReport> {
+        match self {
+            Self::Positions(time, reports) => Some((*time, reports)),
+            _ => None,
         }
-        self.flush(out);
-        *self = Self::Positions(network_time, vec![report]);
     }
 
-    fn sensor(&mut self, network_time: u64, report: SensorReport, out: &mut Vec<Message>) {
-        if let Self::Sensors(time, reports) = self
-            && *time == network_time
+    /// The sensor readings of this run and their network time, when it is one.
+    fn sensors(&mut self) -> Readings<'_, SensorReport> {
+        match self {
+            Self::Sensors(time, reports) => Some((*time, reports)),
+            _ => None,
+        }
+    }
+
+    /// Adds `report` to this run when the run is of its kind (`readings`),
+    /// at its time and not full; else flushes the run and starts one
+    /// (`start`) with it.
+    fn add<R>(
+        &mut self,
+        network_time: u64,
+        report: R,
+        out: &mut Vec<Message>,
+        readings: fn(&mut Self) -> Readings<'_, R>,
+        start: fn(u64, Vec<R>) -> Self,
+    ) {
+        if let Some((time, reports)) = readings(self)
+            && time == network_time
             && reports.len() < BATCH
         {
             reports.push(report);
             return;
         }
         self.flush(out);
-        *self = Self::Sensors(network_time, vec![report]);
+        *self = start(network_time, vec![report]);
     }
 }
 
@@ -112,7 +130,7 @@ impl Translator {
             match item {
                 Item::PositionV3(position) => {
                     if let Some((time, report)) = position_report(position) {
-                        run.position(time, report, out);
+                        run.add(time, report, out, Run::positions, Run::Positions);
                     }
                 }
                 Item::DeviceActivityState(state) => {
@@ -125,7 +143,7 @@ impl Translator {
                 }
                 other => {
                     if let Some((time, report)) = sensor_report(other) {
-                        run.sensor(time, report, out);
+                        run.add(time, report, out, Run::sensors, Run::Sensors);
                     }
                 }
             }
