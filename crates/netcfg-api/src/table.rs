@@ -303,28 +303,30 @@ impl Route {
     }
 
     /// Declares an optional query parameter of type `T`.
-    pub fn query<T: JsonSchema>(self, name: &'static str, description: &'static str) -> Self {
-        self.parameter::<T>(ParameterLocation::Query, name, description)
+    pub fn query<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
+        self.add_parameter::<T>(ParameterLocation::Query, name, description);
+        self
     }
 
     /// Declares an optional request header of type `T`.
-    pub fn header<T: JsonSchema>(self, name: &'static str, description: &'static str) -> Self {
-        self.parameter::<T>(ParameterLocation::Header, name, description)
+    pub fn header<T: JsonSchema>(mut self, name: &'static str, description: &'static str) -> Self {
+        self.add_parameter::<T>(ParameterLocation::Header, name, description);
+        self
     }
 
-    fn parameter<T: JsonSchema>(
-        mut self,
+    /// Adds a parameter, beside any declared before.
+    fn add_parameter<T: JsonSchema>(
+        &mut self,
         location: ParameterLocation,
         name: &'static str,
         description: &'static str,
-    ) -> Self {
+    ) {
         self.parameters.push(Parameter {
             name,
             location,
             description,
             schema: schema_of::<T>,
         });
-        self
     }
 
     /// Says that a success changes no configuration (a computation, a
@@ -357,13 +359,18 @@ impl Route {
     /// Declares a response.
     pub fn responds(mut self, status: StatusCode, payload: Payload, level: Level) -> Self {
         self.responses.retain(|declared| declared.status != status);
+        self.add_response(status, payload, level);
+        self
+    }
+
+    /// Adds a response, beside any declared for the same status.
+    fn add_response(&mut self, status: StatusCode, payload: Payload, level: Level) {
         self.responses.push(Declared {
             status,
             payload,
             level,
             partial_level: None,
         });
-        self
     }
 
     /// Declares a response that may also be a partial success, sent at
@@ -617,18 +624,12 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
             route.conditional = Conditional::Tagged(
                 stamp.map_or(Tagging::Digest, |path| Tagging::Stamp(Stamp::of_path(path))),
             );
-            route.responses.push(Declared {
-                status: StatusCode::NOT_MODIFIED,
-                payload: Payload::Empty,
-                level: Level::Debug,
-                partial_level: None,
-            });
-            route.parameters.push(Parameter {
-                name: IF_NONE_MATCH,
-                location: ParameterLocation::Header,
-                description: "The ETag of the representation the client holds: 304, with no body, while it is current.",
-                schema: schema_of::<String>,
-            });
+            route.add_response(StatusCode::NOT_MODIFIED, Payload::Empty, Level::Debug);
+            route.add_parameter::<String>(
+                ParameterLocation::Header,
+                IF_NONE_MATCH,
+                "The ETag of the representation the client holds: 304, with no body, while it is current.",
+            );
         } else if let Some(path) = (route.method != Method::GET)
             .then(|| {
                 route
@@ -640,19 +641,17 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
         {
             route.conditional = Conditional::IfMatch(Stamp::of_path(path));
             if route.declared(StatusCode::PRECONDITION_FAILED).is_none() {
-                route.responses.push(Declared {
-                    status: StatusCode::PRECONDITION_FAILED,
-                    payload: Payload::Message,
-                    level: Level::Error,
-                    partial_level: None,
-                });
+                route.add_response(
+                    StatusCode::PRECONDITION_FAILED,
+                    Payload::Message,
+                    Level::Error,
+                );
             }
-            route.parameters.push(Parameter {
-                name: IF_MATCH,
-                location: ParameterLocation::Header,
-                description: "The ETag of the resource as the client read it (GET of the same path), or `*`: 412, changing nothing, unless it is current.",
-                schema: schema_of::<String>,
-            });
+            route.add_parameter::<String>(
+                ParameterLocation::Header,
+                IF_MATCH,
+                "The ETag of the resource as the client read it (GET of the same path), or `*`: 412, changing nothing, unless it is current.",
+            );
         }
         route.responses.sort_by_key(|declared| declared.status);
     }
