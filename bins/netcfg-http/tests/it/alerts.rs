@@ -3,14 +3,11 @@
 //! `cleared` when it stops holding; a change to the rule while the network
 //! runs is taken at the next look.
 
-use std::{
-    thread,
-    time::{Duration, Instant},
-};
+use std::{thread, time::Duration};
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server};
+use crate::support::{Request, Server, act, notifications, wait_until};
 
 fn tag(index: u32) -> Value {
     json!({"serial_number": format!("01:05:{index:04X}"), "disabled": false,
@@ -19,14 +16,9 @@ fn tag(index: u32) -> Value {
 
 /// The messages of `net`'s notifications that name alert rule `rule`.
 fn alerts(server: &Server, net: &str, rule: &str) -> Vec<String> {
-    server
-        .send(&Request::get(&format!("/nets/{net}/notifications")))
-        .expect(200)["notifications"]
-        .as_array()
-        .expect("a list")
+    notifications(server, net, &format!("alert rule {rule}"))
         .iter()
         .filter_map(|notification| notification["message"].as_str())
-        .filter(|message| message.starts_with(&format!("alert rule {rule}")))
         .map(str::to_owned)
         .collect()
 }
@@ -34,14 +26,15 @@ fn alerts(server: &Server, net: &str, rule: &str) -> Vec<String> {
 /// Waits (a bounded number of looks, not a time limit on the server) for
 /// `rule`'s notifications to number `count`.
 fn wait_for_alerts(server: &Server, net: &str, rule: &str, count: usize) -> Vec<String> {
-    let started = Instant::now();
-    loop {
-        let seen = alerts(server, net, rule);
-        if seen.len() >= count || started.elapsed() > Duration::from_secs(60) {
-            return seen;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
+    wait_until(|| alerts(server, net, rule), |seen| seen.len() >= count)
+}
+
+/// Adds the alert rule `rule` to `site` and starts it.
+fn start_with_rule(server: &Server, rule: &Value) {
+    server
+        .send(&Request::json("POST", "/nets/site/alert_rules", rule))
+        .expect(201);
+    act(server, "site", "start");
 }
 
 #[test]
@@ -50,16 +43,7 @@ fn a_rule_fires_after_its_time_and_clears_when_changed() {
     server.create_on_simulator("site", &[tag(1), tag(2)]);
     let rule = json!({"name": "busy", "condition": "positions_below", "threshold": 1_000_000,
                       "for_s": 2, "level": 2});
-    server
-        .send(&Request::json("POST", "/nets/site/alert_rules", &rule))
-        .expect(201);
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "start"}),
-        ))
-        .expect(200);
+    start_with_rule(&server, &rule);
 
     let fired = wait_for_alerts(&server, "site", "busy", 1);
     assert_eq!(fired.len(), 1, "{fired:?}");
@@ -129,16 +113,7 @@ fn packet_loss_is_read_from_the_anchors_counters() {
     );
     let rule = json!({"name": "lossy", "condition": "packet_loss_above", "threshold": 0,
                       "for_s": 0, "level": 2});
-    server
-        .send(&Request::json("POST", "/nets/site/alert_rules", &rule))
-        .expect(201);
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "start"}),
-        ))
-        .expect(200);
+    start_with_rule(&server, &rule);
     let fired = wait_for_alerts(&server, "site", "lossy", 1);
     assert!(!fired.is_empty(), "no anchor's loss was read");
     assert!(

@@ -30,12 +30,7 @@ fn add(server: &Server, number: u32) -> Response {
 /// A refused write: 500, the code, a message that names the fault and an
 /// incident id, and nothing else.
 fn assert_refused(response: &Response, code: &str, says: &str) {
-    assert_eq!(
-        response.status,
-        500,
-        "{}",
-        String::from_utf8_lossy(&response.body)
-    );
+    response.assert_status(500, "a refused write");
     let body = response.json();
     assert_eq!(body["code"], code, "{body}");
     let message = body["message"].as_str().unwrap_or("");

@@ -7,7 +7,11 @@ use std::{collections::BTreeSet, net::TcpStream, time::Duration};
 
 use serde_json::{Value, json};
 
-use crate::support::{EventClient, Request, Server, SseEvent};
+use crate::support::{EventClient, Request, Server, SseEvent, act, copy};
+
+/// The fields of a position in either form, before its time
+/// (`network_time` in a position, `network_time_offset` in a compact row).
+const POSITION_FIELDS: [&str; 6] = ["serial_number", "x", "y", "z", "quality", "error_mm"];
 
 /// A configuration `name` on the simulator with four anchors around a
 /// 10 m square (the first the seeder), so its tags are located, and `tags`
@@ -36,16 +40,6 @@ fn configuration_with_tags(server: &Server, name: &str, tags: u32) {
         }))
         .collect();
     server.create_on_simulator(name, &devices);
-}
-
-fn act(server: &Server, name: &str, action: &str) {
-    server
-        .send(&Request::json(
-            "POST",
-            &format!("/nets/{name}"),
-            &json!({"action": action}),
-        ))
-        .expect(200);
 }
 
 fn state_is(state: &'static str) -> impl Fn(&Value) -> bool {
@@ -94,15 +88,7 @@ fn each_event_comes_on_its_trigger() {
     let position = &seen["position"];
     assert_eq!(position.data["net"], "site");
     let first = &position.data["positions"][0];
-    for field in [
-        "serial_number",
-        "x",
-        "y",
-        "z",
-        "quality",
-        "error_mm",
-        "network_time",
-    ] {
+    for field in POSITION_FIELDS.into_iter().chain(["network_time"]) {
         assert!(!first[field].is_null(), "a position has {field}: {first}");
     }
 
@@ -117,13 +103,7 @@ fn each_event_comes_on_its_trigger() {
         .expect(200);
     let (renamed, _) = events.until("state", state_is("renamed"));
     assert_eq!(renamed.data["renamed_to"], "yard");
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/yard",
-            &json!({"action": "copy", "name": "annex"}),
-        ))
-        .expect(200);
+    copy(&server, "yard", "annex");
     let (copied, _) = events.until("state", state_is("created"));
     assert_eq!(copied.data["net"], "annex");
     let deleted = server.send(&Request::new("DELETE", "/nets/yard"));
@@ -269,15 +249,7 @@ fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)
             .collect();
         assert_eq!(
             columns,
-            [
-                "serial_number",
-                "x",
-                "y",
-                "z",
-                "quality",
-                "error_mm",
-                "network_time_offset"
-            ]
+            [&POSITION_FIELDS[..], &["network_time_offset"]].concat()
         );
         let base = number(&data["network_time"]);
         rows.as_array()

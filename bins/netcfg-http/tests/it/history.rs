@@ -6,20 +6,11 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server};
+use crate::support::{Request, Server, act, copy, history};
 
 fn anchor(serial: &str, x: i64) -> Value {
     json!({"serial_number": serial, "disabled": false,
            "interfaces": [{"identifier": 0, "role_id": 2, "x": x, "y": 0, "z": 2500}]})
-}
-
-fn history(server: &Server, net: &str) -> Vec<Value> {
-    server
-        .send(&Request::get(&format!("/nets/{net}/history")))
-        .expect(200)["history"]
-        .as_array()
-        .expect("a list")
-        .clone()
 }
 
 /// `POST /nets/{net}/history/{id}/restore`.
@@ -96,23 +87,11 @@ fn changes_are_journalled_and_restored_through_the_api() {
     );
 
     // Running, it cannot be restored.
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "start"}),
-        ))
-        .expect(200);
+    act(&server, "site", "start");
     let refused = restore(&server, "site", point);
     assert_eq!(refused.status, 409);
     assert_eq!(refused.json()["code"], "configuration_running");
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "stop"}),
-        ))
-        .expect(200);
+    act(&server, "site", "stop");
 
     // Paging: newest first, `before` continues.
     let page = server
@@ -157,13 +136,7 @@ fn a_downloaded_file_carries_its_history_and_an_upload_keeps_it() {
     assert_eq!(devices(&server, "moved"), before);
 
     // A copy keeps the history too, and says where it came from.
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "copy", "name": "twin"}),
-        ))
-        .expect(200);
+    copy(&server, "site", "twin");
     let twin = history(&server, "twin");
     assert_eq!(twin[0]["summary"], "Copied from site");
     assert_eq!(twin[1..], journal[..]);

@@ -52,6 +52,15 @@ const ABOVE_BOTTOM: &[&str] = &[
     "netcfg-ui",
 ];
 
+/// The server's crates that hold its saved state and run its networks, with
+/// the API and the service over them.
+const SERVER_CORE: &[&str] = &[
+    "netcfg-store",
+    "netcfg-engine",
+    "netcfg-api",
+    "netcfg-service",
+];
+
 /// Crates announced but not merged yet: rules about them are kept already
 /// (none now).
 const PLANNED: &[&str] = &[];
@@ -138,18 +147,7 @@ const RULES: &[Rule] = &[
     Rule {
         subject: "netcfg-outputs",
         reach: Reach::Any,
-        forbidden: &[
-            HTTP,
-            SQLITE,
-            SERIAL,
-            &[
-                "netcfg-store",
-                "netcfg-engine",
-                "netcfg-api",
-                "netcfg-host",
-                "netcfg-service",
-            ],
-        ],
+        forbidden: &[HTTP, SQLITE, SERIAL, SERVER_CORE, &["netcfg-host"]],
         why: "the outputs publish what they are handed (MQTT, webhooks as an HTTP client): no server, no saved state, no devices",
     },
     Rule {
@@ -187,17 +185,7 @@ const RULES: &[Rule] = &[
     Rule {
         subject: "netcfg-host",
         reach: Reach::Any,
-        forbidden: &[
-            HTTP,
-            SQLITE,
-            SERIAL,
-            &[
-                "netcfg-store",
-                "netcfg-engine",
-                "netcfg-api",
-                "netcfg-service",
-            ],
-        ],
+        forbidden: &[HTTP, SQLITE, SERIAL, SERVER_CORE],
         why: "host facts (network interfaces, packages) need only netcfg-model: no HTTP, no SQLite, no serial",
     },
     Rule {
@@ -207,13 +195,8 @@ const RULES: &[Rule] = &[
             HTTP,
             SQLITE,
             SERIAL,
-            &[
-                "netcfg-store",
-                "netcfg-engine",
-                "netcfg-api",
-                "netcfg-host",
-                "netcfg-http",
-            ],
+            SERVER_CORE,
+            &["netcfg-host", "netcfg-http"],
         ],
         why: "the load harnesses drive the built server from outside, over HTTP as its users do (and sqlite3's command line): none of the server's own crates",
     },

@@ -17,9 +17,9 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use crate::{
-    site::{act, room, set_instance},
+    site::{room, set_instance},
     support::{
-        HUNG, Request, Server,
+        HUNG, Request, Server, act, copy, header,
         mqtt::{Broker, Message, Subscriber},
     },
 };
@@ -83,22 +83,26 @@ fn site_with_desk(server: &Server) {
         .expect(201);
 }
 
+/// Adds the output `body` to `room`; returns it as created.
+fn add_output(server: &Server, body: &Value) -> Value {
+    server
+        .send(&Request::json("POST", "/nets/room/outputs", body))
+        .expect(201)["output"]
+        .clone()
+}
+
 #[test]
 fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_its_outage() {
     let mut broker = Broker::start();
     let subscriber = Subscriber::start(&broker, "netcfg/room/#", "netcfg-it-subscriber");
     let server = Server::start();
     site_with_desk(&server);
-    let created = server
-        .send(&Request::json(
-            "POST",
-            "/nets/room/outputs",
-            &json!({"name": "broker", "url": broker.url(),
-                    "events": ["position", "zone", "state", "notification"],
-                    "username": "netcfg", "password": PASSWORD}),
-        ))
-        .expect(201)["output"]
-        .clone();
+    let created = add_output(
+        &server,
+        &json!({"name": "broker", "url": broker.url(),
+                "events": ["position", "zone", "state", "notification"],
+                "username": "netcfg", "password": PASSWORD}),
+    );
     assert_eq!(created["topic_prefix"], "netcfg/{net_name}");
     assert_eq!(
         (
@@ -204,13 +208,7 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
 
     // A copy carries no credentials: its output says what it lacks and
     // stays away from the broker.
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/room",
-            &json!({"action": "copy", "name": "room-copy"}),
-        ))
-        .expect(200);
+    copy(&server, "room", "room-copy");
     act(&server, "room-copy", "start");
     let lacking = status_until_in(&server, "room-copy", "broker", |status| {
         status["last_error"].is_string()
@@ -230,10 +228,7 @@ struct Received {
 
 impl Received {
     fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
+        header(&self.headers, name)
     }
 }
 
@@ -261,10 +256,8 @@ fn webhook_receiver() -> (u16, mpsc::Receiver<Received>) {
                     headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
                 }
             }
-            let length = headers
-                .iter()
-                .find(|(name, _)| name == "content-length")
-                .map_or(0, |(_, value)| value.parse().unwrap());
+            let length =
+                header(&headers, "content-length").map_or(0, |value| value.parse().unwrap());
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
             let answer = if count == 0 {
@@ -286,15 +279,11 @@ fn a_webhook_receives_signed_zone_events_and_a_5xx_is_retried() {
     let (port, received) = webhook_receiver();
     let server = Server::start();
     site_with_desk(&server);
-    let created = server
-        .send(&Request::json(
-            "POST",
-            "/nets/room/outputs",
-            &json!({"name": "hook", "url": format!("http://127.0.0.1:{port}/netcfg"),
-                    "events": ["zone"], "secret": "k3y"}),
-        ))
-        .expect(201)["output"]
-        .clone();
+    let created = add_output(
+        &server,
+        &json!({"name": "hook", "url": format!("http://127.0.0.1:{port}/netcfg"),
+                "events": ["zone"], "secret": "k3y"}),
+    );
     assert_eq!(created["secret_set"], true);
     assert!(created.get("secret").is_none());
     act(&server, "room", "start");

@@ -14,9 +14,9 @@ use std::{
 use serde_json::{Value, json};
 
 use crate::{
-    site::{act, room},
+    site::room,
     support::{
-        HUNG, Request, Server,
+        HUNG, Request, Server, act,
         disk::{SmallDisk, is_root},
     },
 };

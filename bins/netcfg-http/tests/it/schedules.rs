@@ -6,56 +6,26 @@
 
 use std::{
     thread,
-    time::{Duration, Instant, SystemTime, UNIX_EPOCH},
+    time::{Duration, SystemTime, UNIX_EPOCH},
 };
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server};
-
-fn notifications(server: &Server, net: &str, prefix: &str) -> Vec<Value> {
-    server
-        .send(&Request::get(&format!("/nets/{net}/notifications")))
-        .expect(200)["notifications"]
-        .as_array()
-        .expect("a list")
-        .iter()
-        .filter(|notification| {
-            notification["message"]
-                .as_str()
-                .is_some_and(|message| message.starts_with(prefix))
-        })
-        .cloned()
-        .collect()
-}
-
-/// Waits (a bounded number of looks, not a limit on the server's time)
-/// until `done` holds of what `look` returns, and returns it.
-fn wait_until<T>(mut look: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> T {
-    let started = Instant::now();
-    loop {
-        let seen = look();
-        if done(&seen) || started.elapsed() > Duration::from_secs(60) {
-            return seen;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn history(server: &Server, net: &str) -> Vec<Value> {
-    server
-        .send(&Request::get(&format!("/nets/{net}/history")))
-        .expect(200)["history"]
-        .as_array()
-        .expect("a list")
-        .clone()
-}
+use crate::support::{Request, Server, act, history, notifications, wait_until};
 
 fn running(server: &Server, net: &str) -> bool {
     server
         .send(&Request::get(&format!("/nets/{net}")))
         .expect(200)["configuration"]["state"]
         == "running"
+}
+
+/// `net`'s schedule `name`.
+fn schedule(server: &Server, net: &str, name: &str) -> Value {
+    server
+        .send(&Request::get(&format!("/nets/{net}/schedules/{name}")))
+        .expect(200)["schedule"]
+        .clone()
 }
 
 #[test]
@@ -95,12 +65,7 @@ fn a_schedule_starts_and_stops_the_network_and_journals_each_run() {
 
     // Later runs find it running: skipped, and said so.
     let last = wait_until(
-        || {
-            server
-                .send(&Request::get("/nets/site/schedules/pulse"))
-                .expect(200)["schedule"]
-                .clone()
-        },
+        || schedule(&server, "site", "pulse"),
         |schedule| schedule["last_run"]["outcome"] == "skipped",
     );
     assert_eq!(
@@ -138,13 +103,7 @@ fn a_schedule_starts_and_stops_the_network_and_journals_each_run() {
             &json!({"enabled": false}),
         ))
         .expect(200);
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site",
-            &json!({"action": "start"}),
-        ))
-        .expect(200);
+    act(&server, "site", "start");
     let newest = &history(&server, "site")[0];
     assert_eq!(
         (newest["summary"].as_str(), newest["origin"].as_str()),
@@ -155,8 +114,9 @@ fn a_schedule_starts_and_stops_the_network_and_journals_each_run() {
     assert!(running(&server, "site"), "a disabled schedule stopped it");
 }
 
-#[test]
-fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
+/// A server with the configuration `site` and its schedule `hourly`, a
+/// restart at the top of each hour.
+fn site_with_an_hourly_restart() -> Server {
     let server = Server::start();
     server.create_on_simulator("site", &[]);
     server
@@ -166,6 +126,12 @@ fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
             &json!({"name": "hourly", "cron": "0 * * * *", "action": "restart"}),
         ))
         .expect(201);
+    server
+}
+
+#[test]
+fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
+    let server = site_with_an_hourly_restart();
     // The server is down for three and a half hours: its ledger is wound
     // back by as much while it is stopped.
     let server = server.restart(|data_dir| {
@@ -189,10 +155,7 @@ fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
         "{message}"
     );
     assert_eq!(missed[0]["level"], 2);
-    let schedule = server
-        .send(&Request::get("/nets/site/schedules/hourly"))
-        .expect(200)["schedule"]
-        .clone();
+    let schedule = schedule(&server, "site", "hourly");
     // A run of the last minute still runs (a restart of a stopped network
     // is skipped); older ones are missed.
     let outcome = schedule["last_run"]["outcome"].as_str();
@@ -213,15 +176,7 @@ fn runs_missed_while_the_server_was_down_are_reported_after_it_starts() {
 /// upload: this server missed none of the runs due meanwhile.
 #[test]
 fn an_uploaded_file_counts_its_schedules_from_its_arrival() {
-    let server = Server::start();
-    server.create_on_simulator("site", &[]);
-    server
-        .send(&Request::json(
-            "POST",
-            "/nets/site/schedules",
-            &json!({"name": "hourly", "cron": "0 * * * *", "action": "restart"}),
-        ))
-        .expect(201);
+    let server = site_with_an_hourly_restart();
     let file = server.send(&Request::get("/nets/site/download"));
     assert_eq!(file.status, 200);
     // The file lies somewhere for three and a half hours.
@@ -243,10 +198,7 @@ fn an_uploaded_file_counts_its_schedules_from_its_arrival() {
             &[("net_file", "site.sqlite", &old)],
         ))
         .expect(201);
-    let schedule = server
-        .send(&Request::get("/nets/moved/schedules/hourly"))
-        .expect(200)["schedule"]
-        .clone();
+    let schedule = schedule(&server, "moved", "hourly");
     let hour_ahead = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -293,12 +245,7 @@ fn a_run_that_fails_raises_an_error_notification() {
     assert_eq!(failed[0]["level"], 1, "{failed:?}");
     // Read between runs: a run in progress shows as running.
     let schedule = wait_until(
-        || {
-            server
-                .send(&Request::get("/nets/site/schedules/pulse"))
-                .expect(200)["schedule"]
-                .clone()
-        },
+        || schedule(&server, "site", "pulse"),
         |schedule| schedule["last_run"]["outcome"] != "running",
     );
     assert_eq!(schedule["last_run"]["outcome"], "failed", "{schedule}");

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::support::{Request, Response, Server, tree};
+use crate::support::{Request, Response, Server, act, tree};
 use serde_json::json;
 
 /// A configuration that exists, with a log file, for traversals to aim beside.
@@ -23,15 +23,8 @@ fn prepared_server() -> Server {
         &[json!({"serial_number": "01:05:0001", "disabled": false,
                  "interfaces": [{"identifier": 0, "role_id": 4}]})],
     );
-    for action in ["start", "stop"] {
-        server
-            .send(&Request::json(
-                "POST",
-                &format!("/nets/{VICTIM}"),
-                &json!({"action": action}),
-            ))
-            .expect(200);
-    }
+    act(&server, VICTIM, "start");
+    act(&server, VICTIM, "stop");
     server
 }
 
@@ -51,7 +44,7 @@ fn assert_refused(what: &str, response: &Response) {
         matches!(response.status, 400 | 404),
         "{what}: status {} (expected 400 or 404); body: {}",
         response.status,
-        String::from_utf8_lossy(&response.body)
+        response.text()
     );
     let body = response.expect(response.status);
     assert_eq!(body["Classification"], 1, "{what}: {body}");
@@ -264,12 +257,7 @@ fn uploads_with_hostile_names_are_refused_and_touch_nothing() {
 
 /// Asserts a 413 with the envelope, then that the server still answers.
 fn assert_too_large_and_still_serving(server: &Server, what: &str, response: &Response) {
-    assert_eq!(
-        response.status,
-        413,
-        "{what}: {}",
-        String::from_utf8_lossy(&response.body)
-    );
+    response.assert_status(413, what);
     let body = response.expect(413);
     assert_eq!(body["Classification"], 1, "{what}: {body}");
     assert_eq!(response.header("Api-Version"), Some("5.1.0"), "{what}");

@@ -9,7 +9,7 @@ use std::{
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server};
+use crate::support::{Request, Server, act};
 
 /// Six anchors at 2 to 4 m around a 20 m × 15 m room (the first a
 /// seeder), a walking tag and a reference tag standing at (7 m, 6 m).
@@ -44,16 +44,6 @@ pub(crate) fn set_instance(server: &Server, net: &str, instance: &str) -> Value 
             &json!({"name": net, "instance": instance}),
         ))
         .json()
-}
-
-pub(crate) fn act(server: &Server, net: &str, action: &str) {
-    server
-        .send(&Request::json(
-            "POST",
-            &format!("/nets/{net}"),
-            &json!({"action": action}),
-        ))
-        .expect(200);
 }
 
 /// Waits (a bounded number of looks) for the reference tag's fixes.

@@ -10,8 +10,8 @@ use netcfg_model::time::clock::wall_clock_ms;
 use serde_json::{Value, json};
 
 use crate::{
-    site::{act, room, set_instance},
-    support::{Request, Server},
+    site::{room, set_instance},
+    support::{Request, Server, act},
 };
 
 const DESK: [[i32; 2]; 4] = [[6000, 5000], [8000, 5000], [8000, 7000], [6000, 7000]];

@@ -257,10 +257,7 @@ impl Server {
         for (name, value) in &request.headers {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
-        if !request
-            .headers
-            .iter()
-            .any(|(name, _)| name.eq_ignore_ascii_case("content-length"))
+        if header(&request.headers, "content-length").is_none()
             && (!request.body.is_empty() || matches!(request.method.as_str(), "POST" | "PATCH"))
         {
             head.push_str(&format!("Content-Length: {}\r\n", request.body.len()));
@@ -448,10 +445,17 @@ pub(crate) struct Response {
 impl Response {
     /// The first header called `name` (any case).
     pub(crate) fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(header, _)| header.eq_ignore_ascii_case(name))
-            .map(|(_, value)| value.as_str())
+        header(&self.headers, name)
+    }
+
+    /// The body as text (what is not UTF-8 replaced).
+    pub(crate) fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+
+    /// Asserts the status; the failure names `what` and shows the body.
+    pub(crate) fn assert_status(&self, status: u16, what: &str) {
+        assert_eq!(self.status, status, "{what}; body: {}", self.text());
     }
 
     /// The body as JSON; panics with the body when it is not.
@@ -467,12 +471,7 @@ impl Response {
 
     /// Asserts the status, and that the body is the 5.1 envelope; returns it.
     pub(crate) fn expect(&self, status: u16) -> Value {
-        assert_eq!(
-            self.status,
-            status,
-            "unexpected status; body: {}",
-            String::from_utf8_lossy(&self.body)
-        );
+        self.assert_status(status, "unexpected status");
         let body = self.json();
         assert!(body["message"].is_string(), "no message: {body}");
         assert!(
@@ -516,11 +515,8 @@ fn read_response(stream: &mut TcpStream) -> std::io::Result<Response> {
         if let Some(end) = head_end {
             let head = parse_head(&bytes[..end])?;
             let body = &bytes[end + 4..];
-            if let Some(length) = head
-                .1
-                .iter()
-                .find(|(name, _)| name.eq_ignore_ascii_case("content-length"))
-                .and_then(|(_, value)| value.parse::<usize>().ok())
+            if let Some(length) =
+                header(&head.1, "content-length").and_then(|value| value.parse::<usize>().ok())
                 && body.len() >= length
             {
                 return Ok(Response {
@@ -602,6 +598,76 @@ pub(crate) fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack
         .windows(needle.len())
         .position(|window| window == needle)
+}
+
+/// Asks `net` to `start`, `stop` (any action without other fields); it
+/// must succeed.
+pub(crate) fn act(server: &Server, net: &str, action: &str) {
+    ask(server, net, &serde_json::json!({"action": action}));
+}
+
+/// Copies `net` to the new configuration `to`; it must succeed.
+pub(crate) fn copy(server: &Server, net: &str, to: &str) {
+    ask(
+        server,
+        net,
+        &serde_json::json!({"action": "copy", "name": to}),
+    );
+}
+
+/// `POST /nets/{net}` with `body` (an action); it must succeed.
+fn ask(server: &Server, net: &str, body: &Value) {
+    server
+        .send(&Request::json("POST", &format!("/nets/{net}"), body))
+        .expect(200);
+}
+
+/// `net`'s change history, newest first.
+pub(crate) fn history(server: &Server, net: &str) -> Vec<Value> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/history")))
+        .expect(200)["history"]
+        .as_array()
+        .expect("a list")
+        .clone()
+}
+
+/// `net`'s notifications whose message starts with `prefix`.
+pub(crate) fn notifications(server: &Server, net: &str, prefix: &str) -> Vec<Value> {
+    server
+        .send(&Request::get(&format!("/nets/{net}/notifications")))
+        .expect(200)["notifications"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter(|notification| {
+            notification["message"]
+                .as_str()
+                .is_some_and(|message| message.starts_with(prefix))
+        })
+        .cloned()
+        .collect()
+}
+
+/// Waits (a bounded number of looks, not a limit on the server's time)
+/// until `done` holds of what `look` returns, and returns it.
+pub(crate) fn wait_until<T>(mut look: impl FnMut() -> T, done: impl Fn(&T) -> bool) -> T {
+    let started = Instant::now();
+    loop {
+        let seen = look();
+        if done(&seen) || started.elapsed() > HUNG {
+            return seen;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The value of the first of `headers` called `name` (any case).
+pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(header, _)| header.eq_ignore_ascii_case(name))
+        .map(|(_, value)| value.as_str())
 }
 
 /// Every file and directory under `root`, relative to it, sorted.
