@@ -69,15 +69,17 @@ mod tests {
 
     use super::*;
 
-    #[actix_web::test]
-    async fn serves_the_bytes_as_they_are() {
-        let baseline = Baseline(Some(web::Bytes::from_static(b"{\"devices\":[]}")));
+    /// The answer of an app that serves `baseline` to a GET of its path.
+    async fn get(baseline: Baseline) -> actix_web::dev::ServiceResponse {
         let app =
             actix_test::init_service(App::new().configure(|config| baseline.register(config)))
                 .await;
-        let response =
-            actix_test::call_service(&app, actix_test::TestRequest::get().uri(PATH).to_request())
-                .await;
+        actix_test::call_service(&app, actix_test::TestRequest::get().uri(PATH).to_request()).await
+    }
+
+    #[actix_web::test]
+    async fn serves_the_bytes_as_they_are() {
+        let response = get(Baseline(Some(web::Bytes::from_static(b"{\"devices\":[]}")))).await;
         assert_eq!(response.status(), 200);
         assert_eq!(
             response.headers().get("content-type").unwrap(),
@@ -88,13 +90,7 @@ mod tests {
 
     #[actix_web::test]
     async fn does_not_exist_without_the_variable() {
-        let baseline = Baseline::default();
-        let app =
-            actix_test::init_service(App::new().configure(|config| baseline.register(config)))
-                .await;
-        let response =
-            actix_test::call_service(&app, actix_test::TestRequest::get().uri(PATH).to_request())
-                .await;
+        let response = get(Baseline::default()).await;
         assert_eq!(response.status(), 404);
     }
 
