@@ -5,9 +5,7 @@
 use std::{future::Future, net::IpAddr, path::Path, time::Duration};
 
 use netcfg_engine::{EngineEvent, EngineNotification, NetworkPlan};
-use netcfg_model::{
-    ConfigName, DataStream, Device, DeviceId, Instance, Interface, RoleId, SerialNumber,
-};
+use netcfg_model::{ConfigName, DataStream, Device, Instance, RoleId, SerialNumber};
 use tokio::sync::broadcast;
 
 /// Bounds a wait so a broken engine fails the test instead of hanging it.
@@ -27,19 +25,7 @@ pub(crate) fn device(
     role: RoleId,
     position: Option<[i32; 3]>,
 ) -> Device {
-    Device {
-        id: DeviceId::try_from(id).unwrap(),
-        serial_number: serial(serial_text),
-        name: None,
-        disabled: false,
-        interfaces: vec![Interface {
-            identifier: 0,
-            role_id: role,
-            x: position.map(|p| p[0]),
-            y: position.map(|p| p[1]),
-            z: position.map(|p| p[2]),
-        }],
-    }
+    netcfg_engine::fixture::device(id, serial(serial_text), role, position)
 }
 
 /// A small site: a seeder, three anchors, two tags; streams point at
