@@ -343,8 +343,7 @@ def main() -> int:
             raise SystemExit(f"{args.binary} serves no web front end (/ui/app.js: {error}); build it again") from None
         how = make_big(api, args.devices, args.cache)
         print(f"  {args.devices} devices in '{BIG}': {how}")
-        api.create_net("warehouse")
-        api.add_site("warehouse", anchors=4, tags=2)
+        api.create_site("warehouse", anchors=4, tags=2)
 
         downloads = Path(server.scratch / "downloads")
         downloads.mkdir()

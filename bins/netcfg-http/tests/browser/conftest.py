@@ -216,8 +216,18 @@ class Api:
         for index in range(tags):
             self.add_device(net, f"01:05:{index + 1:04X}", 4, name=f"Tag {index + 1}")
 
+    def create_site(self, net: str, anchors: int = 4, tags: int = 3) -> None:
+        """The configuration `net` on the simulator with a small site (see
+        `add_site`)."""
+        self.create_net(net)
+        self.add_site(net, anchors=anchors, tags=tags)
+
     def start(self, net: str) -> None:
         self.post(f"/nets/{net}", {"action": "start"})
+
+    def net_names(self) -> list[str]:
+        """The names of the configurations, as the API lists them."""
+        return [net["name"] for net in self.get("/nets")["configurations"]]
 
 
 # --------------------------------------------------------------------------
@@ -277,6 +287,11 @@ class Browser:
         except TimeoutException:
             raise AssertionError(f"{message or 'condition'} not met within {timeout} s; the page says:\n"
                                  f"{self.text()[:2000]}") from None
+
+    def open_view(self, fragment: str, module: str) -> WebElement:
+        """Opens a page and waits for its view `module` (see `view`)."""
+        self.open(fragment)
+        return self.view(module)
 
     def view(self, module: str, timeout: float = WAIT) -> WebElement:
         """Waits for the view's section (data-view) with its content loaded
@@ -348,6 +363,19 @@ class Browser:
         texts = [p.text.strip() for p in problems if p.is_displayed() and p.text.strip()]
         return texts[0] if texts else False
 
+    def wait_problem(self, control: WebElement, message: str) -> str:
+        """Waits for a problem beside a control (`message` says which, if
+        none comes); returns it."""
+        return self.wait(lambda _: self.problem_beside(control), message=message)
+
+    def submit_refused(self, control: WebElement, text: str, button: str, within: WebElement, message: str) -> str:
+        """Types `text` into a control, presses the button `button` in
+        `within` and waits for the problem beside the control (`message`
+        says which, if none comes); returns it."""
+        self.type(control, text)
+        self.click(self.button(button, within))
+        return self.wait_problem(control, message)
+
     def button(self, text: str, within: WebElement | None = None, exact: bool = True) -> WebElement:
         """A visible, enabled button by its text (or aria-label)."""
         def find(_):
@@ -402,6 +430,16 @@ class Browser:
             if value == text or not value.endswith(text):
                 return
 
+    def fill(self, within: WebElement, *fields: tuple[str, str]) -> None:
+        """Fills in the fields of `within` by their labels, in order: types
+        into a text field, chooses (by its text) in a select."""
+        for label, value in fields:
+            control = self.field(label, within)
+            if control.tag_name.lower() == "select":
+                self.choose(control, value)
+            else:
+                self.type(control, value)
+
     def choose(self, control: WebElement, visible_text: str) -> None:
         from selenium.webdriver.support.ui import Select
         Select(control).select_by_visible_text(visible_text)
@@ -420,6 +458,26 @@ class Browser:
         return self.wait(find, message=f"a row showing {text!r}")
 
     # Files --------------------------------------------------------------------
+
+    def wait_row(self, rows: Callable[[], list[dict[str, str]]], name: str, what: str,
+                 **expected: str | re.Pattern) -> dict[str, str]:
+        """Waits until `rows()` (rows as their cells by their column's
+        header) lists `name` (its Name cell) with the cells `expected`
+        (column headers with _ for spaces; a pattern is searched for);
+        returns its row. `what` names the thing listed, for the message."""
+        def seen(_):
+            for row in rows():
+                if row.get("Name") != name:
+                    continue
+                for column, value in expected.items():
+                    cell = row.get(column.replace("_", " "), "")
+                    if isinstance(value, re.Pattern) and not value.search(cell):
+                        return False
+                    if isinstance(value, str) and cell != value:
+                        return False
+                return row
+            return False
+        return self.wait(seen, message=f"the {what} {name} listed with {expected}")
 
     def shot(self, name: str) -> Path:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -53,8 +53,7 @@ def test_coverage_survey_and_tag_errors(browser: Browser, api: Api, shot: Callab
     # The view asks for the last survey as it opens: none yet is a 404,
     # which Chromium logs.
     browser.expect_status(404)
-    browser.open(f"/nets/{NET}/floor")
-    view = browser.view("floor")
+    view = browser.open_view(f"/nets/{NET}/floor", "floor")
     survey = section_of(browser, "Anchor survey", view)
     browser.wait_text("No survey yet", survey)
     # stopped: nothing to survey with

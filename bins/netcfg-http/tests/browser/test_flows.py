@@ -18,13 +18,11 @@ from conftest import Api, Browser, open_browser
 
 
 def test_create_configuration(browser: Browser, api: Api):
-    browser.open("/")
-    nets = browser.view("nets")
+    nets = browser.open_view("/", "nets")
     browser.wait_text("There is no configuration yet", nets)
     browser.click(browser.button("New configuration", nets))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "lab")
-    browser.type(browser.field("Instance", dialog), "sim")
+    browser.fill(dialog, ("Name", "lab"), ("Instance", "sim"))
     browser.click(browser.button("Create", dialog))
     # it lands on the new configuration
     browser.view("overview")
@@ -42,19 +40,15 @@ def test_create_configuration(browser: Browser, api: Api):
     browser.click(browser.button("New configuration", nets))
     dialog = browser.dialog()
     name = browser.field("Name", dialog)
-    browser.type(name, "lab")
-    browser.click(browser.button("Create", dialog))
-    problem = browser.wait(lambda d: browser.problem_beside(name), message="a problem beside Name")
+    problem = browser.submit_refused(name, "lab", "Create", dialog, "a problem beside Name")
     assert "lab" in problem or "taken" in problem or "exists" in problem, problem
     assert name.get_attribute("value") == "lab", "what was typed is kept"
-    assert [net["name"] for net in api.get("/nets")["configurations"]] == ["lab"]
+    assert api.net_names() == ["lab"]
 
 
 def test_download_configuration(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=2)
-    browser.open("/")
-    nets = browser.view("nets")
+    api.create_site("lab", anchors=4, tags=2)
+    nets = browser.open_view("/", "nets")
     browser.click(browser.button("Download lab", nets))
     saved = browser.wait_download()
     assert saved.read_bytes()[:16] == b"SQLite format 3\0", f"{saved.name} is not a SQLite file"
@@ -69,9 +63,7 @@ def add_device_in_dialog(browser: Browser, view, serial: str, name: str, role: s
                          xyz: tuple[int, int, int] | None = None) -> None:
     browser.click(browser.button("Add device", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Serial number", dialog), serial)
-    browser.type(browser.field("Name", dialog), name)
-    browser.choose(browser.field("Role", dialog), role)
+    browser.fill(dialog, ("Serial number", serial), ("Name", name), ("Role", role))
     if xyz:
         for axis, value in zip("xyz", xyz):
             browser.type(browser.field(f"{axis} (mm)", dialog), str(value))
@@ -81,19 +73,17 @@ def add_device_in_dialog(browser: Browser, view, serial: str, name: str, role: s
 
 def test_add_anchors_and_tags(browser: Browser, api: Api):
     api.create_net("lab")
-    browser.open("/nets/lab/devices")
-    view = browser.view("devices")
+    view = browser.open_view("/nets/lab/devices", "devices")
     browser.wait_text("no devices yet", view)
 
     # an anchor without its position: the API's problems show beside x, y, z
     browser.expect_status(400)
     browser.click(browser.button("Add device", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Serial number", dialog), "01:04:0001")
-    browser.choose(browser.field("Role", dialog), "ANCHOR (2)")
+    browser.fill(dialog, ("Serial number", "01:04:0001"), ("Role", "ANCHOR (2)"))
     browser.click(browser.button("Add device", dialog))
     x = browser.field("x (mm)", dialog)
-    problem = browser.wait(lambda _: browser.problem_beside(x), message="a problem beside x (mm)")
+    problem = browser.wait_problem(x, "a problem beside x (mm)")
     assert "x, y and z" in problem, problem
     assert browser.field("Serial number", dialog).get_attribute("value") == "01:04:0001", "what was typed is kept"
     browser.click(browser.button("Cancel", dialog))
@@ -135,25 +125,19 @@ def choose_starting(browser: Browser, select, text: str) -> None:
 
 
 def test_led_command_and_reply(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=2)
+    api.create_site("lab", anchors=4, tags=2)
     api.start("lab")
-    browser.open("/nets/lab/commands")
-    view = browser.view("commands")
-    browser.choose(browser.field("Send to", view), "One device")
-    browser.choose(browser.field("Action", view), "Set LED")
+    view = browser.open_view("/nets/lab/commands", "commands")
+    browser.fill(view, ("Send to", "One device"), ("Action", "Set LED"))
     browser.wait(lambda _: len(browser.field("Device", view).find_elements(By.TAG_NAME, "option")) > 1,
                  message="the devices listed")
     choose_starting(browser, browser.field("Device", view), "01:05:0001")
-    browser.choose(browser.field("Colour", view), "Red")
-    browser.choose(browser.field("Mode", view), "Flashing")
+    browser.fill(view, ("Colour", "Red"), ("Mode", "Flashing"))
 
     # a timeout out of range is refused beside its field
     browser.expect_status(400)
     timeout = browser.field("Timeout (s)", view)
-    browser.type(timeout, "2")
-    browser.click(browser.button("Send command", view))
-    problem = browser.wait(lambda _: browser.problem_beside(timeout), message="a problem beside Timeout (s)")
+    problem = browser.submit_refused(timeout, "2", "Send command", view, "a problem beside Timeout (s)")
     assert "5" in problem and "1800" in problem, problem
 
     browser.type(timeout, "30")
@@ -172,14 +156,12 @@ def test_led_command_and_reply(browser: Browser, api: Api):
 
 
 def test_mark_notification_read(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=1)
+    api.create_site("lab", anchors=4, tags=1)
     api.start("lab")
     # the start's notifications are stored as the network comes up
     browser.wait(lambda _: api.get("/nets/lab/notifications_count")["count"] or False,
                  message="notifications of the start")
-    browser.open("/nets/lab/notifications")
-    view = browser.view("notifications")
+    view = browser.open_view("/nets/lab/notifications", "notifications")
 
     def unread_in_title() -> int | None:
         found = re.search(r"Notifications \((\d+) unread\)", browser.text(view))
@@ -211,14 +193,11 @@ def test_access_control_asks_for_a_token(server_factory, request):
     Api(server.url, TOKEN).create_net("secret-site")
     with open_browser(request, server.url) as browser:
         browser.expect_status(401)
-        browser.open("/")
-        sign_in = browser.view("sign-in")
+        sign_in = browser.open_view("/", "sign-in")
         assert "secret-site" not in browser.text()
         token = browser.field("Access token", sign_in)
         assert token.get_attribute("type") == "password"
-        browser.type(token, "not-the-right-token-at-all")
-        browser.click(browser.button("Sign in", sign_in))
-        problem = browser.wait(lambda _: browser.problem_beside(token), message="a problem beside the token")
+        problem = browser.submit_refused(token, "not-the-right-token-at-all", "Sign in", sign_in, "a problem beside the token")
         assert "not known" in problem, problem
         assert "secret-site" not in browser.text()
 
@@ -247,10 +226,8 @@ def tag_positions(browser: Browser, view) -> dict[str, tuple[str, str]]:
 
 
 def test_start_on_simulator_and_tags_move(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=3)
-    browser.open("/")
-    nets = browser.view("nets")
+    api.create_site("lab", anchors=4, tags=3)
+    nets = browser.open_view("/", "nets")
     browser.click(browser.button("Start lab", nets))
     browser.wait(lambda _: "Running" in browser.row("lab", nets).text, message="lab shown running")
     browser.button("Stop lab", nets)
@@ -278,13 +255,10 @@ def test_bad_setting_value_shows_beside_the_field(browser: Browser, api: Api):
     api.create_net("lab")
     before = {s["setting_key"]: s["value"] for s in api.get("/nets/lab/settings")["settings"]}
     browser.expect_status(400)
-    browser.open("/nets/lab/settings")
-    view = browser.view("settings")
+    view = browser.open_view("/nets/lab/settings", "settings")
     period = browser.field("Max tag period", view)
     card = period.find_element(By.XPATH, "./ancestor::form[1]")
-    browser.type(period, "5")
-    browser.click(browser.button("Save", card))
-    problem = browser.wait(lambda _: browser.problem_beside(period), message="a problem beside Max tag period")
+    problem = browser.submit_refused(period, "5", "Save", card, "a problem beside Max tag period")
     assert "975" in problem, problem
     assert period.get_attribute("value") == "5", "what was typed is kept"
     after = {s["setting_key"]: s["value"] for s in api.get("/nets/lab/settings")["settings"]}
@@ -306,11 +280,9 @@ def test_bad_setting_value_shows_beside_the_field(browser: Browser, api: Api):
 
 
 def test_copy_rename_delete_and_upload(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=2)
+    api.create_site("lab", anchors=4, tags=2)
     saved = api.call("GET", "/nets/lab/download", raw=True)
-    browser.open("/")
-    nets = browser.view("nets")
+    nets = browser.open_view("/", "nets")
 
     browser.click(browser.button("Copy lab", nets))
     dialog = browser.dialog()
@@ -334,7 +306,7 @@ def test_copy_rename_delete_and_upload(browser: Browser, api: Api):
     dialog = browser.dialog()
     browser.click(browser.button("Delete configuration", dialog))
     browser.wait(lambda _: "annex" not in browser.text(nets), message="annex gone from the list")
-    assert sorted(n["name"] for n in api.get("/nets")["configurations"]) == ["lab"]
+    assert sorted(api.net_names()) == ["lab"]
 
     # the downloaded file comes back under a new name
     file = browser.downloads / "lab.sqlite"
@@ -349,10 +321,8 @@ def test_copy_rename_delete_and_upload(browser: Browser, api: Api):
 
 
 def test_views_follow_changes_made_elsewhere(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=1)
-    browser.open("/")
-    nets = browser.view("nets")
+    api.create_site("lab", anchors=4, tags=1)
+    nets = browser.open_view("/", "nets")
     row = browser.row("lab", nets)
     assert "Stopped" in row.text
     api.start("lab")  # another client starts it
@@ -360,8 +330,7 @@ def test_views_follow_changes_made_elsewhere(browser: Browser, api: Api):
     api.create_net("annex")
     browser.row("annex", nets)
 
-    browser.open("/nets/lab/devices")
-    devices = browser.view("devices")
+    devices = browser.open_view("/nets/lab/devices", "devices")
     browser.wait_text("5 devices", devices)
     api.add_device("lab", "01:05:00AA", 4, name="Late tag")
     browser.row("Late tag", devices)
@@ -375,19 +344,15 @@ def test_views_follow_changes_made_elsewhere(browser: Browser, api: Api):
 def test_custom_role(browser: Browser, api: Api):
     api.create_net("lab")
     browser.expect_status(400)
-    browser.open("/nets/lab/roles")
-    view = browser.view("roles")
+    view = browser.open_view("/nets/lab/roles", "roles")
     # built-in roles cannot be deleted
     assert not browser.driver.find_element(By.XPATH, "//button[@aria-label='Delete ANCHOR']").is_enabled()
 
     browser.click(browser.button("Add role", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "Fast tag")
-    browser.type(browser.field("Network period", dialog), "48750")
+    browser.fill(dialog, ("Name", "Fast tag"), ("Network period", "48750"))
     accelerometer = browser.field("Accelerometer period", dialog)
-    browser.type(accelerometer, "500")
-    browser.click(browser.button("Add role", dialog))
-    problem = browser.wait(lambda _: browser.problem_beside(accelerometer), message="a problem beside Accelerometer period")
+    problem = browser.submit_refused(accelerometer, "500", "Add role", dialog, "a problem beside Accelerometer period")
     assert "975" in problem, problem
     assert browser.field("Name", dialog).get_attribute("value") == "Fast tag", "what was typed is kept"
 
@@ -405,11 +370,9 @@ def test_custom_role(browser: Browser, api: Api):
 
 
 def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=3)
+    api.create_site("lab", anchors=4, tags=3)
     api.start("lab")
-    browser.open("/nets/lab/alerts")
-    view = browser.view("alerts")
+    view = browser.open_view("/nets/lab/alerts", "alerts")
     # a new configuration has the two defaults, and a running site with
     # every anchor heard fires neither
     assert "ok" in browser.row("anchor-offline", view).text
@@ -417,10 +380,8 @@ def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
 
     browser.click(browser.button("Add alert rule", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "busy")
-    browser.choose(browser.field("Condition", dialog), "Positions a second below")
-    browser.type(browser.field("Threshold", dialog), "1000000")
-    browser.type(browser.field("For (s)", dialog), "1")
+    browser.fill(dialog, ("Name", "busy"), ("Condition", "Positions a second below"), ("Threshold", "1000000"),
+                         ("For (s)", "1"))
     browser.click(browser.button("Add alert rule", dialog))
     browser.wait(lambda _: "firing since" in browser.row("busy", view).text, timeout=15,
                  message="the new rule shown firing")
@@ -440,16 +401,12 @@ def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
 
 
 def test_schedule_starts_the_network_and_shows_its_runs(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=3)
-    browser.open("/nets/lab/schedules")
-    view = browser.view("schedules")
+    api.create_site("lab", anchors=4, tags=3)
+    view = browser.open_view("/nets/lab/schedules", "schedules")
     browser.click(browser.button("Add schedule", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "pulse")
-    browser.type(browser.field("Cron", dialog), "*/2 * * * * *")
-    browser.type(browser.field("Time zone", dialog), "Europe/Berlin")
-    browser.choose(browser.field("Action", dialog), "Start")
+    browser.fill(dialog, ("Name", "pulse"), ("Cron", "*/2 * * * * *"), ("Time zone", "Europe/Berlin"),
+                         ("Action", "Start"))
     browser.click(browser.button("Add schedule", dialog))
     # the first run starts the stopped network; the table shows it
     browser.wait(lambda _: "ok at" in browser.row("pulse", view).text and "started" in browser.row("pulse", view).text,
@@ -484,8 +441,7 @@ def test_keyboard_only(browser: Browser, api: Api):
     def focused():
         return browser.driver.switch_to.active_element
 
-    browser.open("/")
-    nets = browser.view("nets")
+    nets = browser.open_view("/", "nets")
     heading = browser.heading("Configurations", nets)
     browser.driver.execute_script("arguments[0].focus()", heading)
     press(Keys.TAB)
@@ -500,14 +456,13 @@ def test_keyboard_only(browser: Browser, api: Api):
     assert api.get("/nets/kb")["configuration"]["instance"] == "sim"
 
     # Escape closes a dialog, and nothing is created
-    browser.open("/")
-    nets = browser.view("nets")
+    nets = browser.open_view("/", "nets")
     browser.click(browser.button("New configuration", nets))
     browser.dialog()
     press("never")
     press(Keys.ESCAPE)
     browser.wait(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog[open]"), message="the dialog closed by Escape")
-    assert [n["name"] for n in api.get("/nets")["configurations"]] == ["kb"]
+    assert api.net_names() == ["kb"]
 
 
 # --------------------------------------------------------------------------
@@ -515,10 +470,8 @@ def test_keyboard_only(browser: Browser, api: Api):
 
 
 def test_edit_and_delete_devices(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=3)
-    browser.open("/nets/lab/devices")
-    view = browser.view("devices")
+    api.create_site("lab", anchors=4, tags=3)
+    view = browser.open_view("/nets/lab/devices", "devices")
     browser.wait_text("7 devices", view)
 
     browser.click(browser.button("Edit device 01:05:0001", view))
@@ -546,11 +499,9 @@ def test_edit_and_delete_devices(browser: Browser, api: Api):
 
 
 def test_move_anchor_with_the_form(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=1)
+    api.create_site("lab", anchors=4, tags=1)
     browser.expect_status(400)
-    browser.open("/nets/lab/floor")
-    view = browser.view("floor")
+    view = browser.open_view("/nets/lab/floor", "floor")
     form = browser.heading("Move an anchor", view).find_element(By.XPATH, "./ancestor::section[1]")
     browser.wait(lambda _: len(browser.field("Anchor", form).find_elements(By.TAG_NAME, "option")) > 1,
                  message="the anchors listed")
@@ -559,9 +510,7 @@ def test_move_anchor_with_the_form(browser: Browser, api: Api):
     browser.wait(lambda _: x.get_attribute("value") == "10000", message="the anchor's x filled in")
 
     # beyond the range of a coordinate: refused beside x
-    browser.type(x, "99999999999")
-    browser.click(browser.button("Save position", form))
-    problem = browser.wait(lambda _: browser.problem_beside(x), message="a problem beside x (mm)")
+    problem = browser.submit_refused(x, "99999999999", "Save position", form, "a problem beside x (mm)")
     assert problem
     assert api.get("/nets/lab/devices/01:04:0002")["device"]["interfaces"][0]["x"] == 10000
 
@@ -577,8 +526,7 @@ def test_move_anchor_with_the_form(browser: Browser, api: Api):
 
 
 def test_maximum_tags_calculation(browser: Browser):
-    browser.open("/max-tags")
-    view = browser.view("max_tags")
+    view = browser.open_view("/max-tags", "max_tags")
     browser.click(browser.button("Calculate", view))
     result = browser.heading("Result for", view).find_element(By.XPATH, "./ancestor::section[1]")
     figure = result.find_element(By.CSS_SELECTOR, '[data-field="maximum_tags"]').text
@@ -593,8 +541,7 @@ def test_sign_out(server_factory, request):
     server = server_factory(config=f'[auth]\ntokens = [{{ token = "{TOKEN}", access = "admin" }}]\n', token=TOKEN)
     with open_browser(request, server.url) as browser:
         browser.expect_status(401)
-        browser.open("/")
-        sign_in = browser.view("sign-in")
+        sign_in = browser.open_view("/", "sign-in")
         browser.type(browser.field("Access token", sign_in), TOKEN)
         browser.click(browser.button("Sign in", sign_in))
         browser.view("nets")
@@ -611,13 +558,11 @@ def test_sign_out(server_factory, request):
 
 
 def test_read_and_download_a_log_file(browser: Browser, api: Api):
-    api.create_net("lab")
-    api.add_site("lab", anchors=4, tags=1)
+    api.create_site("lab", anchors=4, tags=1)
     api.start("lab")
     names = api.get("/nets/lab/logs")["logs"]
     assert names
-    browser.open("/nets/lab/logs")
-    view = browser.view("logs")
+    view = browser.open_view("/nets/lab/logs", "logs")
     row = browser.row(names[0], view)
     browser.click(browser.button("View", row))
     contents = browser.wait(lambda d: next((e for e in d.find_elements(By.CSS_SELECTOR, "pre[aria-label]")
@@ -690,8 +635,7 @@ def test_change_history_pages_to_older_changes(browser: Browser, api: Api):
     api.create_net("lab")
     for index in range(55):
         api.add_device("lab", f"01:05:{index + 1:04X}", 4)
-    browser.open("/nets/lab/history")
-    view = browser.view("history")
+    view = browser.open_view("/nets/lab/history", "history")
     browser.wait_text("50 changes, newest first", view)
     browser.click(browser.button("Older", view))
     browser.wait_text("6 changes older than change 7, newest first", view)

@@ -84,19 +84,7 @@ def table_rows(section: WebElement) -> list[dict[str, str]]:
 def row_of(browser: Browser, view: WebElement, name: str, **expected: str | re.Pattern) -> dict[str, str]:
     """Waits until the output `name` is listed with the cells `expected`
     (column headers with _ for spaces; a pattern is searched for); returns its row."""
-    def seen(_):
-        for row in table_rows(view):
-            if row.get("Name") != name:
-                continue
-            for column, value in expected.items():
-                cell = row.get(column.replace("_", " "), "")
-                if isinstance(value, re.Pattern) and not value.search(cell):
-                    return False
-                if isinstance(value, str) and cell != value:
-                    return False
-            return row
-        return False
-    return browser.wait(seen, message=f"the output {name} listed with {expected}")
+    return browser.wait_row(lambda: table_rows(view), name, "output", **expected)
 
 
 def dialog_closed(browser: Browser) -> None:
@@ -116,8 +104,7 @@ def problem_of(api: Api, body: dict, field: str) -> str:
 
 def test_add_watch_change_disable_and_delete_outputs(browser: Browser, api: Api, mosquitto: int,
                                                      shot: Callable[[str], object]):
-    api.create_net(NET)
-    api.add_site(NET, anchors=4, tags=2)
+    api.create_site(NET, anchors=4, tags=2)
     # nothing listens here: the MQTT output's connection is refused
     closed_port = free_port()
     broker_url = f"mqtt://127.0.0.1:{closed_port}"
@@ -134,11 +121,8 @@ def test_add_watch_change_disable_and_delete_outputs(browser: Browser, api: Api,
     # An MQTT output: the fields of its scheme appear once its URL is typed
     browser.click(browser.button("Add output", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "broker")
-    browser.type(browser.field("URL", dialog), broker_url)
-    browser.type(browser.field("Topic prefix", dialog), "a/+/b")
-    browser.type(browser.field("Username", dialog), "site")
-    browser.type(browser.field("Password", dialog), PASSWORD)
+    browser.fill(dialog, ("Name", "broker"), ("URL", broker_url), ("Topic prefix", "a/+/b"), ("Username", "site"),
+                         ("Password", PASSWORD))
     browser.click(browser.field("Notifications", dialog))
     assert not [label for label in dialog.find_elements(By.XPATH, ".//label[normalize-space()='Secret']") if label.is_displayed()]
 
@@ -146,7 +130,7 @@ def test_add_watch_change_disable_and_delete_outputs(browser: Browser, api: Api,
     browser.expect_status(400)
     browser.click(browser.button("Add output", dialog))
     prefix = browser.field("Topic prefix", dialog)
-    problem = browser.wait(lambda _: browser.problem_beside(prefix), message="a problem beside the topic prefix")
+    problem = browser.wait_problem(prefix, "a problem beside the topic prefix")
     assert problem == problem_of(api, {"name": "broker", "url": broker_url, "events": ["position", "zone"],
                                        "topic_prefix": "a/+/b"}, "topic_prefix"), problem
     assert browser.field("Password", dialog).get_attribute("value") == PASSWORD, "what was typed stays"
@@ -167,12 +151,11 @@ def test_add_watch_change_disable_and_delete_outputs(browser: Browser, api: Api,
     # A webhook: a secret instead of MQTT's fields, required
     browser.click(browser.button("Add output", view))
     dialog = browser.dialog()
-    browser.type(browser.field("Name", dialog), "hook")
-    browser.type(browser.field("URL", dialog), hook_url)
+    browser.fill(dialog, ("Name", "hook"), ("URL", hook_url))
     secret = browser.field("Secret", dialog)
     assert not [label for label in dialog.find_elements(By.XPATH, ".//label[normalize-space()='Topic prefix']") if label.is_displayed()]
     browser.click(browser.button("Add output", dialog))
-    problem = browser.wait(lambda _: browser.problem_beside(secret), message="a problem beside the secret")
+    problem = browser.wait_problem(secret, "a problem beside the secret")
     assert problem == problem_of(api, {"name": "hook", "url": hook_url, "events": ["position", "zone", "state"]}, "secret"), problem
     browser.type(secret, SECRET)
     browser.click(browser.button("Add output", dialog))

@@ -68,19 +68,7 @@ def listed(view: WebElement) -> list[dict[str, str]]:
 def row_of(browser: Browser, view: WebElement, name: str, **expected: str | re.Pattern) -> dict[str, str]:
     """Waits until the recording `name` is listed with the cells `expected`
     (a pattern is searched for); returns its row."""
-    def seen(_):
-        for row in listed(view):
-            if row.get("Name") != name:
-                continue
-            for column, value in expected.items():
-                cell = row.get(column, "")
-                if isinstance(value, re.Pattern) and not value.search(cell):
-                    return False
-                if isinstance(value, str) and cell != value:
-                    return False
-            return row
-        return False
-    return browser.wait(seen, message=f"the recording {name} listed with {expected}")
+    return browser.wait_row(lambda: listed(view), name, "recording", **expected)
 
 
 def count(text: str) -> int:
@@ -130,8 +118,7 @@ def replays_not_wired(failure: ApiFailure) -> bool:
 
 
 def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Api, shot: Callable[[str], object]):
-    api.create_net(NET)
-    api.add_site(NET, anchors=4, tags=3)
+    api.create_site(NET, anchors=4, tags=3)
 
     # Reached from the navigation; stopped, it says why nothing can start
     browser.open(f"/nets/{NET}")
@@ -178,14 +165,10 @@ def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Ap
     # A duration the form cannot read, then one the server refuses, beside the field
     browser.type(browser.field("Name", start), "short")
     duration = browser.field("Duration", start)
-    browser.type(duration, "soon")
-    browser.click(browser.button("Start recording", start))
-    problem = browser.wait(lambda _: browser.problem_beside(duration), message="a problem beside the duration")
+    problem = browser.submit_refused(duration, "soon", "Start recording", start, "a problem beside the duration")
     assert "10m" in problem, problem
     browser.expect_status(400)
-    browser.type(duration, "8d")
-    browser.click(browser.button("Start recording", start))
-    problem = browser.wait(lambda _: browser.problem_beside(duration), message="the server's problem beside the duration")
+    problem = browser.submit_refused(duration, "8d", "Start recording", start, "the server's problem beside the duration")
     with pytest.raises(ApiFailure) as refused:
         api.post(f"/nets/{NET}/recordings", {"name": "short", "duration_s": 8 * 86400})
     assert problem == "; ".join(p["problem"] for p in refused.value.body["problems"] if p["field"] == "duration_s"), problem
@@ -206,7 +189,7 @@ def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Ap
     name = browser.field("Name", upload)
     browser.wait(lambda _: name.get_attribute("value") == "site-notes", message="the name suggested from the file's")
     browser.click(browser.button("Upload", upload))
-    problem = browser.wait(lambda _: browser.problem_beside(chooser), message="the server's reason beside the file")
+    problem = browser.wait_problem(chooser, "the server's reason beside the file")
     with pytest.raises(ApiFailure) as refused:
         put_file(api, f"/nets/{NET}/recordings/site-notes", notes.read_bytes())
     assert refused.value.status == 400 and refused.value.body["code"] == "upload_refused", refused.value.body
@@ -220,7 +203,7 @@ def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Ap
     chooser.send_keys(str(downloaded))
     browser.wait(lambda _: name.get_attribute("value") == "morning", message="the name suggested from the capture's")
     browser.click(browser.button("Upload", upload))
-    problem = browser.wait(lambda _: browser.problem_beside(name), message="the name taken, beside the name")
+    problem = browser.wait_problem(name, "the name taken, beside the name")
     assert "morning" in problem, problem
     browser.type(name, "morning-copy")
     browser.click(browser.button("Upload", upload))
@@ -248,8 +231,7 @@ def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Ap
         assert browser.driver.current_url.endswith("#/nets/morning-again/floor"), browser.driver.current_url
         browser.heading(f"Replay of {NET}/morning", browser.view("floor"))
         api.post("/nets/morning-again", {"action": "stop"})
-        browser.open(f"/nets/{NET}/recordings")
-        view = browser.view("recordings")
+        view = browser.open_view(f"/nets/{NET}/recordings", "recordings")
     else:
         with pytest.raises(ApiFailure) as unstarted:
             api.post("/nets/morning-again", {"action": "start"})
@@ -272,8 +254,7 @@ def test_record_stop_download_upload_replay_and_delete(browser: Browser, api: Ap
 
 
 def test_replay_timeline_pauses_seeks_and_stops_polling(browser: Browser, api: Api, shot: Callable[[str], object]):
-    api.create_net(NET)
-    api.add_site(NET, anchors=4, tags=3)
+    api.create_site(NET, anchors=4, tags=3)
     api.start(NET)
     night = record(api, NET, "night", seconds=8)
     assert night["duration_ms"] > 4000, night

@@ -54,8 +54,7 @@ def site():
     # a recording that ends by itself, so that the Recordings view lists one
     api.post(f"/nets/{NET}/recordings", {"name": "first-shift", "duration_s": 2})
     # a stopped one beside it, so the list shows both states
-    api.create_net("warehouse")
-    api.add_site("warehouse", anchors=4, tags=2)
+    api.create_site("warehouse", anchors=4, tags=2)
     yield server
     server.stop()
     server.remove()
@@ -93,8 +92,7 @@ def fragment(pattern: str) -> str:
 @pytest.mark.parametrize("pattern,module", VIEWS, ids=[module for _, module in VIEWS])
 def test_view_renders(module_browser: Browser, pattern: str, module: str):
     browser = module_browser
-    browser.open(fragment(pattern))
-    section = browser.view(module)
+    section = browser.open_view(fragment(pattern), module)
     heading = section.find_element(By.TAG_NAME, "h1")
     assert heading.text.strip(), f"the view {module} has no heading"
     # the view says something beyond its heading

@@ -128,8 +128,7 @@ def test_draw_a_zone_see_the_tag_enter_and_leave(browser: Browser, api: Api, sho
     api.add_device(NET, TAG, 4, TAG_AT, name="Reference")
     api.start(NET)
 
-    browser.open(f"/nets/{NET}/floor")
-    view = browser.view("floor")
+    view = browser.open_view(f"/nets/{NET}/floor", "floor")
     zones = section_of(browser, "Zones", view)
     browser.wait_text("No zones yet", zones)
     # the tag is located before a zone is drawn around it
@@ -193,7 +192,7 @@ def test_draw_a_zone_see_the_tag_enter_and_leave(browser: Browser, api: Api, sho
     browser.type(browser.field("Zone name", form), "bow tie")
     browser.click(browser.button("Save zone", form))
     outline = browser.field("Outline", form)
-    problem = browser.wait(lambda _: browser.problem_beside(outline), message="a problem beside the outline")
+    problem = browser.wait_problem(outline, "a problem beside the outline")
     assert problem == "the polygon intersects itself: edges 0 and 2 meet", problem
     assert [zone["name"] for zone in api.get(f"/nets/{NET}/zones")["zones"]] == ["desk"]
     browser.driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", form)
@@ -203,8 +202,7 @@ def test_draw_a_zone_see_the_tag_enter_and_leave(browser: Browser, api: Api, sho
     # Rename it and change its dwell from its form (selected from the list)
     browser.click(browser.button("desk", zones))
     editor = section_of(browser, "Zone desk", view)
-    browser.type(browser.field("Zone name", editor), "front desk")
-    browser.type(browser.field("Dwell (ms)", editor), "500")
+    browser.fill(editor, ("Zone name", "front desk"), ("Dwell (ms)", "500"))
     browser.click(browser.button("Save changes", editor))
     browser.wait(lambda _: [row.get("Zone") for row in table_rows(zones, "Points")] == ["front desk"], message="the zone renamed")
     stored = api.get(f"/nets/{NET}/zones/front%20desk")["zone"]
