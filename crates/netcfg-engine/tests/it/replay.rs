@@ -212,40 +212,38 @@ fn control() -> ReplayControl {
     ReplayControl::default()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration() {
-    let directory = tempfile::tempdir().unwrap();
-    let path = write(directory.path(), "r1.pcap", &recording());
-    let engine = engine();
-    let user = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-    let mut plan = replay_plan(directory.path(), path, "?speed=10");
-    aim_stream(&mut plan, "User", user.local_addr().unwrap().port());
-    let name = plan.configuration.clone();
-    let mut feed = engine.live();
-    within("start", engine.start(plan)).await.unwrap();
+/// The positions of the configured tags and the stranger at step `step`,
+/// as the engine reports them (the unsolved beacon is not among them).
+fn expected_positions(step: u64) -> Vec<(SerialNumber, Position)> {
+    TAGS.iter()
+        .enumerate()
+        .map(|(index, tag)| {
+            let x = x_of(step, index);
+            let position = Position {
+                x,
+                y: -x,
+                z: 1_200,
+                quality: 9_000,
+                anchors_used: 4,
+                error_mm: 0,
+            };
+            (serial(tag), position)
+        })
+        .collect()
+}
 
+/// Every step's positions come on the live feed in the recorded order.
+async fn assert_every_step_in_order(feed: &mut broadcast::Receiver<LiveEvent>, name: &ConfigName) {
     for step in 0..STEPS {
-        let (time, positions) = batch(&mut feed, &name).await;
+        let (time, positions) = batch(feed, name).await;
         assert_eq!(time, network_time(step), "in the recorded order");
-        let expected: Vec<_> = TAGS
-            .iter()
-            .enumerate()
-            .map(|(index, tag)| {
-                let x = x_of(step, index);
-                let position = Position {
-                    x,
-                    y: -x,
-                    z: 1_200,
-                    quality: 9_000,
-                    anchors_used: 4,
-                    error_mm: 0,
-                };
-                (serial(tag), position)
-            })
-            .collect();
-        assert_eq!(positions, expected, "step {step}");
+        assert_eq!(positions, expected_positions(step), "step {step}");
     }
-    let state = until(&engine, &name, "the end", |state| state.finished).await;
+}
+
+/// The replay ends having played all of the recording at speed 10.
+async fn assert_played_to_the_end(engine: &NetcfgEngine, name: &ConfigName) {
+    let state = until(engine, name, "the end", |state| state.finished).await;
     assert_eq!(
         (state.datagrams, state.position_ms, state.duration_ms),
         (STEPS, 2_000, 2_000)
@@ -255,10 +253,12 @@ async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration
         (state.net.as_str(), state.recording.as_str()),
         ("site", "r1")
     );
+}
 
-    // The configured anchors joined with their recorded synchronisation;
-    // the stranger of the recording is no device of this configuration.
-    let links = engine.device_links(&name);
+/// The configured anchors joined with their recorded synchronisation;
+/// the stranger of the recording is no device of this configuration.
+fn assert_the_anchors_joined(engine: &NetcfgEngine, name: &ConfigName) {
+    let links = engine.device_links(name);
     let link = |text: &str| links.iter().find(|link| link.serial_number == serial(text));
     let seeder = link("01:04:0001").expect("the seeder joined");
     assert_eq!(seeder.connectivity, Connectivity::Uwb);
@@ -267,12 +267,14 @@ async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration
         link("01:04:0002").unwrap().synchronisation,
         Synchronisation::Rx
     );
-    assert_eq!(engine.beacon_counts(&name).len(), 1, "the anchor's health");
-    assert!(engine.status(&name).link_up, "the link stays up at the end");
+    assert_eq!(engine.beacon_counts(name).len(), 1, "the anchor's health");
+    assert!(engine.status(name).link_up, "the link stays up at the end");
+}
 
-    // The sensor reading went out on this configuration's User stream, with
-    // its own serial in the header.
-    let reading = within("the accelerometer", async {
+/// The sensor reading that went out on the configuration's User stream,
+/// with the configuration's own serial in the header (not the recorder's).
+async fn the_accelerometer_on(user: &UdpSocket) -> AccelerometerV3 {
+    within("the accelerometer", async {
         let mut buffer = vec![0u8; 2_048];
         loop {
             let length = user.recv(&mut buffer).await.unwrap();
@@ -287,12 +289,14 @@ async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration
             }
         }
     })
-    .await;
-    assert_eq!(reading, accelerometer());
+    .await
+}
 
+/// A replayed tag takes no command: the engine refuses it as a bad request.
+async fn assert_a_command_is_refused(engine: &NetcfgEngine, name: &ConfigName) {
     let refused = engine
         .device_command(
-            &name,
+            name,
             serial("01:05:0001"),
             DeviceAction::SoftReset,
             Duration::from_secs(2),
@@ -309,11 +313,143 @@ async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration
         ),
         "{refused}"
     );
-    within("stop", engine.stop(&name)).await.unwrap();
+}
+
+/// Stops the replay; its state is then gone.
+async fn stop_and_assert_gone(engine: &NetcfgEngine, name: &ConfigName) {
+    within("stop", engine.stop(name)).await.unwrap();
     assert!(matches!(
-        engine.replay_state(&name),
+        engine.replay_state(name),
         Err(EngineError::NotRunning(_))
     ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_plays_the_recorded_positions_in_order_as_its_own_configuration() {
+    let directory = tempfile::tempdir().unwrap();
+    let path = write(directory.path(), "r1.pcap", &recording());
+    let engine = engine();
+    let user = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let mut plan = replay_plan(directory.path(), path, "?speed=10");
+    aim_stream(&mut plan, "User", user.local_addr().unwrap().port());
+    let name = plan.configuration.clone();
+    let mut feed = engine.live();
+    within("start", engine.start(plan)).await.unwrap();
+
+    assert_every_step_in_order(&mut feed, &name).await;
+    assert_played_to_the_end(&engine, &name).await;
+    assert_the_anchors_joined(&engine, &name);
+    assert_eq!(the_accelerometer_on(&user).await, accelerometer());
+    assert_a_command_is_refused(&engine, &name).await;
+    stop_and_assert_gone(&engine, &name).await;
+}
+
+/// Steers the replay `name` with `control` and returns its state then.
+fn steer(engine: &NetcfgEngine, name: &ConfigName, control: ReplayControl) -> ReplayState {
+    engine.replay_control(name, control).unwrap()
+}
+
+/// Paused: nothing more plays. Resumed: it goes on from there.
+async fn pause_and_resume(engine: &NetcfgEngine, name: &ConfigName) {
+    let paused = steer(
+        engine,
+        name,
+        ReplayControl {
+            paused: Some(true),
+            ..control()
+        },
+    );
+    assert!(paused.paused);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let still = engine.replay_state(name).unwrap();
+    assert_eq!(
+        still.datagrams, paused.datagrams,
+        "nothing played while paused"
+    );
+    assert!(!still.finished);
+
+    steer(
+        engine,
+        name,
+        ReplayControl {
+            paused: Some(false),
+            ..control()
+        },
+    );
+    let later = until(engine, name, "more datagrams", |state| {
+        state.datagrams > paused.datagrams
+    })
+    .await;
+    assert!(later.position_ms >= paused.position_ms);
+}
+
+/// Back to the start: the first positions come again.
+async fn seek_to_the_start(
+    engine: &NetcfgEngine,
+    name: &ConfigName,
+    feed: &mut broadcast::Receiver<LiveEvent>,
+) {
+    let back = steer(
+        engine,
+        name,
+        ReplayControl {
+            position_ms: Some(0),
+            ..control()
+        },
+    );
+    assert_eq!(back.position_ms, 0);
+    first(feed, "the first positions again", |event| match event {
+        LiveEvent::Positions {
+            configuration,
+            network_time: time,
+            ..
+        } if &configuration == name && time == network_time(0) => Some(()),
+        _ => None,
+    })
+    .await;
+}
+
+/// Faster and looping: it starts again at its end. No more looping: it
+/// ends and stays at the end.
+async fn loop_then_end(engine: &NetcfgEngine, name: &ConfigName) {
+    let state = steer(
+        engine,
+        name,
+        ReplayControl {
+            speed: Some("50".parse().unwrap()),
+            looping: Some(true),
+            ..control()
+        },
+    );
+    assert!(state.looping);
+    let looped = until(engine, name, "a loop", |state| state.loops >= 2).await;
+    assert!(!looped.finished);
+    assert_eq!(looped.duration_ms, 2_000);
+
+    steer(
+        engine,
+        name,
+        ReplayControl {
+            looping: Some(false),
+            ..control()
+        },
+    );
+    let ended = until(engine, name, "the end", |state| state.finished).await;
+    assert_eq!(ended.position_ms, 2_000);
+}
+
+/// A seek past the end is the end.
+async fn seek_past_the_end(engine: &NetcfgEngine, name: &ConfigName) {
+    let far = steer(
+        engine,
+        name,
+        ReplayControl {
+            position_ms: Some(60_000),
+            ..control()
+        },
+    );
+    assert_eq!(far.position_ms, 2_000);
+    until(engine, name, "the end again", |state| state.finished).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -328,106 +464,10 @@ async fn pause_resume_seek_speed_and_loop_steer_the_replay() {
     let (time, _) = batch(&mut feed, &name).await;
     assert_eq!(time, network_time(0));
 
-    // Paused: nothing more plays.
-    let paused = engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                paused: Some(true),
-                ..control()
-            },
-        )
-        .unwrap();
-    assert!(paused.paused);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let still = engine.replay_state(&name).unwrap();
-    assert_eq!(
-        still.datagrams, paused.datagrams,
-        "nothing played while paused"
-    );
-    assert!(!still.finished);
-
-    // Resumed: it goes on from there.
-    engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                paused: Some(false),
-                ..control()
-            },
-        )
-        .unwrap();
-    let later = until(&engine, &name, "more datagrams", |state| {
-        state.datagrams > paused.datagrams
-    })
-    .await;
-    assert!(later.position_ms >= paused.position_ms);
-
-    // Back to the start: the first positions come again.
-    let back = engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                position_ms: Some(0),
-                ..control()
-            },
-        )
-        .unwrap();
-    assert_eq!(back.position_ms, 0);
-    first(
-        &mut feed,
-        "the first positions again",
-        |event| match event {
-            LiveEvent::Positions {
-                configuration,
-                network_time: time,
-                ..
-            } if configuration == name && time == network_time(0) => Some(()),
-            _ => None,
-        },
-    )
-    .await;
-
-    // Faster and looping: it starts again at its end.
-    let state = engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                speed: Some("50".parse().unwrap()),
-                looping: Some(true),
-                ..control()
-            },
-        )
-        .unwrap();
-    assert!(state.looping);
-    let looped = until(&engine, &name, "a loop", |state| state.loops >= 2).await;
-    assert!(!looped.finished);
-    assert_eq!(looped.duration_ms, 2_000);
-
-    // No more looping: it ends and stays at the end.
-    engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                looping: Some(false),
-                ..control()
-            },
-        )
-        .unwrap();
-    let ended = until(&engine, &name, "the end", |state| state.finished).await;
-    assert_eq!(ended.position_ms, 2_000);
-    // A seek past the end is the end.
-    let far = engine
-        .replay_control(
-            &name,
-            ReplayControl {
-                position_ms: Some(60_000),
-                ..control()
-            },
-        )
-        .unwrap();
-    assert_eq!(far.position_ms, 2_000);
-    until(&engine, &name, "the end again", |state| state.finished).await;
+    pause_and_resume(&engine, &name).await;
+    seek_to_the_start(&engine, &name, &mut feed).await;
+    loop_then_end(&engine, &name).await;
+    seek_past_the_end(&engine, &name).await;
     within("stop", engine.stop(&name)).await.unwrap();
 }
 
