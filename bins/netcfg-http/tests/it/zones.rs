@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::{
     site::{room, set_instance},
-    support::{Request, Server, act},
+    support::{EventClient, Request, Server, act},
 };
 
 const DESK: [[i32; 2]; 4] = [[6000, 5000], [8000, 5000], [8000, 7000], [6000, 7000]];
@@ -35,11 +35,10 @@ fn patch_desk(server: &Server, body: &Value) {
         .expect(200);
 }
 
-#[test]
-fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
-    let server = Server::start();
-    server.create_on_simulator("room", &room());
-    set_instance(&server, "room", "sim?toa_noise_mm=20&seed=4");
+/// Makes the zone "desk" (dwell 1 s, a blue LED on entering) and
+/// "walkers" (the same outline, for the walking tag only); neither has an
+/// occupancy before the configuration runs.
+fn make_the_zones(server: &Server) {
     let created = server
         .send(&Request::json(
             "POST",
@@ -50,7 +49,6 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
         .expect(201)["zone"]
         .clone();
     assert_eq!(created["zone_id"], 1);
-    // The same outline, for the walking tag only.
     server
         .send(&Request::json(
             "POST",
@@ -61,10 +59,22 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
     server
         .send(&Request::get("/nets/room/zones/desk/occupancy"))
         .expect(409);
+}
 
-    let mut events = server.events("/nets/room/events?types=zone", &[]);
+/// Whether the standing tag is out of `zone`'s occupancy.
+fn standing_is_out_of(server: &Server, zone: &str) -> bool {
+    occupancy(server, zone)
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|occupant| occupant["serial_number"] != STANDING)
+}
+
+/// Starts the configuration; the standing tag enters the desk (and only
+/// the desk) after its dwell, where it stands. Returns when it entered.
+fn start_and_see_the_standing_tag_enter(server: &Server, events: &mut EventClient) -> u64 {
     let before_start = wall_clock_ms();
-    act(&server, "room", "start");
+    act(server, "room", "start");
     let (entered, skipped) = events.until("zone", is_standing("enter"));
     assert_eq!(entered.data["zone"], "desk", "{:?}", entered.data);
     assert!(
@@ -81,8 +91,13 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
     let x = entered.data["x"].as_i64().unwrap();
     assert!((x - 7_000).abs() < 300, "{:?}", entered.data);
     assert!(entered.data["network_time"].as_u64().unwrap() > 0);
+    entered_ms
+}
 
-    let inside = occupancy(&server, "desk");
+/// The standing tag is in the desk's occupancy since it entered, and not
+/// in the walkers'.
+fn assert_the_occupancies(server: &Server, entered_ms: u64) {
+    let inside = occupancy(server, "desk");
     let standing = inside
         .as_array()
         .unwrap()
@@ -90,17 +105,13 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
         .find(|occupant| occupant["serial_number"] == STANDING)
         .unwrap_or_else(|| panic!("{inside}"));
     assert_eq!(standing["since_ms"], entered_ms);
-    assert!(
-        occupancy(&server, "walkers")
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|occupant| occupant["serial_number"] != STANDING)
-    );
+    assert!(standing_is_out_of(server, "walkers"));
+}
 
-    // Moved away: it leaves at once, decided by its last position.
+/// Moved away: it leaves at once, decided by its last position.
+fn move_the_desk_away(server: &Server, events: &mut EventClient) {
     patch_desk(
-        &server,
+        server,
         &json!({"polygon": [[0, 0], [1000, 0], [1000, 1000], [0, 1000]]}),
     );
     let (left, _) = events.until("zone", is_standing("exit"));
@@ -108,16 +119,12 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
         (left.data["zone"].clone(), left.data["network_time"].clone()),
         (json!("desk"), json!(0))
     );
-    assert!(
-        occupancy(&server, "desk")
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|occupant| occupant["serial_number"] != STANDING)
-    );
+    assert!(standing_is_out_of(server, "desk"));
+}
 
-    // Back, with no dwell: in again at once; deleted: out.
-    patch_desk(&server, &json!({"polygon": DESK, "dwell_ms": 0}));
+/// Back, with no dwell: in again at once; deleted: out, and nothing more.
+fn bring_the_desk_back_then_delete_it(server: &Server, events: &mut EventClient) {
+    patch_desk(server, &json!({"polygon": DESK, "dwell_ms": 0}));
     let (again, _) = events.until("zone", is_standing("enter"));
     assert_eq!(again.data["zone"], "desk");
     let deleted = server.send(&Request::new("DELETE", "/nets/room/zones/desk"));
@@ -130,9 +137,10 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
             .is_none_or(|event| { event.data["serial_number"] != STANDING }),
         "a deleted zone tells nothing more of the standing tag"
     );
-    events.close();
+}
 
-    // No action failed, and the zones' changes are in the history.
+/// No action failed, and the zones' changes are in the history.
+fn assert_no_failure_and_the_history(server: &Server) {
     let notifications = server
         .send(&Request::get("/nets/room/notifications"))
         .expect(200)["notifications"]
@@ -143,4 +151,20 @@ fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
     for summary in ["1 zone added", "1 zone changed", "1 zone removed"] {
         assert!(history.contains(summary), "{summary}: {history}");
     }
+}
+
+#[test]
+fn a_standing_tag_enters_after_its_dwell_and_leaves_when_the_zone_moves_away() {
+    let server = Server::start();
+    server.create_on_simulator("room", &room());
+    set_instance(&server, "room", "sim?toa_noise_mm=20&seed=4");
+    make_the_zones(&server);
+
+    let mut events = server.events("/nets/room/events?types=zone", &[]);
+    let entered_ms = start_and_see_the_standing_tag_enter(&server, &mut events);
+    assert_the_occupancies(&server, entered_ms);
+    move_the_desk_away(&server, &mut events);
+    bring_the_desk_back_then_delete_it(&server, &mut events);
+    events.close();
+    assert_no_failure_and_the_history(&server);
 }
