@@ -91,14 +91,11 @@ fn add_output(server: &Server, body: &Value) -> Value {
         .clone()
 }
 
-#[test]
-fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_its_outage() {
-    let mut broker = Broker::start();
-    let subscriber = Subscriber::start(&broker, "netcfg/room/#", "netcfg-it-subscriber");
-    let server = Server::start();
-    site_with_desk(&server);
+/// Adds the output "broker" with credentials; it is not running before
+/// the configuration is.
+fn add_the_broker_output(server: &Server, broker: &Broker) {
     let created = add_output(
-        &server,
+        server,
         &json!({"name": "broker", "url": broker.url(),
                 "events": ["position", "zone", "state", "notification"],
                 "username": "netcfg", "password": PASSWORD}),
@@ -111,16 +108,15 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
         ),
         (json!(true), json!(true))
     );
-    assert_eq!(status(&server, "broker")["running"], false);
+    assert_eq!(status(server, "broker")["running"], false);
+}
 
-    act(&server, "room", "start");
-    let (started, _) = subscriber.until(|message| message.topic == "netcfg/room/state");
-    assert_eq!(started.payload, json!({"net": "room", "state": "started"}));
-    assert_eq!(started.qos, 1);
-    // A batch's crossings may leave before its positions, and the start's
-    // notification before or after them: take all three in whichever order
-    // they come. (The notification must not be lost to a race with the
-    // start that led to it.)
+/// The standing tag's first position, its entering the desk and the
+/// start's notification. A batch's crossings may leave before its
+/// positions, and the start's notification before or after them: take all
+/// three in whichever order they come. (The notification must not be lost
+/// to a race with the start that led to it.)
+fn position_entry_and_start_note(subscriber: &Subscriber) -> (Message, Message, Message) {
     let position_topic = format!("netcfg/room/tags/{STANDING}/position");
     let is_start_note = |message: &Message| {
         message.topic == "netcfg/room/notifications"
@@ -143,8 +139,17 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
             entered.get_or_insert(message);
         }
     }
-    let (position, entered, started_note) =
-        (position.unwrap(), entered.unwrap(), started_note.unwrap());
+    (position.unwrap(), entered.unwrap(), started_note.unwrap())
+}
+
+/// Starts the configuration: its state, a position, a zone entry and the
+/// start's notification reach the broker, and the output runs connected.
+fn start_and_see_it_published(server: &Server, subscriber: &Subscriber) {
+    act(server, "room", "start");
+    let (started, _) = subscriber.until(|message| message.topic == "netcfg/room/state");
+    assert_eq!(started.payload, json!({"net": "room", "state": "started"}));
+    assert_eq!(started.qos, 1);
+    let (position, entered, started_note) = position_entry_and_start_note(subscriber);
     assert_eq!(started_note.payload["net"], "room");
     let x = position.payload["x"].as_i64().unwrap();
     assert!((x - 7_000).abs() < 500, "{:?}", position.payload);
@@ -157,14 +162,17 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
     }
     assert_eq!(entered.qos, 1, "zone events use QoS 1");
     assert_eq!(entered.payload["net"], "room");
-    let running = status_until(&server, "broker", |status| {
+    let running = status_until(server, "broker", |status| {
         status["connected"] == true && status["sent"].as_u64() > Some(2)
     });
     assert_eq!(running["running"], true, "{running}");
+}
 
-    // The outage: the broker goes away; the tag leaves its zone meanwhile.
+/// The outage: the broker goes away; the tag leaves its zone meanwhile;
+/// once the broker is back the exit reaches it.
+fn an_outage_loses_no_zone_event(server: &Server, broker: &mut Broker, subscriber: &Subscriber) {
     broker.stop();
-    status_until(&server, "broker", |status| status["connected"] == false);
+    status_until(server, "broker", |status| status["connected"] == false);
     let mut events = server.events("/nets/room/events?types=zone", &[]);
     server
         .send(&Request::json(
@@ -177,21 +185,26 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
         data["serial_number"] == STANDING && data["event"] == "exit"
     });
     events.close();
-    let down = status(&server, "broker");
+    let down = status(server, "broker");
     assert!(down["last_error"].is_string(), "{down}");
     broker.restart();
     let (left, _) = subscriber.until(zone_message("exit"));
     assert_eq!(left.payload["network_time"], 0, "decided by the change");
-    status_until(&server, "broker", |status| status["connected"] == true);
+    status_until(server, "broker", |status| status["connected"] == true);
+}
 
-    act(&server, "room", "stop");
+/// Stops the configuration; the broker hears it stopped.
+fn stop_and_see_it_published(server: &Server, subscriber: &Subscriber) {
+    act(server, "room", "stop");
     let (stopped, _) = subscriber.until(|message| {
         message.topic == "netcfg/room/state" && message.payload["state"] != "started"
     });
     assert_eq!(stopped.payload, json!({"net": "room", "state": "stopped"}));
+}
 
-    // The credentials never come back out: not in a GET, the history or the
-    // saved-state file.
+/// The credentials never come back out: not in a GET, the history or the
+/// saved-state file.
+fn assert_the_credentials_stay_in(server: &Server) {
     let shown = server
         .send(&Request::get("/nets/room/outputs/broker"))
         .expect(200)
@@ -205,18 +218,34 @@ fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_it
     assert!(!shown.contains(PASSWORD) && !history.contains(PASSWORD));
     assert!(crate::support::find(&file.body, PASSWORD.as_bytes()).is_none());
     assert!(history.contains("1 output added"), "{history}");
+}
 
-    // A copy carries no credentials: its output says what it lacks and
-    // stays away from the broker.
-    copy(&server, "room", "room-copy");
-    act(&server, "room-copy", "start");
-    let lacking = status_until_in(&server, "room-copy", "broker", |status| {
+/// A copy carries no credentials: its output says what it lacks and stays
+/// away from the broker.
+fn assert_a_copy_lacks_the_credentials(server: &Server) {
+    copy(server, "room", "room-copy");
+    act(server, "room-copy", "start");
+    let lacking = status_until_in(server, "room-copy", "broker", |status| {
         status["last_error"].is_string()
     });
     assert_eq!(lacking["connected"], false, "{lacking}");
     let error = lacking["last_error"].as_str().unwrap();
     assert!(error.contains("password"), "{error}");
-    act(&server, "room-copy", "stop");
+    act(server, "room-copy", "stop");
+}
+
+#[test]
+fn positions_zones_and_state_reach_a_real_broker_and_no_zone_event_is_lost_in_its_outage() {
+    let mut broker = Broker::start();
+    let subscriber = Subscriber::start(&broker, "netcfg/room/#", "netcfg-it-subscriber");
+    let server = Server::start();
+    site_with_desk(&server);
+    add_the_broker_output(&server, &broker);
+    start_and_see_it_published(&server, &subscriber);
+    an_outage_loses_no_zone_event(&server, &mut broker, &subscriber);
+    stop_and_see_it_published(&server, &subscriber);
+    assert_the_credentials_stay_in(&server);
+    assert_a_copy_lacks_the_credentials(&server);
 }
 
 /// One request the webhook receiver got: its headers (lower-case names)
