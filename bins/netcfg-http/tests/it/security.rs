@@ -271,67 +271,71 @@ fn assert_too_large_and_still_serving(server: &Server, what: &str, response: &Re
     created.expect(201);
 }
 
-#[test]
-fn oversized_bodies_get_413_and_the_server_keeps_serving() {
-    let server = Server::start();
-    let head = |method: &str, path: &str, headers: &[&str]| {
-        let mut head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
-            server.address
-        );
-        for header in headers {
-            head.push_str(header);
-            head.push_str("\r\n");
-        }
-        head.push_str("\r\n");
-        head.into_bytes()
-    };
-    let limit = 1 << 20;
-
-    // A JSON body over 1 MiB with its length declared.
-    let mut json_body = br#"{"name": "big", "instance": ""#.to_vec();
-    json_body.resize(limit + 100, b'x');
-    json_body.extend_from_slice(br#""}"#);
-    let response = server.send_raw(
-        head(
-            "POST",
-            "/nets",
-            &[
-                "Content-Type: application/json",
-                &format!("Content-Length: {}", json_body.len()),
-            ],
-        ),
-        vec![json_body.clone()],
+/// The bytes of a request head to `server`, closing the connection, with
+/// `headers` (whole lines without their line ends).
+fn raw_head(server: &Server, method: &str, path: &str, headers: &[&str]) -> Vec<u8> {
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n",
+        server.address
     );
-    assert_too_large_and_still_serving(&server, "json with Content-Length", &response);
+    for header in headers {
+        head.push_str(header);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head.into_bytes()
+}
 
-    // A chunked JSON body, no Content-Length, that grows past the limit.
+/// The largest JSON body the server takes.
+const JSON_LIMIT: usize = 1 << 20;
+
+/// A JSON body over 1 MiB.
+fn oversized_json() -> Vec<u8> {
+    let mut json_body = br#"{"name": "big", "instance": ""#.to_vec();
+    json_body.resize(JSON_LIMIT + 100, b'x');
+    json_body.extend_from_slice(br#""}"#);
+    json_body
+}
+
+/// A chunked JSON body, framed chunk by chunk, that grows past the limit.
+fn oversized_chunks() -> Vec<Vec<u8>> {
     let chunk = vec![b'y'; 64 * 1024];
     let mut chunks = vec![b"10\r\n{\"name\": \"big\", \r\n".to_vec()];
-    for _ in 0..(limit / chunk.len() + 4) {
+    for _ in 0..(JSON_LIMIT / chunk.len() + 4) {
         let mut framed = format!("{:x}\r\n", chunk.len()).into_bytes();
         framed.extend_from_slice(&chunk);
         framed.extend_from_slice(b"\r\n");
         chunks.push(framed);
     }
     chunks.push(b"0\r\n\r\n".to_vec());
-    let response = server.send_raw(
-        head(
+    chunks
+}
+
+/// Sends `body` to `path` as JSON with its length declared.
+fn send_json_with_length(server: &Server, path: &str, body: &[u8]) -> Response {
+    server.send_raw(
+        raw_head(
+            server,
             "POST",
-            "/nets",
+            path,
             &[
                 "Content-Type: application/json",
-                "Transfer-Encoding: chunked",
+                &format!("Content-Length: {}", body.len()),
             ],
         ),
-        chunks.clone(),
-    );
-    assert_too_large_and_still_serving(&server, "chunked json", &response);
+        vec![body.to_vec()],
+    )
+}
 
-    // The same chunked body on a kept-alive connection, followed by
-    // another request: the server answers 413, then the next request (it
-    // reads past the rest of the refused body, never into it).
-    let pipelined = head(
+/// The chunked body on a kept-alive connection, followed by another
+/// request: the server answers 413, then the next request (it reads past
+/// the rest of the refused body, never into it).
+fn assert_a_pipelined_request_after_a_refused_body_is_answered(
+    server: &Server,
+    chunks: &[Vec<u8>],
+) {
+    let pipelined = raw_head(
+        server,
         "POST",
         "/nets",
         &[
@@ -344,7 +348,7 @@ fn oversized_bodies_get_413_and_the_server_keeps_serving() {
         .replace("Connection: close", "Connection: keep-alive")
         .into_bytes();
     let mut stream_bytes = pipelined;
-    for chunk in &chunks {
+    for chunk in chunks {
         stream_bytes.extend_from_slice(chunk);
     }
     stream_bytes.extend_from_slice(
@@ -362,6 +366,58 @@ fn oversized_bodies_get_413_and_the_server_keeps_serving() {
     assert!(too_large < next, "{answers}");
     assert!(answers[next..].contains("after"), "{answers}");
     assert_eq!(answers.matches("HTTP/1.1 ").count(), 2, "{answers}");
+}
+
+/// An upload that declares more than 64 MiB (sent only in part: the
+/// server must refuse from the declaration).
+fn send_an_oversized_upload(server: &Server) -> Response {
+    server.send_raw(
+        raw_head(
+            server,
+            "POST",
+            "/nets/upload",
+            &[
+                "Content-Type: multipart/form-data; boundary=xyz",
+                &format!("Content-Length: {}", (64 << 20) + 1),
+            ],
+        ),
+        vec![b"--xyz\r\n".to_vec(); 16],
+    )
+}
+
+/// Nothing of the refused bodies was created.
+fn assert_nothing_big_was_created(server: &Server) {
+    let names: Vec<String> = server.send(&Request::get("/nets")).expect(200)["configurations"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|configuration| configuration["name"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(!names.iter().any(|name| name == "big"), "{names:?}");
+}
+
+#[test]
+fn oversized_bodies_get_413_and_the_server_keeps_serving() {
+    let server = Server::start();
+    let json_body = oversized_json();
+    let response = send_json_with_length(&server, "/nets", &json_body);
+    assert_too_large_and_still_serving(&server, "json with Content-Length", &response);
+
+    let chunks = oversized_chunks();
+    let response = server.send_raw(
+        raw_head(
+            &server,
+            "POST",
+            "/nets",
+            &[
+                "Content-Type: application/json",
+                "Transfer-Encoding: chunked",
+            ],
+        ),
+        chunks.clone(),
+    );
+    assert_too_large_and_still_serving(&server, "chunked json", &response);
+    assert_a_pipelined_request_after_a_refused_body_is_answered(&server, &chunks);
 
     // The same on a JSON route with a path parameter (a device).
     server
@@ -371,42 +427,12 @@ fn oversized_bodies_get_413_and_the_server_keeps_serving() {
             &json!({"name": "small", "instance": "sim"}),
         ))
         .expect(201);
-    let response = server.send_raw(
-        head(
-            "POST",
-            "/nets/small/devices",
-            &[
-                "Content-Type: application/json",
-                &format!("Content-Length: {}", json_body.len()),
-            ],
-        ),
-        vec![json_body],
-    );
+    let response = send_json_with_length(&server, "/nets/small/devices", &json_body);
     assert_too_large_and_still_serving(&server, "device json with Content-Length", &response);
 
-    // An upload that declares more than 64 MiB (sent only in part: the
-    // server must refuse from the declaration).
-    let response = server.send_raw(
-        head(
-            "POST",
-            "/nets/upload",
-            &[
-                "Content-Type: multipart/form-data; boundary=xyz",
-                &format!("Content-Length: {}", (64 << 20) + 1),
-            ],
-        ),
-        vec![b"--xyz\r\n".to_vec(); 16],
-    );
+    let response = send_an_oversized_upload(&server);
     assert_too_large_and_still_serving(&server, "upload over 64 MiB", &response);
-
-    // Nothing of the refused bodies was created.
-    let names: Vec<String> = server.send(&Request::get("/nets")).expect(200)["configurations"]
-        .as_array()
-        .expect("a list")
-        .iter()
-        .map(|configuration| configuration["name"].as_str().unwrap_or("").to_owned())
-        .collect();
-    assert!(!names.iter().any(|name| name == "big"), "{names:?}");
+    assert_nothing_big_was_created(&server);
 }
 
 #[test]
