@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use crate::support::{HUNG, Request, Server};
+use crate::support::{HUNG, Request, Response, Server};
 use netcfg_engine::cdp::{Item, Packet};
 use netcfg_model::SerialNumber;
 use serde_json::{Value, json};
@@ -90,7 +90,7 @@ fn receive_until(socket: &UdpSocket, mut wanted: impl FnMut(&Packet) -> bool) ->
     panic!("no wanted datagram arrived on {:?}", socket.local_addr());
 }
 
-fn check_api_version(response: &crate::support::Response) {
+fn check_api_version(response: &Response) {
     assert_eq!(
         response.header("Api-Version"),
         Some("5.1.0"),
@@ -98,14 +98,15 @@ fn check_api_version(response: &crate::support::Response) {
     );
 }
 
-#[test]
-fn a_configuration_lives_its_whole_life_over_http() {
-    let server = Server::start();
-    let send = |request: Request| {
-        let response = server.send(&request);
-        check_api_version(&response);
-        response
-    };
+/// Sends `request`; every answer names its API version.
+fn send(server: &Server, request: Request) -> Response {
+    let response = server.send(&request);
+    check_api_version(&response);
+    response
+}
+
+/// The server says where it listens and has no configuration yet.
+fn assert_listening_and_empty(server: &Server) {
     assert!(
         server
             .log
@@ -114,98 +115,121 @@ fn a_configuration_lives_its_whole_life_over_http() {
         "{}",
         server.log.text()
     );
-    let listed = send(Request::get("/nets")).expect(200);
+    let listed = send(server, Request::get("/nets")).expect(200);
     assert_eq!(listed["configurations"], json!([]));
+}
 
-    // Create, with devices.
-    let created = send(Request::json(
-        "POST",
-        "/nets",
-        &json!({"name": NAME, "instance": "sim"}),
-    ))
+/// Creates the configuration with its devices; returns their serials.
+fn create_with_devices(server: &Server) -> Vec<String> {
+    let created = send(
+        server,
+        Request::json("POST", "/nets", &json!({"name": NAME, "instance": "sim"})),
+    )
     .expect(201);
     assert_eq!(created["configuration"]["name"], NAME);
     assert_eq!(created["configuration"]["instance"], "sim");
     assert_eq!(created["configuration"]["state"], "stopped");
     for device in devices() {
-        let answer = send(Request::json(
-            "POST",
-            &format!("/nets/{NAME}/devices"),
-            &device,
-        ))
+        let answer = send(
+            server,
+            Request::json("POST", &format!("/nets/{NAME}/devices"), &device),
+        )
         .expect(201);
         assert_eq!(answer["device"]["serial_number"], device["serial_number"]);
     }
-    let listed = send(Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
+    let listed = send(server, Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
     let expected_serials = serials(&Value::Array(devices()));
     assert_eq!(serials(&listed["devices"]), expected_serials);
+    expected_serials
+}
 
-    // Point the User stream (positions) and the Config stream
-    // (announcements) at sockets of ours.
-    let user = listener();
-    let config = listener();
+/// Points the User stream (positions) and the Config stream
+/// (announcements) at sockets of ours; returns the User stream's port.
+fn point_the_streams(server: &Server, user: &UdpSocket, config: &UdpSocket) -> u16 {
     let user_port = user.local_addr().expect("bound").port();
-    let patched = send(Request::json(
-        "PATCH",
-        &format!("/nets/{NAME}/data-streams/3"),
-        &stream_to("User", &user),
-    ))
+    let patched = send(
+        server,
+        Request::json(
+            "PATCH",
+            &format!("/nets/{NAME}/data-streams/3"),
+            &stream_to("User", user),
+        ),
+    )
     .expect(200);
     assert_eq!(patched["stream"]["destination_port"], user_port);
-    send(Request::json(
-        "PATCH",
-        &format!("/nets/{NAME}/data-streams/1"),
-        &stream_to("Config", &config),
-    ))
+    send(
+        server,
+        Request::json(
+            "PATCH",
+            &format!("/nets/{NAME}/data-streams/1"),
+            &stream_to("Config", config),
+        ),
+    )
     .expect(200);
+    user_port
+}
 
-    // A device command before the start is refused.
-    let command = |action: Value| {
-        send(Request::json(
+/// Sends the device command `action` to the tag.
+fn command(server: &Server, action: &Value) -> Response {
+    send(
+        server,
+        Request::json(
             "POST",
             &format!("/nets/{NAME}/devices/{TAG}/action"),
-            &action,
-        ))
-    };
-    command(json!({"action": "get_property_list"})).expect(400);
+            action,
+        ),
+    )
+}
 
-    // Start on the simulator.
-    let started = send(Request::json(
-        "POST",
-        &format!("/nets/{NAME}"),
-        &json!({"action": "start"}),
-    ))
+/// Starts or stops the configuration; it is then in `state` (as the
+/// action's status says: `status_state`).
+fn act_and_see(server: &Server, action: &str, status_state: &str, state: &str) {
+    let answer = send(
+        server,
+        Request::json("POST", &format!("/nets/{NAME}"), &json!({"action": action})),
+    )
     .expect(200);
-    assert_eq!(started["status"]["state"], "running", "{started}");
-    let got = send(Request::get(&format!("/nets/{NAME}"))).expect(200);
-    assert_eq!(got["configuration"]["state"], "running");
+    assert_eq!(answer["status"]["state"], status_state, "{answer}");
+    let got = send(server, Request::get(&format!("/nets/{NAME}"))).expect(200);
+    assert_eq!(got["configuration"]["state"], state);
+}
 
-    // Device commands and their replies.
-    let set = command(json!({"action": "set_property", "property_id": 9, "value": 42})).expect(200);
+/// Device commands and their replies; an unknown device is not found.
+fn assert_the_device_commands(server: &Server) {
+    let set = command(
+        server,
+        &json!({"action": "set_property", "property_id": 9, "value": 42}),
+    )
+    .expect(200);
     assert_eq!(
         set["status"]["replies"],
         json!([{"serial_number": TAG, "action": "set_property",
                 "outcome": {"result": "property", "property_id": 9, "value": 42}}]),
         "{set}"
     );
-    let get = command(json!({"action": "get_property", "property_id": 9})).expect(200);
+    let get = command(server, &json!({"action": "get_property", "property_id": 9})).expect(200);
     assert_eq!(
         get["status"]["replies"][0]["outcome"],
         json!({"result": "property", "property_id": 9, "value": 42}),
         "{get}"
     );
     assert_eq!(get["status"]["failures"], json!([]));
-    send(Request::json(
-        "POST",
-        &format!("/nets/{NAME}/devices/01:05:0FFF/action"),
-        &json!({"action": "soft_reset"}),
-    ))
+    send(
+        server,
+        Request::json(
+            "POST",
+            &format!("/nets/{NAME}/devices/01:05:0FFF/action"),
+            &json!({"action": "soft_reset"}),
+        ),
+    )
     .expect(404);
+}
 
-    // The tag's positions arrive on the User stream, the configuration's
-    // announcements on the Config stream.
+/// The tag's positions arrive on the User stream, the configuration's
+/// announcements on the Config stream.
+fn assert_the_datagrams(user: &UdpSocket, config: &UdpSocket) {
     let tag = SerialNumber::from_u32(TAG_SERIAL);
-    let position = receive_until(&user, |packet| {
+    let position = receive_until(user, |packet| {
         packet
             .items
             .iter()
@@ -216,7 +240,7 @@ fn a_configuration_lives_its_whole_life_over_http() {
             assert!(position.quality <= 10_000, "quality {}", position.quality);
         }
     }
-    let announcement = receive_until(&config, |packet| {
+    let announcement = receive_until(config, |packet| {
         matches!(packet.items.first(), Some(Item::InstanceAnnounce(_)))
     });
     assert_eq!(
@@ -230,25 +254,18 @@ fn a_configuration_lives_its_whole_life_over_http() {
         .count();
     assert_eq!(streams, 4, "one CDPStreamInformation per stream");
     assert_eq!(announcement.serial_number, position.serial_number);
+}
 
-    // Stop.
-    let stopped = send(Request::json(
-        "POST",
-        &format!("/nets/{NAME}"),
-        &json!({"action": "stop"}),
-    ))
-    .expect(200);
-    assert_eq!(stopped["status"]["state"], "stopped");
-    let got = send(Request::get(&format!("/nets/{NAME}"))).expect(200);
-    assert_eq!(got["configuration"]["state"], "stopped");
-    command(json!({"action": "get_property_list"})).expect(400);
-
-    // The run left a log file, served as text.
-    let logs = send(Request::get(&format!("/nets/{NAME}/logs"))).expect(200);
+/// The run left a log file, served as text.
+fn assert_the_run_log(server: &Server) {
+    let logs = send(server, Request::get(&format!("/nets/{NAME}/logs"))).expect(200);
     let log_files = logs["logs"].as_array().expect("a list of log files");
     assert_eq!(log_files.len(), 1, "{logs}");
     let log_file = log_files[0].as_str().expect("a file name");
-    let log = send(Request::get(&format!("/nets/{NAME}/logs/{log_file}")));
+    let log = send(
+        server,
+        Request::get(&format!("/nets/{NAME}/logs/{log_file}")),
+    );
     assert_eq!(log.status, 200);
     assert!(
         log.header("Content-Type")
@@ -256,9 +273,11 @@ fn a_configuration_lives_its_whole_life_over_http() {
         "{log:?}"
     );
     assert!(!log.body.is_empty(), "an empty log file");
+}
 
-    // Download: the saved-state file, an SQLite database.
-    let download = send(Request::get(&format!("/nets/{NAME}/download")));
+/// Download: the saved-state file, an SQLite database.
+fn download(server: &Server) -> Response {
+    let download = send(server, Request::get(&format!("/nets/{NAME}/download")));
     assert_eq!(download.status, 200);
     assert_eq!(
         download.header("Content-Type"),
@@ -275,35 +294,71 @@ fn a_configuration_lives_its_whole_life_over_http() {
             .is_some_and(|value| value.contains(&format!("{NAME}.sqlite"))),
         "{download:?}"
     );
+    download
+}
 
-    // Delete: 204, no body, the message in a header; then it is gone.
-    let deleted = send(Request::new("DELETE", &format!("/nets/{NAME}")));
+/// Delete: 204, no body, the message in a header; then it is gone.
+fn delete_and_see_it_gone(server: &Server) {
+    let deleted = send(server, Request::new("DELETE", &format!("/nets/{NAME}")));
     assert_eq!(deleted.status, 204);
     assert!(deleted.body.is_empty());
     assert!(deleted.header("Netcfg-Message").is_some(), "{deleted:?}");
-    send(Request::get(&format!("/nets/{NAME}"))).expect(404);
+    send(server, Request::get(&format!("/nets/{NAME}"))).expect(404);
     assert_eq!(
-        send(Request::get("/nets")).expect(200)["configurations"],
+        send(server, Request::get("/nets")).expect(200)["configurations"],
         json!([])
     );
+}
 
-    // Upload the downloaded file back: the name comes from the file name.
-    let uploaded = send(Request::multipart(
-        "/nets/upload",
-        &[],
-        &[("net_file", &format!("{NAME}.sqlite"), &download.body)],
-    ))
+/// Uploads the downloaded file back: the name comes from the file name,
+/// the devices and streams come back with it.
+fn upload_back(server: &Server, file: &[u8], expected_serials: &[String], user_port: u16) {
+    let uploaded = send(
+        server,
+        Request::multipart(
+            "/nets/upload",
+            &[],
+            &[("net_file", &format!("{NAME}.sqlite"), file)],
+        ),
+    )
     .expect(201);
     assert_eq!(uploaded["configuration"]["name"], NAME, "{uploaded}");
     assert_eq!(uploaded["configuration"]["state"], "stopped");
-    let listed = send(Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
+    let listed = send(server, Request::get(&format!("/nets/{NAME}/devices"))).expect(200);
     assert_eq!(serials(&listed["devices"]), expected_serials);
-    let stream = send(Request::get(&format!("/nets/{NAME}/data-streams/3"))).expect(200);
+    let stream = send(
+        server,
+        Request::get(&format!("/nets/{NAME}/data-streams/3")),
+    )
+    .expect(200);
     assert_eq!(stream["stream"]["destination_port"], user_port);
     assert!(
         server.data_dir.join(format!("{NAME}.sqlite")).is_file(),
         "the uploaded configuration is a file of the data directory"
     );
+}
+
+#[test]
+fn a_configuration_lives_its_whole_life_over_http() {
+    let server = Server::start();
+    assert_listening_and_empty(&server);
+    let expected_serials = create_with_devices(&server);
+    let (user, config) = (listener(), listener());
+    let user_port = point_the_streams(&server, &user, &config);
+
+    // A device command before the start is refused.
+    let list_properties = json!({"action": "get_property_list"});
+    command(&server, &list_properties).expect(400);
+    act_and_see(&server, "start", "running", "running");
+    assert_the_device_commands(&server);
+    assert_the_datagrams(&user, &config);
+    act_and_see(&server, "stop", "stopped", "stopped");
+    command(&server, &list_properties).expect(400);
+
+    assert_the_run_log(&server);
+    let download = download(&server);
+    delete_and_see_it_gone(&server);
+    upload_back(&server, &download.body, &expected_serials, user_port);
 }
 
 #[test]
