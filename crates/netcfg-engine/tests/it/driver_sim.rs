@@ -10,7 +10,7 @@ use netcfg_engine::{
 };
 use netcfg_model::{
     ActionOutcome, ConfigName, DeviceAction, DeviceActionName, LedColor, LedMode, LedTimeout,
-    Level, MagnetometerCalibration, RunState,
+    Level, MagnetometerCalibration, RunState, SerialNumber,
 };
 
 fn engine() -> NetcfgEngine {
@@ -39,6 +39,188 @@ fn site(name: &str, instance: &str) -> (tempfile::TempDir, NetcfgEngine, Network
     (logs, engine(), plan, name)
 }
 
+/// The calibration is acknowledged by the device (before the hard reset,
+/// after which the device reboots and answers nothing for a moment).
+async fn assert_the_calibration_is_acknowledged(
+    engine: &dyn Engine,
+    name: &ConfigName,
+    tag: SerialNumber,
+) {
+    let calibration = MagnetometerCalibration {
+        serial_number: tag,
+        x_offset: -12,
+        y_offset: 40,
+        z_offset: 3,
+    };
+    assert_eq!(
+        within(
+            "calibration",
+            engine.set_magnetometer_calibration(name, calibration.clone(), TIMEOUT)
+        )
+        .await
+        .unwrap(),
+        calibration
+    );
+}
+
+/// Every device action, with the kind of outcome it answers (`None`:
+/// done), the hard reset last.
+fn every_action() -> [(DeviceAction, Option<&'static str>); 9] {
+    [
+        (DeviceAction::SoftReset, None),
+        (
+            DeviceAction::SetLed {
+                color: LedColor::Blue,
+                mode: LedMode::Flash,
+                timeout: LedTimeout::try_from(60).unwrap(),
+            },
+            None,
+        ),
+        (DeviceAction::ClearDeviceError, None),
+        (DeviceAction::ShipMode, None),
+        (DeviceAction::GetPropertyList, Some("list")),
+        (
+            DeviceAction::SetProperty {
+                property_id: 42,
+                value: -7,
+            },
+            Some("set"),
+        ),
+        (DeviceAction::GetProperty { property_id: 42 }, Some("get")),
+        (DeviceAction::GetDeviceAttributes, Some("attributes")),
+        (DeviceAction::HardReset, None),
+    ]
+}
+
+/// Every device action reaches the tag and gets its outcome.
+async fn assert_every_action_is_answered(
+    engine: &dyn Engine,
+    name: &ConfigName,
+    tag: SerialNumber,
+) {
+    let actions = every_action();
+    assert_eq!(actions.len(), DeviceActionName::ALL.len());
+    for (action, kind) in actions {
+        let reply = within(
+            "a device action",
+            engine.device_command(name, tag, action.clone(), TIMEOUT),
+        )
+        .await
+        .unwrap_or_else(|error| panic!("{action:?}: {error}"));
+        assert_eq!(reply.serial_number, tag);
+        assert_eq!(reply.action, action.name());
+        match (kind, &reply.outcome) {
+            (None, ActionOutcome::Done) => {}
+            (Some("list"), ActionOutcome::PropertyList { property_ids }) => {
+                assert!(!property_ids.is_empty())
+            }
+            (
+                Some("set" | "get"),
+                ActionOutcome::Property {
+                    property_id: 42,
+                    value: -7,
+                },
+            ) => {}
+            (Some("attributes"), ActionOutcome::Attributes { attributes }) => {
+                assert_eq!(attributes.sku, "TAG-2000")
+            }
+            other => panic!("unexpected outcome {other:?}"),
+        }
+    }
+}
+
+/// Several devices at once, one of them unknown.
+async fn assert_a_multi_device_command(engine: &dyn Engine, name: &ConfigName) {
+    let results = within(
+        "a multi-device command",
+        engine.multi_device_command(
+            name,
+            vec![serial("01:04:0002"), serial("01:04:0099")],
+            DeviceAction::ClearDeviceError,
+            TIMEOUT,
+        ),
+    )
+    .await
+    .unwrap();
+    assert!(results[0].1.is_ok());
+    assert!(matches!(
+        results[1].1,
+        Err(EngineError::UnknownDevice { .. })
+    ));
+}
+
+/// The cache filled from the reports; an anchor's entry can be cleared;
+/// a running configuration is not forgotten.
+async fn assert_the_cache_filled(engine: &dyn Engine, name: &ConfigName) {
+    let cached = within("cached positions", async {
+        loop {
+            let cached = engine.cached_devices(name);
+            if cached.iter().any(|device| {
+                device.serial_number == serial("01:05:0002") && device.position.is_some()
+            }) && cached.iter().any(|device| {
+                device.serial_number == serial("01:04:0002") && device.status.is_some()
+            }) {
+                return cached;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    let anchor = cached
+        .iter()
+        .find(|device| device.serial_number == serial("01:04:0002"))
+        .unwrap();
+    assert!(anchor.attributes.is_some());
+    assert!(!anchor.firmware_images.is_empty());
+    assert!(engine.clear_cached_device(name, serial("01:04:0002")));
+    assert!(!engine.clear_cached_device(name, serial("01:04:0077")));
+    engine.forget(name);
+    assert!(!engine.cached_devices(name).is_empty());
+    assert!(!engine.log_messages(name).is_empty());
+}
+
+/// Stops (a second stop finds it stopped); the run's log file and log
+/// messages tell the start, the join and the stop.
+async fn stop_and_read_the_log(engine: &dyn Engine, name: &ConfigName, log_file: &std::path::Path) {
+    assert_eq!(
+        within("stop", engine.stop(name)).await.unwrap(),
+        StopOutcome::Stopped
+    );
+    assert_eq!(
+        within("second stop", engine.stop(name)).await.unwrap(),
+        StopOutcome::WasNotRunning
+    );
+    assert_eq!(engine.status(name).state, RunState::Stopped);
+    let log = std::fs::read_to_string(log_file).unwrap();
+    assert!(log.contains("network started"), "{log}");
+    assert!(log.contains("joined"), "{log}");
+    assert!(log.contains("network stopped"), "{log}");
+    assert!(
+        engine
+            .log_messages(name)
+            .iter()
+            .any(|line| line.contains("network stopped"))
+    );
+}
+
+/// Commands after the stop say so; the cache and log are kept until the
+/// configuration is gone (deleted).
+async fn assert_stopped_then_forgotten(engine: &dyn Engine, name: &ConfigName, tag: SerialNumber) {
+    let error = within(
+        "a command after stop",
+        engine.device_command(name, tag, DeviceAction::SoftReset, TIMEOUT),
+    )
+    .await
+    .unwrap_err();
+    assert!(matches!(error, EngineError::NotRunning(_)), "{error}");
+
+    assert!(!engine.cached_devices(name).is_empty());
+    engine.forget(name);
+    assert!(engine.cached_devices(name).is_empty());
+    assert!(engine.log_messages(name).is_empty());
+    assert!(engine.unconfigured_devices(Some(name.clone())).is_empty());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn start_every_device_action_and_stop() {
     let (_logs, engine, plan, name) = site("site", "sim");
@@ -64,157 +246,12 @@ async fn start_every_device_action_and_stop() {
     .await;
 
     let tag = serial("01:05:0001");
-    // The calibration is acknowledged by the device (before the hard reset,
-    // after which the device reboots and answers nothing for a moment).
-    let calibration = MagnetometerCalibration {
-        serial_number: tag,
-        x_offset: -12,
-        y_offset: 40,
-        z_offset: 3,
-    };
-    assert_eq!(
-        within(
-            "calibration",
-            engine.set_magnetometer_calibration(&name, calibration.clone(), TIMEOUT)
-        )
-        .await
-        .unwrap(),
-        calibration
-    );
-
-    let actions = [
-        (DeviceAction::SoftReset, None),
-        (
-            DeviceAction::SetLed {
-                color: LedColor::Blue,
-                mode: LedMode::Flash,
-                timeout: LedTimeout::try_from(60).unwrap(),
-            },
-            None,
-        ),
-        (DeviceAction::ClearDeviceError, None),
-        (DeviceAction::ShipMode, None),
-        (DeviceAction::GetPropertyList, Some("list")),
-        (
-            DeviceAction::SetProperty {
-                property_id: 42,
-                value: -7,
-            },
-            Some("set"),
-        ),
-        (DeviceAction::GetProperty { property_id: 42 }, Some("get")),
-        (DeviceAction::GetDeviceAttributes, Some("attributes")),
-        (DeviceAction::HardReset, None),
-    ];
-    assert_eq!(actions.len(), DeviceActionName::ALL.len());
-    for (action, kind) in actions {
-        let reply = within(
-            "a device action",
-            engine.device_command(&name, tag, action.clone(), TIMEOUT),
-        )
-        .await
-        .unwrap_or_else(|error| panic!("{action:?}: {error}"));
-        assert_eq!(reply.serial_number, tag);
-        assert_eq!(reply.action, action.name());
-        match (kind, &reply.outcome) {
-            (None, ActionOutcome::Done) => {}
-            (Some("list"), ActionOutcome::PropertyList { property_ids }) => {
-                assert!(!property_ids.is_empty())
-            }
-            (
-                Some("set" | "get"),
-                ActionOutcome::Property {
-                    property_id: 42,
-                    value: -7,
-                },
-            ) => {}
-            (Some("attributes"), ActionOutcome::Attributes { attributes }) => {
-                assert_eq!(attributes.sku, "TAG-2000")
-            }
-            other => panic!("unexpected outcome {other:?}"),
-        }
-    }
-
-    // Several devices at once, one of them unknown.
-    let results = within(
-        "a multi-device command",
-        engine.multi_device_command(
-            &name,
-            vec![serial("01:04:0002"), serial("01:04:0099")],
-            DeviceAction::ClearDeviceError,
-            TIMEOUT,
-        ),
-    )
-    .await
-    .unwrap();
-    assert!(results[0].1.is_ok());
-    assert!(matches!(
-        results[1].1,
-        Err(EngineError::UnknownDevice { .. })
-    ));
-
-    // The cache filled from the reports.
-    let cached = within("cached positions", async {
-        loop {
-            let cached = engine.cached_devices(&name);
-            if cached.iter().any(|device| {
-                device.serial_number == serial("01:05:0002") && device.position.is_some()
-            }) && cached.iter().any(|device| {
-                device.serial_number == serial("01:04:0002") && device.status.is_some()
-            }) {
-                return cached;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    })
-    .await;
-    let anchor = cached
-        .iter()
-        .find(|device| device.serial_number == serial("01:04:0002"))
-        .unwrap();
-    assert!(anchor.attributes.is_some());
-    assert!(!anchor.firmware_images.is_empty());
-    assert!(engine.clear_cached_device(&name, serial("01:04:0002")));
-    assert!(!engine.clear_cached_device(&name, serial("01:04:0077")));
-    // A running configuration is not forgotten.
-    engine.forget(&name);
-    assert!(!engine.cached_devices(&name).is_empty());
-    assert!(!engine.log_messages(&name).is_empty());
-
-    assert_eq!(
-        within("stop", engine.stop(&name)).await.unwrap(),
-        StopOutcome::Stopped
-    );
-    assert_eq!(
-        within("second stop", engine.stop(&name)).await.unwrap(),
-        StopOutcome::WasNotRunning
-    );
-    assert_eq!(engine.status(&name).state, RunState::Stopped);
-    let log = std::fs::read_to_string(&log_file).unwrap();
-    assert!(log.contains("network started"), "{log}");
-    assert!(log.contains("joined"), "{log}");
-    assert!(log.contains("network stopped"), "{log}");
-    assert!(
-        engine
-            .log_messages(&name)
-            .iter()
-            .any(|line| line.contains("network stopped"))
-    );
-    // Commands after the stop say so.
-    let error = within(
-        "a command after stop",
-        engine.device_command(&name, tag, DeviceAction::SoftReset, TIMEOUT),
-    )
-    .await
-    .unwrap_err();
-    assert!(matches!(error, EngineError::NotRunning(_)), "{error}");
-
-    // Kept after the stop until the configuration is gone (deleted).
-    assert!(!engine.cached_devices(&name).is_empty());
-    engine.forget(&name);
-    assert!(engine.cached_devices(&name).is_empty());
-    assert!(engine.log_messages(&name).is_empty());
-    assert!(engine.unconfigured_devices(Some(name.clone())).is_empty());
+    assert_the_calibration_is_acknowledged(engine.as_ref(), &name, tag).await;
+    assert_every_action_is_answered(engine.as_ref(), &name, tag).await;
+    assert_a_multi_device_command(engine.as_ref(), &name).await;
+    assert_the_cache_filled(engine.as_ref(), &name).await;
+    stop_and_read_the_log(engine.as_ref(), &name, &log_file).await;
+    assert_stopped_then_forgotten(engine.as_ref(), &name, tag).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
