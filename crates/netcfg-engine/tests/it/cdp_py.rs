@@ -197,22 +197,8 @@ async fn listener() -> (UdpSocket, u16) {
     (socket, port)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
-    let logs = tempfile::tempdir().unwrap();
-    let engine = NetcfgEngine::new(
-        EngineOptions {
-            announce_period: Duration::from_millis(250),
-            manager_id: Some("cdp-py test".to_owned()),
-            ..EngineOptions::default()
-        },
-        tokio::runtime::Handle::current(),
-    );
-    let mut plan = site_plan("cdp-site", "sim", logs.path());
-    let [config, anchor, user] = aim_every_stream(&mut plan).await;
-    plan.settings
-        .push(setting("anchor_health_report_period", 1));
-    // A custom tag role at 20 Hz with every sensor on; tag 01:05:0002 has it.
+/// A custom tag role at 20 Hz with every sensor on.
+fn sensing_role() -> Role {
     let mut sensing = Role::new(
         RoleId(5),
         "SENSING TAG".parse::<ItemName>().unwrap(),
@@ -226,27 +212,13 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
     sensing.magnetometer_period = one_hz;
     sensing.pressure_period = one_hz;
     sensing.temperature_period = one_hz;
-    plan.roles.push(sensing);
-    plan.devices[5].interfaces[0].role_id = RoleId(5);
-    plan.devices[4].name = Some("forklift 7".parse().unwrap());
-    let name = plan.configuration.clone();
-    within("start", engine.start(plan)).await.unwrap();
+    sensing
+}
 
-    let sockets = [("Config", &config), ("Anchor", &anchor), ("User", &user)];
-    let received = collect(&sockets, |received| {
-        count(received, "User", cdp::item_type::POSITION_V3) >= 90
-            && count(received, "User", cdp::item_type::PRESSURE_V2) >= 2
-            && count(received, "Anchor", cdp::item_type::ANCHOR_HEALTH_V5) >= 8
-            && count(received, "Config", cdp::item_type::INSTANCE_ANNOUNCE) >= 3
-    })
-    .await;
-    within("stop", engine.stop(&name)).await.unwrap();
-    let decoded = cdp_py(&received);
-    let serial = check_packets(&decoded, &received);
-
-    // Positions: every tag, at its role's rate, counted in network time.
+/// Positions: every tag, at its role's rate, counted in network time.
+fn assert_the_positions(decoded: &[Value]) {
     let mut times: BTreeMap<String, Vec<u64>> = BTreeMap::new();
-    for position in items(&decoded, "User", cdp::item_type::POSITION_V3) {
+    for position in items(decoded, "User", cdp::item_type::POSITION_V3) {
         let ticks = position["network_time"].as_u64().unwrap();
         assert_eq!(ticks % cdp::TICKS_PER_UNIT, 0, "{position}");
         let quality = position["quality"].as_u64().unwrap();
@@ -274,12 +246,14 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
             span / period
         );
     }
+}
 
-    // Sensors: only the sensing tag, every kind, plausible values.
+/// Sensors: only the sensing tag, every kind, plausible values.
+fn assert_the_sensors(decoded: &[Value]) {
     let full = 2_147_483_647.0;
     let value = |item: &Value, field: &str| item[field].as_f64().unwrap();
     for item_type in [0x017A, 0x017B, 0x017C, 0x0178, 0x013C, 0x013E] {
-        let readings: Vec<_> = items(&decoded, "User", item_type).collect();
+        let readings: Vec<_> = items(decoded, "User", item_type).collect();
         assert!(!readings.is_empty(), "no item {item_type:#06X}");
         for reading in readings {
             assert_eq!(reading["serial_number"], "01:05:0002", "{reading}");
@@ -309,13 +283,16 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
             }
         }
     }
+}
 
-    // Config stream: the instance, the host, one stream information per stream.
-    for announce in items(&decoded, "Config", 0x011C) {
+/// Config stream: the instance, the host, one stream information per
+/// stream (each of `sockets`, and the Data-to-Device stream).
+fn assert_the_config_stream(decoded: &[Value], sockets: &[(&str, &UdpSocket)]) {
+    for announce in items(decoded, "Config", 0x011C) {
         assert_eq!(announce["instance_name"], "cdp-site");
     }
-    assert!(items(&decoded, "Config", 0x011B).all(|host| host["hostname"] != ""));
-    let streams: std::collections::BTreeSet<_> = items(&decoded, "Config", 0x011A)
+    assert!(items(decoded, "Config", 0x011B).all(|host| host["hostname"] != ""));
+    let streams: std::collections::BTreeSet<_> = items(decoded, "Config", 0x011A)
         .map(|stream| {
             (
                 stream["name"].as_str().unwrap().to_owned(),
@@ -323,24 +300,26 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
             )
         })
         .collect();
-    for (stream, socket) in [("Config", &config), ("Anchor", &anchor), ("User", &user)] {
+    for (stream, socket) in sockets {
         let port = socket.local_addr().unwrap().port();
         assert!(
-            streams.contains(&(stream.to_owned(), u64::from(port))),
+            streams.contains(&((*stream).to_owned(), u64::from(port))),
             "{streams:?}"
         );
     }
     assert!(streams.iter().any(|(stream, _)| stream == "Data-to-Device"));
+}
 
-    // User stream: names, roles, every device's activity.
-    let names: Vec<_> = items(&decoded, "User", 0x013F)
+/// User stream: names, roles, every device's activity.
+fn assert_the_user_stream(decoded: &[Value]) {
+    let names: Vec<_> = items(decoded, "User", 0x013F)
         .map(|name| (name["serial_number"].clone(), name["name"].clone()))
         .collect();
     assert!(
         names.contains(&("01:05:0001".into(), "forklift 7".into())),
         "{names:?}"
     );
-    let roles: BTreeMap<String, (u64, u64)> = items(&decoded, "User", 0x0141)
+    let roles: BTreeMap<String, (u64, u64)> = items(decoded, "User", 0x0141)
         .map(|role| {
             (
                 role["role_name"].as_str().unwrap().to_owned(),
@@ -354,15 +333,17 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
     assert_eq!(roles["ANCHOR"], (3, 3), "{roles:?}");
     assert_eq!(roles["SEEDER"], (1, 1), "{roles:?}");
     assert_eq!(roles["SENSING TAG"], (1, 1), "{roles:?}");
-    let active: std::collections::BTreeSet<_> = items(&decoded, "User", 0x0137)
+    let active: std::collections::BTreeSet<_> = items(decoded, "User", 0x0137)
         .map(|state| state["serial_number"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(active.len(), 6, "{active:?}");
+}
 
-    // Anchor stream: health of every anchor and seeder with counters,
-    // synchronisation, the anchors' activity.
+/// Anchor stream: health of every anchor and seeder with counters,
+/// synchronisation, the anchors' activity.
+fn assert_the_anchor_stream(decoded: &[Value]) {
     let mut health: BTreeMap<String, Vec<&Value>> = BTreeMap::new();
-    for item in items(&decoded, "Anchor", 0x014A) {
+    for item in items(decoded, "Anchor", 0x014A) {
         health
             .entry(item["serial_number"].as_str().unwrap().to_owned())
             .or_default()
@@ -382,7 +363,7 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
         let quality = last["average_quality"].as_u64().unwrap();
         assert!((7_000..=10_000).contains(&quality), "{last}");
     }
-    let sync = items(&decoded, "Anchor", 0x0140)
+    let sync = items(decoded, "Anchor", 0x0140)
         .last()
         .expect("Synchronization");
     assert_eq!(
@@ -390,10 +371,51 @@ async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
         (&Value::from(1), &Value::from(4)),
         "{sync}"
     );
-    let anchors: std::collections::BTreeSet<_> = items(&decoded, "Anchor", 0x0137)
+    let anchors: std::collections::BTreeSet<_> = items(decoded, "Anchor", 0x0137)
         .map(|state| state["serial_number"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(anchors.len(), 4, "{anchors:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_simulated_site_is_read_by_cdp_py_without_a_rejected_datagram() {
+    let logs = tempfile::tempdir().unwrap();
+    let engine = NetcfgEngine::new(
+        EngineOptions {
+            announce_period: Duration::from_millis(250),
+            manager_id: Some("cdp-py test".to_owned()),
+            ..EngineOptions::default()
+        },
+        tokio::runtime::Handle::current(),
+    );
+    let mut plan = site_plan("cdp-site", "sim", logs.path());
+    let [config, anchor, user] = aim_every_stream(&mut plan).await;
+    plan.settings
+        .push(setting("anchor_health_report_period", 1));
+    // Tag 01:05:0002 has the sensing role.
+    plan.roles.push(sensing_role());
+    plan.devices[5].interfaces[0].role_id = RoleId(5);
+    plan.devices[4].name = Some("forklift 7".parse().unwrap());
+    let name = plan.configuration.clone();
+    within("start", engine.start(plan)).await.unwrap();
+
+    let sockets = [("Config", &config), ("Anchor", &anchor), ("User", &user)];
+    let received = collect(&sockets, |received| {
+        count(received, "User", cdp::item_type::POSITION_V3) >= 90
+            && count(received, "User", cdp::item_type::PRESSURE_V2) >= 2
+            && count(received, "Anchor", cdp::item_type::ANCHOR_HEALTH_V5) >= 8
+            && count(received, "Config", cdp::item_type::INSTANCE_ANNOUNCE) >= 3
+    })
+    .await;
+    within("stop", engine.stop(&name)).await.unwrap();
+    let decoded = cdp_py(&received);
+    let serial = check_packets(&decoded, &received);
+
+    assert_the_positions(&decoded);
+    assert_the_sensors(&decoded);
+    assert_the_config_stream(&decoded, &sockets);
+    assert_the_user_stream(&decoded);
+    assert_the_anchor_stream(&decoded);
     assert!(serial.starts_with("FE:"));
 }
 
