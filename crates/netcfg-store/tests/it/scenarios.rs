@@ -93,26 +93,50 @@ fn limit_key(step: &Value) -> PositionLimitKey {
     }
 }
 
+/// One group of operations: the result of `op` as JSON, or `None` when
+/// `op` is none of the group's.
+type Operations = fn(&Net, &Value, &str) -> Result<Option<Value>, StoreError>;
+
 /// Runs one step; the result as JSON.
 fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
     let op: String = arg(step, "op");
-    let key = || arg::<DeviceKey>(step, "key");
-    let identifier = || arg::<u8>(step, "identifier");
-    let pairs = || {
-        arg::<DevicePairsBody>(step, "body")
-            .pairs
-            .iter()
-            .map(|pair| pair.to_pair())
-            .collect()
-    };
-    Ok(match op.as_str() {
+    let groups: [Operations; 9] = [
+        configuration_op,
+        device_op,
+        pair_op,
+        stream_and_role_op,
+        rf_and_limit_op,
+        rule_zone_and_output_op,
+        schedule_op,
+        setting_op,
+        notification_and_cache_op,
+    ];
+    for group in groups {
+        if let Some(result) = group(net, step, &op)? {
+            return Ok(result);
+        }
+    }
+    panic!("unknown operation `{op}` in step {step}")
+}
+
+/// The configuration itself: instance, group image, network mode.
+fn configuration_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "configuration" => to_json(net.configuration()?),
         "set_instance" => to_json(net.set_instance(arg(step, "instance"))?),
         "group_image" => to_json(net.group_image()?),
         "patch_group_image" => to_json(net.patch_group_image(arg(step, "body"))?),
         "network_mode" => to_json(net.network_mode()?),
         "set_network_mode" => to_json(net.set_network_mode(arg::<NetworkMode>(step, "mode"))?),
+        _ => return Ok(None),
+    }))
+}
 
+/// Devices, their interfaces and calibrations.
+fn device_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    let key = || arg::<DeviceKey>(step, "key");
+    let identifier = || arg::<u8>(step, "identifier");
+    Ok(Some(match op {
         "create_device" => to_json(net.create_device(arg(step, "body"))?),
         "create_devices" => to_json(net.create_devices(arg(step, "bodies"))?),
         "device" => to_json(net.device(key())?),
@@ -145,7 +169,22 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
             to_json(net.set_magnetometer_calibration(key(), arg(step, "body"))?)
         }
         "magnetometer_calibration" => to_json(net.magnetometer_calibration(key())?),
+        _ => return Ok(None),
+    }))
+}
 
+/// Pairs of interfaces.
+fn pair_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    let key = || arg::<DeviceKey>(step, "key");
+    let identifier = || arg::<u8>(step, "identifier");
+    let pairs = || {
+        arg::<DevicePairsBody>(step, "body")
+            .pairs
+            .iter()
+            .map(|pair| pair.to_pair())
+            .collect()
+    };
+    Ok(Some(match op {
         "create_pairs" => pair_outcomes(net.create_pairs(pairs())?),
         "delete_pairs" => pair_outcomes(net.delete_pairs(pairs())?),
         "pairs" => to_json(net.pairs()?),
@@ -165,7 +204,13 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "paired_interfaces" => {
             to_json(net.paired_interfaces(key(), identifier(), arg(step, "type"))?)
         }
+        _ => return Ok(None),
+    }))
+}
 
+/// Streams and roles.
+fn stream_and_role_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "create_stream" => to_json(net.create_stream(arg(step, "body"))?),
         "stream" => to_json(net.stream(arg(step, "id"))?),
         "streams" => to_json(net.streams()?),
@@ -181,7 +226,13 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "roles" => to_json(net.roles()?),
         "patch_role" => to_json(net.patch_role(arg(step, "id"), arg(step, "body"))?),
         "delete_role" => to_json(net.delete_role(arg(step, "id"))?),
+        _ => return Ok(None),
+    }))
+}
 
+/// RF settings and position limits.
+fn rf_and_limit_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "create_rf_setting" => to_json(net.create_rf_setting(arg(step, "body"))?),
         "rf_setting" => to_json(net.rf_setting(&arg::<String>(step, "name"))?),
         "rf_settings" => to_json(net.rf_settings()?),
@@ -198,7 +249,13 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
             to_json(net.patch_position_limit(limit_key(step), arg(step, "body"))?)
         }
         "delete_position_limit" => to_json(net.delete_position_limit(limit_key(step))?),
+        _ => return Ok(None),
+    }))
+}
 
+/// Alert rules, zones and outputs.
+fn rule_zone_and_output_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "create_alert_rule" => to_json(net.create_alert_rule(arg(step, "body"))?),
         "alert_rule" => to_json(net.alert_rule(arg(step, "name"))?),
         "alert_rules" => to_json(net.alert_rules()?),
@@ -217,8 +274,14 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
                 .0,
         ),
         "delete_output" => to_json(net.delete_output(arg(step, "name"))?),
-        // A schedule with its ledger: the time it counts from is left out
-        // (it is the clock's), its last run kept.
+        _ => return Ok(None),
+    }))
+}
+
+/// Schedules, each with its ledger: the time it counts from is left out
+/// (it is the clock's), its last run kept.
+fn schedule_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "create_schedule" => schedule_json(net.create_schedule(arg(step, "body"))?),
         "schedule" => schedule_json(net.schedule(arg(step, "name"))?),
         "schedules" => Value::Array(net.schedules()?.into_iter().map(schedule_json).collect()),
@@ -231,7 +294,13 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
             arg(step, "since_ms"),
             arg(step, "run"),
         )?),
+        _ => return Ok(None),
+    }))
+}
 
+/// Settings.
+fn setting_op(net: &Net, step: &Value, op: &str) -> Result<Option<Value>, StoreError> {
+    Ok(Some(match op {
         "setting" => to_json(net.setting(scope(step), arg::<SettingKey>(step, "key"))?),
         "settings" => match step.get("all") {
             Some(_) => to_json(net.settings(None)?),
@@ -250,7 +319,18 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
             SettingDeletion::Deleted => json!("deleted"),
             SettingDeletion::Reset(setting) => json!({"reset": setting}),
         },
+        _ => return Ok(None),
+    }))
+}
 
+/// Notifications and the device cache.
+fn notification_and_cache_op(
+    net: &Net,
+    step: &Value,
+    op: &str,
+) -> Result<Option<Value>, StoreError> {
+    let key = || arg::<DeviceKey>(step, "key");
+    Ok(Some(match op {
         "add_notification" => to_json(net.add_notification(
             arg::<Level>(step, "level"),
             arg::<String>(step, "message"),
@@ -269,9 +349,8 @@ fn run(net: &Net, step: &Value) -> Result<Value, StoreError> {
         "cached_devices" => to_json(net.cached_devices()?),
         "delete_cached_device" => to_json(net.delete_cached_device(key())?),
         "clear_cached_devices" => to_json(net.clear_cached_devices()?),
-
-        other => panic!("unknown operation `{other}` in step {step}"),
-    })
+        _ => return Ok(None),
+    }))
 }
 
 /// True when `actual` holds everything `expected` says: objects may have
