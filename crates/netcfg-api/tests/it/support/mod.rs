@@ -324,6 +324,28 @@ fn check(
     version: ApiVersion,
     route: Option<&netcfg_api::Route>,
 ) -> Result<(), String> {
+    let alternative = check_status_and_version(answer, expect, version)?;
+    let level = expected_level(answer, expect, version, route, alternative)?;
+    if let Some(content_type) = &expect.file {
+        let actual = answer.header("Content-Type").unwrap_or("");
+        if !actual.starts_with(content_type.as_str()) {
+            return Err(format!("Content-Type {actual}, not {content_type}"));
+        }
+        return Ok(());
+    }
+    if answer.status == StatusCode::NO_CONTENT {
+        return check_no_content(answer, expect, level);
+    }
+    check_envelope(answer, expect, level)
+}
+
+/// The status is the expected one (or its alternative: then `true`), and
+/// the Api-Version header names the version.
+fn check_status_and_version(
+    answer: &Answer,
+    expect: &Expect,
+    version: ApiVersion,
+) -> Result<bool, String> {
     let status = answer.status.as_u16();
     let alternative = expect.also == Some(status);
     if status != expect.status && !alternative {
@@ -339,21 +361,35 @@ fn check(
             version.full()
         ));
     }
+    Ok(alternative)
+}
+
+/// The classification level the answer must carry (5.1 only): the
+/// fixture's, which must be the one the row declares for the status (or its
+/// partial level), or the table's for an alternative status.
+fn expected_level(
+    answer: &Answer,
+    expect: &Expect,
+    version: ApiVersion,
+    route: Option<&netcfg_api::Route>,
+    alternative: bool,
+) -> Result<Option<u32>, String> {
     // The level the table gives this status; a response no row names is level 1.
     let declared = route.and_then(|route| route.declared(answer.status));
     if let Some(route) = route
         && declared.is_none()
     {
         return Err(format!(
-            "{} does not declare status {status}",
-            route.operation
+            "{} does not declare status {}",
+            route.operation,
+            answer.status.as_u16()
         ));
     }
     let table_level = declared.map_or(1, |declared| declared.level.value());
     // A partial success is sent at the row's partial level.
     let partial_level =
         declared.and_then(|declared| declared.partial_level.map(|level| level.value()));
-    let level = match (version, expect.level) {
+    Ok(match (version, expect.level) {
         (ApiVersion::V5_1, Some(_)) if alternative => Some(table_level),
         (ApiVersion::V5_1, Some(level)) => {
             if level != table_level && Some(level) != partial_level {
@@ -367,17 +403,13 @@ fn check(
             return Err("fixture: a 5.1 step must give the level".to_owned());
         }
         _ => None,
-    };
-    if let Some(content_type) = &expect.file {
-        let actual = answer.header("Content-Type").unwrap_or("");
-        if !actual.starts_with(content_type.as_str()) {
-            return Err(format!("Content-Type {actual}, not {content_type}"));
-        }
-        return Ok(());
-    }
-    if answer.status == StatusCode::NO_CONTENT {
-        return check_no_content(answer, expect, level);
-    }
+    })
+}
+
+/// A JSON body: an object with its message, the classification `level`
+/// (or none), the error fields, the expected payload key and nothing more,
+/// and the payload as the step says.
+fn check_envelope(answer: &Answer, expect: &Expect, level: Option<u32>) -> Result<(), String> {
     let json: Value = serde_json::from_slice(&answer.body)
         .map_err(|error| format!("the body is not JSON: {error}"))?;
     let object = json
@@ -404,6 +436,16 @@ fn check(
             "payload keys {keys:?} where {expected_keys:?} were expected"
         ));
     }
+    check_message_and_payload(object, expect)
+}
+
+/// The message contains the step's text; the payload contains the step's,
+/// has none of the fields that must never be shown, and has at least the
+/// step's number of items.
+fn check_message_and_payload(
+    object: &serde_json::Map<String, Value>,
+    expect: &Expect,
+) -> Result<(), String> {
     if let Some(text) = &expect.message {
         let message = object["message"].as_str().unwrap_or("");
         if !message.contains(text.as_str()) {
