@@ -191,3 +191,104 @@ impl Service {
         self.inner.site_feed.sender.subscribe()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use netcfg_model::{Position, SerialNumber};
+
+    use super::*;
+
+    fn site() -> ConfigName {
+        "site".parse().unwrap()
+    }
+
+    #[test]
+    fn positions_carry_their_network_time_and_the_arrival_time() {
+        let position = Position {
+            x: 1,
+            y: -2,
+            z: 3,
+            quality: 9_000,
+            anchors_used: 4,
+            error_mm: 55,
+        };
+        let event = LiveEvent::Positions {
+            configuration: site(),
+            network_time: 975_000,
+            positions: vec![(SerialNumber::from_u32(7), position)].into(),
+        };
+        let Some(SiteEvent::Positions {
+            net,
+            time_ms,
+            positions,
+        }) = SiteEvent::from_engine(event, 42)
+        else {
+            panic!("positions stay positions");
+        };
+        assert_eq!((net, time_ms), (site(), 42));
+        assert_eq!(
+            positions[..],
+            [PositionEntry {
+                serial_number: SerialNumber::from_u32(7),
+                x: 1,
+                y: -2,
+                z: 3,
+                quality: 9_000,
+                error_mm: 55,
+                network_time: 975_000,
+            }]
+        );
+    }
+
+    #[test]
+    fn network_changes_become_states_and_an_empty_batch_of_crossings_nothing() {
+        for (change, state) in [
+            (NetworkChange::Started, StateChange::Started),
+            (NetworkChange::Stopped, StateChange::Stopped),
+            (NetworkChange::LinkDown, StateChange::LinkDown),
+        ] {
+            let event = LiveEvent::Network {
+                configuration: site(),
+                change,
+            };
+            assert!(matches!(
+                SiteEvent::from_engine(event, 0),
+                Some(SiteEvent::State { change, .. }) if change == state
+            ));
+        }
+        assert!(SiteEvent::from_engine(LiveEvent::Zones(Vec::new().into()), 0).is_none());
+    }
+
+    #[test]
+    fn crossings_keep_their_order_and_what_decided_them() {
+        let crossing = |zone: &str, kind| netcfg_engine::ZoneEvent {
+            configuration: site(),
+            zone: zone.parse().unwrap(),
+            zone_id: 1,
+            serial_number: SerialNumber::from_u32(3),
+            kind,
+            position: [10, 20, 30],
+            network_time: 5,
+            time_ms: 6,
+        };
+        let batch = vec![
+            crossing("desk", CrossingKind::Exit),
+            crossing("door", CrossingKind::Enter),
+        ];
+        let Some(SiteEvent::Zones { net, events }) =
+            SiteEvent::from_engine(LiveEvent::Zones(batch.into()), 0)
+        else {
+            panic!("crossings stay crossings");
+        };
+        assert_eq!(net, site());
+        let seen: Vec<_> = events.iter().map(|e| (e.zone.as_str(), e.event)).collect();
+        assert_eq!(
+            seen,
+            [
+                ("desk", ZoneHappening::Exit),
+                ("door", ZoneHappening::Enter)
+            ]
+        );
+        assert_eq!((events[0].x, events[0].z, events[0].time_ms), (10, 30, 6));
+    }
+}

@@ -1,6 +1,6 @@
 //! Schedules (decisions §16): a configuration's schedules, kept with its
 //! content (history, ETags, the saved-state file), and the scheduler that
-//! runs them ([`Service::run_schedules`]).
+//! runs them (started by [`Service::start_background_work`]).
 
 use std::{collections::HashSet, sync::Mutex};
 
