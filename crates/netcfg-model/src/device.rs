@@ -1,6 +1,7 @@
 //! Devices and their radio interfaces.
 
 use crate::schema::fixed_schema;
+use serde_with::{DeserializeFromStr, SerializeDisplay};
 use std::{fmt, str::FromStr};
 
 use serde_json::Value;
@@ -75,16 +76,7 @@ fixed_schema!(DeviceId, {"type": "integer", "minimum": 1, "maximum": 9_999_999, 
 /// assert!(matches!("42".parse(), Ok(DeviceKey::Id(_))));
 /// assert!("0".parse::<DeviceKey>().is_err());
 /// ```
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, SerializeDisplay, DeserializeFromStr)]
 pub enum DeviceKey {
     /// The device's serial number.
     Serial(SerialNumber),

@@ -1,6 +1,7 @@
 //! Device serial numbers: 32 bits written `XX:XX:XXXX`.
 
 use crate::schema::fixed_schema;
+use serde_with::{DeserializeFromStr, SerializeDisplay};
 use std::{borrow::Cow, fmt, str::FromStr};
 
 /// A device's serial number: 32 bits, written `XX:XX:XXXX` in upper-case
@@ -17,16 +18,7 @@ use std::{borrow::Cow, fmt, str::FromStr};
 /// assert_eq!(serial.as_u32(), 0x010D_BEEF);
 /// ```
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, SerializeDisplay, DeserializeFromStr,
 )]
 pub struct SerialNumber(u32);
 

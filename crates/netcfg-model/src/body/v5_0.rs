@@ -3,6 +3,7 @@
 use crate::schema::fixed_schema;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_with::{DeserializeFromStr, SerializeDisplay};
 
 use std::{fmt, str::FromStr};
 
@@ -38,16 +39,7 @@ pub struct EngineCommandBody {
 /// assert_eq!(interface.identifier, 1);
 /// assert_eq!(interface.to_string(), "01:04:0719-1");
 /// ```
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    serde_with::SerializeDisplay,
-    serde_with::DeserializeFromStr,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, SerializeDisplay, DeserializeFromStr)]
 pub struct InterfaceRef {
     /// The device.
     pub serial_number: SerialNumber,
