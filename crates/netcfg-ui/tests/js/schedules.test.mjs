@@ -2,24 +2,40 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { browserTimeZone, lastRunText, nextRunText } from "../../ui/lib/schedules.js";
+import { browserTimeZone, lastRunText, nextRunText, zonedTime } from "../../ui/lib/schedules.js";
 import { formatTime } from "../../ui/lib/format.js";
 
-test("the next run is a time, or says why there is none", () => {
-  assert.equal(nextRunText({ enabled: true, next_run_ms: 5_000 }), formatTime(5_000));
+// 2026-11-29 05:00 UTC: 06:00 in Berlin (winter time), 00:00 in New York.
+const SUNDAY_SIX_BERLIN = Date.UTC(2026, 10, 29, 5, 0, 0);
+
+test("a time reads as the schedule's clock, with its zone's name", () => {
+  assert.equal(zonedTime(SUNDAY_SIX_BERLIN, "Europe/Berlin"), "2026-11-29 06:00 Europe/Berlin");
+  assert.equal(zonedTime(SUNDAY_SIX_BERLIN, "America/New_York"), "2026-11-29 00:00 America/New_York");
+  // summer time: 04:00 UTC is 06:00 in Berlin
+  assert.equal(zonedTime(Date.UTC(2026, 6, 1, 4, 0, 0), "Europe/Berlin"), "2026-07-01 06:00 Europe/Berlin");
+  // a cron with seconds: they show when not zero
+  assert.equal(zonedTime(SUNDAY_SIX_BERLIN + 30_000, "Europe/Berlin"), "2026-11-29 06:00:30 Europe/Berlin");
+  // no zone is the server's default, UTC
+  assert.equal(zonedTime(SUNDAY_SIX_BERLIN, null), "2026-11-29 05:00 UTC");
+  // a zone this browser does not know: its own time, said so
+  assert.equal(zonedTime(5_000, "Mars/Olympus"), `${formatTime(5_000)} (this browser's time)`);
+});
+
+test("the next run is a time in the schedule's zone, or says why there is none", () => {
+  assert.equal(nextRunText({ enabled: true, next_run_ms: SUNDAY_SIX_BERLIN, timezone: "Europe/Berlin" }), "2026-11-29 06:00 Europe/Berlin");
   assert.equal(nextRunText({ enabled: false, next_run_ms: null }), "disabled");
   assert.equal(nextRunText({ enabled: true, next_run_ms: null }), "never");
 });
 
-test("the last run says its outcome, its time and what happened", () => {
+test("the last run says its outcome, its time in the schedule's zone and what happened", () => {
   assert.equal(lastRunText(null), "never");
   assert.equal(
-    lastRunText({ due_ms: 1_000, at_ms: 1_050, outcome: "ok", message: "started" }),
-    `ok at ${formatTime(1_000)}: started`,
+    lastRunText({ due_ms: SUNDAY_SIX_BERLIN, at_ms: SUNDAY_SIX_BERLIN + 50, outcome: "ok", message: "started" }, "Europe/Berlin"),
+    "ok at 2026-11-29 06:00 Europe/Berlin: started",
   );
   assert.equal(
-    lastRunText({ due_ms: 2_000, at_ms: 2_001, outcome: "running", message: "" }),
-    `running since ${formatTime(2_000)}`,
+    lastRunText({ due_ms: SUNDAY_SIX_BERLIN, at_ms: SUNDAY_SIX_BERLIN + 1, outcome: "running", message: "" }, "UTC"),
+    "running since 2026-11-29 05:00 UTC",
   );
   assert.match(lastRunText({ due_ms: 3_000, at_ms: 9_000, outcome: "missed", message: "missed 2 runs" }), /^missed at .*: missed 2 runs$/);
 });

@@ -46,7 +46,7 @@ export default function View({ params }) {
       {
         label: "Last run",
         value: (schedule) => {
-          const text = lastRunText(schedule.last_run);
+          const text = lastRunText(schedule.last_run, schedule.timezone);
           const bad = schedule.last_run?.outcome === "failed" || schedule.last_run?.outcome === "missed";
           return bad ? html`<strong>${text}</strong>` : text;
         },
