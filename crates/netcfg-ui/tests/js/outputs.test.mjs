@@ -203,7 +203,7 @@ test("a URL of the other kind sends the new kind's fields only", () => {
 test("credentials in words: which are set, never their values", () => {
   assert.equal(credentialsText(broker()), "username set, password set");
   assert.equal(credentialsText(broker({ username_set: false })), "password set");
-  assert.equal(credentialsText(broker({ username_set: false, password_set: false })), "none");
+  assert.equal(credentialsText(broker({ username_set: false, password_set: false })), "no credentials");
   assert.equal(credentialsText(hook()), "secret set");
   assert.equal(credentialsText(hook({ secret_set: false })), "no secret");
   assert.equal(credentialPlaceholder(true, "password"), "password set: type to replace it");

@@ -225,7 +225,7 @@ export function credentialsText(output) {
   const set = [];
   if (output.username_set) set.push("username set");
   if (output.password_set) set.push("password set");
-  return set.length > 0 ? set.join(", ") : "none";
+  return set.length > 0 ? set.join(", ") : "no credentials";
 }
 
 /**
