@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LEVELS, levelName, shortTime, describePeriod, formatClock } from "../../ui/lib/format.js";
+import { LEVELS, levelName, shortTime, describePeriod, formatClock, wrapPoints } from "../../ui/lib/format.js";
 import { formatLength, formatAge, metres, niceLength } from "../../ui/lib/floor_format.js";
 
 test("levels have the API's names, capitalised for badges", () => {
@@ -58,4 +58,15 @@ test("a length of time as a clock: m:ss, then h:mm:ss, whole seconds", () => {
   assert.equal(formatClock(3_665_000), "1:01:05");
   assert.equal(formatClock(-5), "0:00");
   assert.equal(formatClock(Number.NaN), "0:00");
+});
+
+test("a URL or path is cut after its separators, and the pieces join to it again", () => {
+  assert.deepEqual(wrapPoints("mqtts://broker.example.com:8883"), ["mqtts://", "broker.", "example.", "com:", "8883"]);
+  assert.deepEqual(wrapPoints("https://hooks.example.com/a/b?x=1&y=2"),
+    ["https://", "hooks.", "example.", "com/", "a/", "b?", "x=", "1&", "y=", "2"]);
+  assert.deepEqual(wrapPoints("/etc/netcfg/ca.pem"), ["/", "etc/", "netcfg/", "ca.", "pem"]);
+  assert.deepEqual(wrapPoints("simulator"), ["simulator"]);
+  assert.deepEqual(wrapPoints(""), []);
+  const long = "replay:site/2026-11-29.pcap?speed=2&loop=1";
+  assert.equal(wrapPoints(long).join(""), long);
 });

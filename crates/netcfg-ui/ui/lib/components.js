@@ -5,6 +5,18 @@
 import { html, useState, useEffect, useRef, useCallback } from "./html.js";
 import { listen } from "./events.js";
 import { describeFailure } from "./forms.js";
+import { wrapPoints } from "./format.js";
+
+/**
+ * A URL or file path that may wrap after its separators (a <wbr> after
+ * each): a long one stays in its cell, and its host, folders and
+ * parameters stay readable.
+ * @param {{text: string, class?: string}} props
+ */
+export function LongPath({ text, class: className }) {
+  const pieces = wrapPoints(text);
+  return html`<span class=${`long-path ${className || ""}`.trim()}>${pieces.map((piece, at) => (at ? html`<wbr />${piece}` : piece))}</span>`;
+}
 
 /**
  * Loads data with `loader` when `deps` change; `reload()` loads again

@@ -63,3 +63,16 @@ export function formatClock(ms) {
   const seconds = String(total % 60).padStart(2, "0");
   return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
 }
+
+/**
+ * A URL or file path cut after each of its separators (`/`, `?`, `&`, `.`,
+ * `=`, `:`, `#`; a run of them, such as `//`, stays whole), so that a
+ * long one wraps there rather than overflowing its cell or breaking in
+ * the middle of a word: "a.b/c" → ["a.", "b/", "c"]. Joined, the pieces
+ * are the text again.
+ * @param {string} text
+ * @returns {string[]}
+ */
+export function wrapPoints(text) {
+  return String(text ?? "").match(/[^/?&.=:#]*[/?&.=:#]*/g)?.filter(Boolean) ?? [];
+}

@@ -6,7 +6,7 @@
 
 import { html } from "../lib/html.js";
 import { call, path } from "../lib/api.js";
-import { Page, Loaded, useLoad, useReloadOn, say } from "../lib/components.js";
+import { Page, Loaded, LongPath, useLoad, useReloadOn, say } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href } from "../lib/router.js";
 
@@ -27,7 +27,7 @@ export default function View({ params }) {
     <${Loaded} load=${load}>${(/** @type {{path: string | null, updateMode: string | null}} */ data) => html`
       <dl>
         <dt>Current image</dt>
-        <dd data-group-image>${data.path === null ? html`<span class="muted">none set</span>` : html`<code>${data.path}</code>`}</dd>
+        <dd data-group-image>${data.path === null ? html`<span class="muted">none set</span>` : html`<code><${LongPath} text=${data.path} /></code>`}</dd>
         ${data.updateMode && html`<dt>Device update mode</dt>
           <dd>${data.updateMode === "auto" ? "auto: devices are updated when they join" : `${data.updateMode}: devices are updated only on request`}${" "}(<a href=${href("nets", net, "settings") + "?q=device_update_mode"}>change in Settings</a>)</dd>`}
       </dl>

@@ -6,7 +6,7 @@
 
 import { html, useState } from "../lib/html.js";
 import { call, post, path, ApiError } from "../lib/api.js";
-import { Page, Loaded, Modal, useLoad, useReloadOn, act, formatTime } from "../lib/components.js";
+import { Page, Loaded, Modal, LongPath, useLoad, useReloadOn, act, formatTime } from "../lib/components.js";
 import { useForm, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
 
@@ -53,7 +53,7 @@ export default function View({ params, query }) {
               <td class="number">${entry.id}</td>
               <td style=${NOWRAP}><time datetime=${new Date(entry.timestamp_ms).toISOString()}>${formatTime(entry.timestamp_ms)}</time></td>
               <td>${entry.origin}${entry.address && html`<br /><span class="muted mono">${entry.address}</span>`}</td>
-              <td class="mono">${entry.method ? `${entry.method} ${entry.path}` : html`<span class="muted">none</span>`}</td>
+              <td class="mono">${entry.method ? html`${entry.method} <${LongPath} text=${entry.path} />` : html`<span class="muted">none</span>`}</td>
               <td>${entry.summary}</td>
               <td style=${NOWRAP}>${!isNewest(index)
                 ? html`<button type="button" aria-label=${`Restore to here, change ${entry.id}`}

@@ -4,7 +4,7 @@
 
 import { html, useState } from "../lib/html.js";
 import { call, post, patch, del, path, download, ApiError } from "../lib/api.js";
-import { Page, Notice, Loaded, Modal, useLoad, useLive, useReloadOn, act } from "../lib/components.js";
+import { Page, Notice, Loaded, Modal, LongPath, useLoad, useLive, useReloadOn, act } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href, navigate } from "../lib/router.js";
 
@@ -106,7 +106,7 @@ export default function View() {
             ${nets.map((net) => html`<tr key=${net.name} data-net=${net.name}>
               <th scope="row" style=${{ background: "transparent", position: "static" }}><a href=${href("nets", net.name)}>${net.name}</a></th>
               <td style=${{ whiteSpace: "nowrap" }}><${StateBadges} state=${net.state} down=${linkDown.has(net.name)} /></td>
-              <td>${describeInstance(net.instance)}</td>
+              <td><${LongPath} text=${describeInstance(net.instance)} /></td>
               <td>${net.network_mode === "multirange" ? "MultiRange" : "MultiTime"}</td>
               <td class="number">${net.unread === undefined
                 ? "–"

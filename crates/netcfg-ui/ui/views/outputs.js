@@ -9,7 +9,7 @@
 
 import { html, useEffect, useId, useRef, useState } from "../lib/html.js";
 import { call, get, post, patch, del, path, ApiError } from "../lib/api.js";
-import { Page, Loaded, Modal, Notice, ConfirmDelete, act, say, useLive, useLoad, useReloadOn } from "../lib/components.js";
+import { Page, Loaded, Modal, Notice, ConfirmDelete, LongPath, act, say, useLive, useLoad, useReloadOn } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure } from "../lib/forms.js";
 import { href } from "../lib/router.js";
 import {
@@ -164,7 +164,7 @@ function OutputTable({ outputs, statuses, running, onEdit, onToggle, onDelete })
           return html`<tr key=${output.name} data-item=${output.name}>
             <th scope="row">
               <span class="output-name">${output.name}</span>
-              <span class="output-url mono">${output.url}</span>
+              <${LongPath} class="output-url mono" text=${output.url} />
               <small class="output-credentials">${credentialsText(output)}</small>
             </th>
             <td>${output.events.join(", ")}</td>

@@ -5,7 +5,7 @@
 
 import { html, useState, useRef, useEffect } from "../lib/html.js";
 import { call, post, path, ApiError } from "../lib/api.js";
-import { Page, Notice, Loaded, useLoad, useLive, useReloadOn, act, formatTime } from "../lib/components.js";
+import { Page, Notice, Loaded, LongPath, useLoad, useLive, useReloadOn, act, formatTime } from "../lib/components.js";
 import { href, navigate } from "../lib/router.js";
 import { VIEWS } from "../lib/views.js";
 import { linkDown, describeInstance, StateBadges } from "./nets.js";
@@ -156,7 +156,7 @@ function Summary({ net, data }) {
       </div>
       <div class="card" data-card="instance">
         <h2 style=${{ marginTop: 0 }}>Instance</h2>
-        <p>${describeInstance(config.instance)}</p>
+        <p><${LongPath} text=${describeInstance(config.instance)} /></p>
       </div>
       <div class="card" data-card="network-mode">
         <h2 style=${{ marginTop: 0 }}>Network mode</h2>
