@@ -47,8 +47,12 @@ afterEach(() => {
   for (const floor of made.splice(0)) floor.destroy();
 });
 
-/** A floor plan on a fake canvas of `width` by `height` CSS pixels. */
-function plan(width = 800, height = 600) {
+/**
+ * A floor plan on a fake canvas of `width` by `height` CSS pixels.
+ * @param {number} [width] @param {number} [height]
+ * @param {ConstructorParameters<typeof FloorPlan>[1]} [callbacks]
+ */
+function plan(width = 800, height = 600, callbacks = {}) {
   const canvas = /** @type {HTMLCanvasElement} */ (
     /** @type {unknown} */ ({
       width: 0,
@@ -62,7 +66,7 @@ function plan(width = 800, height = 600) {
     })
   );
   frames = [];
-  const floor = new FloorPlan(canvas, {});
+  const floor = new FloorPlan(canvas, callbacks);
   made.push(floor);
   return floor;
 }
@@ -206,6 +210,19 @@ test("crowded tags: a label that would overlap one drawn is skipped; the highlig
   assert.deepEqual(labels, ["T3", "T4"], "the highlighted tag first, the others around it give way");
   // the anchors are labelled too, each frame
   assert.ok(texts.includes("A1") && texts.includes("A2"), texts.join(","));
+});
+
+test("a tag is labelled by its name when it has one, else by its serial number", () => {
+  const names = new Map([["01:05:0001", "Forklift 3"]]);
+  const floor = plan(800, 600, { tagName: (serial) => names.get(serial) });
+  const at = (/** @type {string} */ serial, /** @type {number} */ x) => ({ serial_number: serial, x, y: 5000, z: 0, quality: 100, network_time: 1 });
+  floor.updatePositions([at("01:05:0001", 2000), at("01:05:0002", 15_000)]);
+  const labels = drawn();
+  assert.ok(labels.includes("Forklift 3") && labels.includes("01:05:0002"), labels.join(","));
+  assert.ok(!labels.includes("01:05:0001"), "a named tag's serial number is not its label");
+  // highlighted, it keeps its name
+  floor.highlightTag("01:05:0001");
+  assert.ok(drawn().includes("Forklift 3"));
 });
 
 test("a tag keeps its error estimate, and the hover details show it", () => {

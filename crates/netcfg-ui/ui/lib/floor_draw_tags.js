@@ -1,7 +1,8 @@
 // The live tags on the floor plan, drawn for thousands a frame: each tag's
 // dot (grey when stale) and its error circle once large enough to see, in
-// a few paths rather than a path a tag; then their serial numbers where
-// they can be read, and a ring around the highlighted tag.
+// a few paths rather than a path a tag; then their labels (a tag's name,
+// else its serial number) where they can be read, and a ring around the
+// highlighted tag.
 
 import { COLORS, STALE_MS, MIN_ERROR_PX, MAX_TAG_LABELS } from "./floor_style.js";
 import { drawLabel } from "./floor_labels.js";
@@ -72,7 +73,7 @@ function drawTagLabels(plan) {
   const hovered = plan.hover?.kind === "tag" ? plan.hover.tag : undefined;
   const highlighted = plan.highlightedTag ? plan.tags.get(plan.highlightedTag) : undefined;
   for (const tag of [hovered, highlighted]) {
-    if (tag) drawLabel(plan, tag.serial_number, ox + tag.x * scale + 7, oy - tag.y * scale, true);
+    if (tag) drawLabel(plan, tagLabel(plan, tag), ox + tag.x * scale + 7, oy - tag.y * scale, true);
   }
   let drawn = 0;
   for (const tag of plan.tags.values()) {
@@ -81,7 +82,7 @@ function drawTagLabels(plan) {
     const sx = ox + tag.x * scale;
     const sy = oy - tag.y * scale;
     if (sx < 0 || sy < 0 || sx > width || sy > height) continue;
-    if (drawLabel(plan, tag.serial_number, sx + 7, sy)) drawn += 1;
+    if (drawLabel(plan, tagLabel(plan, tag), sx + 7, sy)) drawn += 1;
   }
   if (highlighted) {
     const [sx, sy] = plan.toScreen(highlighted.x, highlighted.y);
@@ -91,4 +92,13 @@ function drawTagLabels(plan) {
     ctx.strokeStyle = COLORS.selected;
     ctx.stroke();
   }
+}
+
+/**
+ * A tag's label: its name when it has one (what people on site call it),
+ * else its serial number.
+ * @param {FloorPlan} plan @param {import("./floorplan.js").Tag} tag
+ */
+function tagLabel(plan, tag) {
+  return plan.callbacks.tagName?.(tag.serial_number) || tag.serial_number;
 }
