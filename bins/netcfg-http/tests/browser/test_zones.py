@@ -2,8 +2,9 @@
 with the mouse around a reference tag standing still, named and saved; the
 tag seen entering it (the zone's count and the latest events); a point of
 the zone dragged away and the tag seen leaving; an outline that crosses
-itself refused by the server, its problem beside the outline; then the zone
-renamed and deleted from its form. The API sets up the site and starts it;
+itself refused by the server, its problem beside the outline, then fixed by
+editing its points in the form; then the zone renamed and deleted from its
+form. The API sets up the site and starts it;
 the test clicks on the plan at plan coordinates (millimetres) through the
 plan's own transform, and compares what the page shows with what the API
 answers."""
@@ -13,11 +14,11 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from selenium.webdriver.common.actions.action_builder import ActionBuilder
+import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
-from conftest import ROOM_ANCHORS, Api, Browser
+from conftest import ROOM_ANCHORS, Api, ApiFailure, Browser, click_plan, drag_plan, plan_point
 
 NET = "zones"
 # Quiet measurements, the same each run.
@@ -31,7 +32,8 @@ SQUARE = [(5000, 4000), (9000, 4000), (9000, 8000), (5000, 8000)]
 # Its first point dragged next to the opposite corner: the outline, now a
 # sliver along its north side, no longer holds the tag (1.7 m away).
 MOVED_TO = (8500, 7500)
-# A bow tie: edges 0 and 2 cross.
+# A bow tie: edges 1 (point 1 to 2) and 3 (point 3 to 4) cross; points 2
+# and 3 swapped, it is a 4 m square.
 BOW_TIE = [(12000, 2000), (16000, 6000), (16000, 2000), (12000, 6000)]
 
 
@@ -49,40 +51,6 @@ def table_rows(section: WebElement, header: str) -> list[dict[str, str]]:
             return [dict(zip(headers, (" ".join(td.text.split()) for td in row.find_elements(By.TAG_NAME, "td"))))
                     for row in table.find_elements(By.CSS_SELECTOR, "tbody tr") if row.is_displayed()]
     return []
-
-
-def plan_point(browser: Browser, x: float, y: float) -> tuple[int, int]:
-    """Where the plan point (x, y) mm is in the viewport, now."""
-    return tuple(browser.driver.execute_script(
-        """const canvas = document.querySelector('section[data-view="floor"] canvas');
-        const rect = canvas.getBoundingClientRect();
-        const [sx, sy] = window.netcfgFloorPlan.toScreen(arguments[0], arguments[1]);
-        return [Math.round(rect.left + sx), Math.round(rect.top + sy)];""", x, y))
-
-
-def click_plan(browser: Browser, x: float, y: float, double: bool = False) -> None:
-    """A click (or a double-click) of the mouse on the plan at (x, y) mm."""
-    px, py = plan_point(browser, x, y)
-    actions = ActionBuilder(browser.driver)
-    actions.pointer_action.move_to_location(px, py)
-    if double:
-        actions.pointer_action.double_click()
-    else:
-        actions.pointer_action.click()
-    actions.perform()
-
-
-def drag_plan(browser: Browser, start: tuple[float, float], end: tuple[float, float]) -> None:
-    """Presses the mouse at plan point `start`, moves it in steps to `end`, lets go."""
-    sx, sy = plan_point(browser, *start)
-    ex, ey = plan_point(browser, *end)
-    actions = ActionBuilder(browser.driver)
-    actions.pointer_action.move_to_location(sx, sy)
-    actions.pointer_action.pointer_down()
-    for step in range(1, 6):
-        actions.pointer_action.move_to_location(round(sx + (ex - sx) * step / 5), round(sy + (ey - sy) * step / 5))
-    actions.pointer_action.pointer_up()
-    actions.perform()
 
 
 def mm_per_pixel(browser: Browser) -> float:
@@ -183,21 +151,48 @@ def test_draw_a_zone_see_the_tag_enter_and_leave(browser: Browser, api: Api, sho
     browser.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", zones)
     shot("floor-zones-events")
 
-    # An outline that crosses itself: the page hints at it, the server
-    # refuses it, and its problem shows beside the outline
+    # An outline that crosses itself: the page names its crossing edges
+    # counted from 1 (and marks them on the plan), the server refuses it,
+    # and its problem shows beside the outline
     browser.expect_status(400)
     draw(browser, view, BOW_TIE, close="double")
     form = section_of(browser, "New zone", view)
-    assert "edges 0 and 2 meet" in browser.text(form), browser.text(form)
+    assert "edges 1 and 3 meet" in browser.text(form), browser.text(form)
+    # the form's list of points marks them too
+    assert re.findall(r"edge (\d+) to point \d+ crosses", browser.text(form)) == ["1", "3"], browser.text(form)
     browser.type(browser.field("Zone name", form), "bow tie")
     browser.click(browser.button("Save zone", form))
     outline = browser.field("Outline", form)
     problem = browser.wait_problem(outline, "a problem beside the outline")
-    assert problem == "the polygon intersects itself: edges 0 and 2 meet", problem
+    # where the clicks put it, read back from the form
+    drawn_bow = [(int(browser.field(f"x of point {n}", form).get_attribute("value")),
+                  int(browser.field(f"y of point {n}", form).get_attribute("value"))) for n in range(1, 5)]
+    assert near(drawn_bow, BOW_TIE, tolerance), drawn_bow
+    with pytest.raises(ApiFailure) as refused:
+        api.post(f"/nets/{NET}/zones", {"name": "bow tie", "polygon": drawn_bow})
+    assert problem == refused.value.body["problems"][0]["problem"], (problem, refused.value.body)
     assert [zone["name"] for zone in api.get(f"/nets/{NET}/zones")["zones"]] == ["desk"]
     browser.driver.execute_script("arguments[0].scrollIntoView({block: 'end'})", form)
     shot("floor-zones-problem")
-    browser.click(browser.button("Discard outline", form))
+
+    # Fixed in the form, not redrawn: points 2 and 3 swapped, it is saved
+    for n, (x, y) in ((2, drawn_bow[2]), (3, drawn_bow[1])):
+        browser.type(browser.field(f"x of point {n}", form), str(x))
+        browser.type(browser.field(f"y of point {n}", form), str(y))
+    browser.wait(lambda _: "crosses" not in browser.text(form), message="no edge marked crossing")
+    assert "meet" not in browser.text(form), browser.text(form)
+    # a point added half way back to point 1, then removed again
+    browser.click(browser.button("Add a point", form))
+    browser.field("x of point 5", form)
+    browser.click(browser.button("Remove point 5", form))
+    browser.wait(lambda _: not [e for e in form.find_elements(By.CSS_SELECTOR, "input[aria-label='x of point 5']")],
+                 message="point 5 removed")
+    browser.click(browser.button("Save zone", form))
+    browser.wait(lambda _: "bow tie" in [zone["name"] for zone in api.get(f"/nets/{NET}/zones")["zones"]],
+                 message="the fixed outline saved")
+    fixed = api.get(f"/nets/{NET}/zones/bow%20tie")["zone"]["polygon"]
+    assert [tuple(point) for point in fixed] == [drawn_bow[0], drawn_bow[2], drawn_bow[1], drawn_bow[3]], fixed
+    api.call("DELETE", f"/nets/{NET}/zones/bow%20tie")
 
     # Rename it and change its dwell from its form (selected from the list)
     browser.click(browser.button("desk", zones))

@@ -22,8 +22,17 @@ global.ResizeObserver = class {
   disconnect() {}
 };
 
-/** A 2D context that takes every call and measures every text 40 px wide. */
-const context = new Proxy({}, { get: (_target, name) => (name === "measureText" ? () => ({ width: 40 }) : () => {}), set: () => true });
+/** The texts drawn (fillText) with where, in order. */
+/** @type {[string, number, number][]} */
+let texts = [];
+
+/** A 2D context that takes every call, measures every text 40 px wide and records fillText. */
+const context = new Proxy({}, {
+  get: (_target, name) => (name === "measureText" ? () => ({ width: 40 })
+    : name === "fillText" ? (/** @type {string} */ text, /** @type {number} */ x, /** @type {number} */ y) => texts.push([text, x, y])
+      : () => {}),
+  set: () => true,
+});
 
 /** @type {FloorPlan[]} */
 const made = [];
@@ -179,4 +188,25 @@ test("the zones count in what the plan fits", () => {
   // drawing them takes the fake context without failing
   layer.select("far");
   layer.draw();
+});
+
+test("a closed outline that crosses itself has its crossing edges numbered from 1, apart from each other", () => {
+  const { layer } = setup();
+  // a bow tie: edges 1 (point 1 → 2) and 3 (point 3 → 4) cross at their middles
+  layer.setPending([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]);
+  texts = [];
+  layer.draw();
+  const numbers = texts.filter(([text]) => /^\d+$/.test(text));
+  assert.deepEqual(numbers.map(([text]) => text), ["1", "3"]);
+  // each beside its own edge (on screen edge 1 runs from (100, 500) to
+  // (500, 100), edge 3 from (500, 500) to (100, 100)), not on top of the other
+  const [[, x1, y1], [, x3, y3]] = numbers;
+  assert.ok(Math.hypot(x1 - x3, y1 - y3) > 20, `${x1},${y1} and ${x3},${y3}`);
+  assert.ok(Math.abs(x1 + y1 - 600) / Math.SQRT2 < 20 && x1 > 100 && x1 < 500, `edge 1's at ${x1},${y1}`);
+  assert.ok(Math.abs(x3 - y3) / Math.SQRT2 < 20 && x3 > 100 && x3 < 500, `edge 3's at ${x3},${y3}`);
+  // fixed (point 2 and 3 swapped): nothing is marked
+  layer.setPending([[0, 0], [4000, 0], [4000, 4000], [0, 4000]]);
+  texts = [];
+  layer.draw();
+  assert.deepEqual(texts.filter(([text]) => /^\d+$/.test(text)), []);
 });

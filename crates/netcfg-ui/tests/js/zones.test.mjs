@@ -7,7 +7,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   pointInPolygon, polygonArea, labelPoint, topRun, zoneAt, nearestPoint, draftClick, closeDraft, movePoint,
-  selfIntersection, segmentsMeet, outlineHint, outlineProblems, Occupancy, LATEST_EVENTS,
+  selfIntersection, crossingEdges, segmentsMeet, outlineHint,
+  pointTexts, pointsFromTexts, addPoint, removePoint, samePoints, outlineProblems, Occupancy, LATEST_EVENTS,
 } from "../../ui/lib/zones.js";
 
 /** @typedef {import("../../ui/lib/zones.js").Point} Point */
@@ -104,24 +105,51 @@ test("closing a draft drops repeated and closing points, and needs three", () =>
   assert.deepEqual(SQUARE[1], [4000, 0], "the old outline is kept");
 });
 
-test("the self-intersection hint names the edges as the server does", () => {
+test("the self-intersection hint names the edges counted from 1, as the server does", () => {
   assert.equal(selfIntersection(SQUARE), null);
   assert.equal(selfIntersection(ELL), null);
-  // a bow tie: edges 0 (0→1) and 2 (2→3) cross
-  assert.deepEqual(selfIntersection([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]), { first: 0, second: 2 });
+  // a bow tie: edges 1 (point 1 → 2) and 3 (point 3 → 4) cross
+  assert.deepEqual(selfIntersection([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]), { first: 1, second: 3 });
   // a point touching another edge
-  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [4000, 4000], [2000, 0], [0, 4000]]), { first: 0, second: 2 });
+  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [4000, 4000], [2000, 0], [0, 4000]]), { first: 1, second: 3 });
   // a repeated point: the edges starting at its first two copies
-  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [2000, 2000], [4000, 4000], [0, 4000], [2000, 2000]]), { first: 2, second: 5 });
+  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [2000, 2000], [4000, 4000], [0, 4000], [2000, 2000]]), { first: 3, second: 6 });
   // an edge folding back along its neighbour
-  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [2000, 0], [2000, 3000]]), { first: 0, second: 1 });
+  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [2000, 0], [2000, 3000]]), { first: 1, second: 2 });
+  // the closing edge (the last point back to point 1) counts as the last
+  assert.deepEqual(selfIntersection([[0, 0], [4000, 0], [4000, 4000], [0, 4000], [6000, 2000]]), { first: 2, second: 4 });
   assert.equal(segmentsMeet([0, 0], [10, 0], [5, 0], [5, 5]), true);
   assert.equal(segmentsMeet([0, 0], [10, 0], [5, 1], [5, 5]), false);
 });
 
+test("the edges the plan marks: every one that crosses another, counted from 1", () => {
+  assert.deepEqual(crossingEdges(SQUARE), []);
+  assert.deepEqual(crossingEdges(ELL), []);
+  assert.deepEqual(crossingEdges([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]), [1, 3]);
+  // three edges crossing each other: 3 and 5 cross edge 1 and each other
+  assert.deepEqual(crossingEdges([[0, 0], [6000, 0], [6000, 4000], [2000, -2000], [4000, -2000], [0, 4000]]), [1, 3, 5]);
+  // edge 2 folds back along edge 1, and edge 3 starts on edge 1
+  assert.deepEqual(crossingEdges([[0, 0], [4000, 0], [2000, 0], [2000, 3000]]), [1, 2, 3]);
+});
+
+test("the form's points: texts of whole mm make an outline; a point is added on the closing edge, or removed", () => {
+  assert.deepEqual(pointTexts(SQUARE), [["0", "0"], ["4000", "0"], ["4000", "4000"], ["0", "4000"]]);
+  assert.deepEqual(pointsFromTexts([["0", "0"], [" 4000 ", "-20"], ["4000", "4000"]]), [[0, 0], [4000, -20], [4000, 4000]]);
+  for (const bad of ["", "4000.5", "4 m", "-"]) assert.equal(pointsFromTexts([["0", "0"], [bad, "0"], ["1", "1"]]), null, bad);
+  assert.deepEqual(addPoint(SQUARE), [...SQUARE, [0, 2000]], "half way from the last point back to point 1");
+  assert.deepEqual(addPoint([]), [[0, 0]]);
+  assert.deepEqual(removePoint(SQUARE, 1), [[0, 0], [4000, 4000], [0, 4000]]);
+  assert.equal(samePoints(SQUARE, pointsFromTexts(pointTexts(SQUARE)) || []), true);
+  assert.equal(samePoints(SQUARE, removePoint(SQUARE, 3)), false);
+  // a bow tie fixed by swapping two points' numbers
+  const bow = /** @type {Point[]} */ ([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]);
+  assert.deepEqual(crossingEdges(bow), [1, 3]);
+  assert.deepEqual(crossingEdges(pointsFromTexts([["0", "0"], ["4000", "0"], ["4000", "4000"], ["0", "4000"]]) || []), []);
+});
+
 test("the outline hint in words", () => {
   assert.equal(outlineHint(SQUARE), "");
-  assert.match(outlineHint([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]), /edges 0 and 2 meet/);
+  assert.match(outlineHint([[0, 0], [4000, 4000], [4000, 0], [0, 4000]]), /edges 1 and 3 meet/);
   assert.match(outlineHint([[0, 0], [1000, 0], [2000, 0]]), /no area/);
   assert.match(outlineHint([[0, 0], [1000, 0]]), /at least 3 points/);
 });

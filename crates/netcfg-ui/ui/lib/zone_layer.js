@@ -3,10 +3,12 @@
 // with tags inside is filled warmer and edged thicker); the selected zone's
 // points, which drag; and the outline being drawn, point by point, growing
 // under the pointer. It holds no data of its own but what the view gives it
-// and calls the view back; the geometry is lib/zones.js's.
+// and calls the view back; the geometry is lib/zones.js's. A closed
+// outline that crosses itself has its crossing edges marked, with their
+// numbers (counted from 1, as the form and the server count them).
 
 import { COLORS } from "./floor_style.js";
-import { draftClick, labelPoint, movePoint, nearestPoint, selfIntersection, topRun, zoneAt, MIN_POINTS } from "./zones.js";
+import { crossingEdges, draftClick, labelPoint, movePoint, nearestPoint, selfIntersection, topRun, zoneAt, MIN_POINTS } from "./zones.js";
 
 /** @typedef {import("./floorplan.js").FloorPlan} FloorPlan */
 /** @typedef {import("./zones.js").Point} Point */
@@ -50,8 +52,10 @@ export class ZoneLayer {
     this.selected = null;
     /** @type {Point[] | null} the outline being drawn; null when not drawing */
     this.draft = null;
-    /** @type {Point[] | null} a closed outline waiting for its name */
+    /** @type {Point[] | null} a closed outline waiting for its name, or a zone's points being edited */
     this.pending = null;
+    /** @type {{points: Point[] | null, edges: number[]}} the crossing edges of the last pending outline drawn */
+    this.crossings = { points: null, edges: [] };
     /** @type {Point | null} where the pointer is while drawing, mm */
     this.cursor = null;
     /** @type {{zone: string, index: number, from: Point[], polygon: Point[]} | null} */
@@ -308,15 +312,17 @@ export class ZoneLayer {
   }
 
   /**
-   * An outline being drawn (open, the last point following the pointer)
-   * or waiting for its name (closed); red where it crosses itself.
+   * An outline being drawn (open, the last point following the pointer:
+   * all red while it would cross itself closed) or waiting for its name or
+   * edited in a form (closed: its crossing edges red and numbered).
    * @param {Point[]} points @param {boolean} closed
    */
   drawOutline(points, closed) {
     const { ctx } = this.plan;
     if (points.length === 0) return;
-    const crossing = points.length >= MIN_POINTS && selfIntersection(points) !== null;
-    const color = crossing ? ZONE_COLORS.crossing : ZONE_COLORS.draft;
+    const edges = closed ? this.crossingsOf(points) : [];
+    const crossing = closed ? edges.length > 0 : points.length >= MIN_POINTS && selfIntersection(points) !== null;
+    const color = crossing && !closed ? ZONE_COLORS.crossing : ZONE_COLORS.draft;
     this.trace(points);
     if (closed) {
       ctx.closePath();
@@ -327,6 +333,7 @@ export class ZoneLayer {
     ctx.lineWidth = 2;
     ctx.strokeStyle = color;
     ctx.stroke();
+    if (crossing && closed) this.markCrossings(points, edges);
     if (!closed && points.length >= 2) {
       // The way back to the first point, where a click closes it.
       const [fx, fy] = this.plan.toScreen(...points[0]);
@@ -351,6 +358,50 @@ export class ZoneLayer {
       ctx.strokeStyle = color;
       ctx.stroke();
     }
+  }
+
+  /**
+   * The edges of a closed outline that cross another, thick and red, each
+   * with its number beside it, where no other number is.
+   * @param {Point[]} points @param {number[]} edges  counted from 1
+   */
+  markCrossings(points, edges) {
+    const { ctx } = this.plan;
+    ctx.save();
+    ctx.setLineDash([]);
+    ctx.lineWidth = 4;
+    ctx.strokeStyle = ZONE_COLORS.crossing;
+    ctx.font = "600 12px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    for (const edge of edges) {
+      const [ax, ay] = this.plan.toScreen(...points[edge - 1]);
+      const [bx, by] = this.plan.toScreen(...points[edge % points.length]);
+      ctx.beginPath();
+      ctx.moveTo(ax, ay);
+      ctx.lineTo(bx, by);
+      ctx.stroke();
+      const length = Math.hypot(bx - ax, by - ay) || 1;
+      // Beside its middle, else a quarter from either end when another
+      // number is there already (two edges crossing at their middles).
+      const spots = [0.5, 0.25, 0.75].map((along) => [ax + (bx - ax) * along + ((ay - by) / length) * 12, ay + (by - ay) * along + ((bx - ax) / length) * 12]);
+      const [tx, ty] = spots.find(([x, y]) => this.plan.labels.take(x - 12, y - 11, 24, 22)) || spots[0];
+      ctx.fillStyle = "#ffffff";
+      ctx.fillRect(tx - 9, ty - 8, 18, 16);
+      ctx.fillStyle = ZONE_COLORS.crossing;
+      ctx.fillText(String(edge), tx, ty);
+    }
+    ctx.restore();
+  }
+
+  /**
+   * The crossing edges of a closed outline, worked out once per outline
+   * rather than every frame (1,000 points are half a million pairs).
+   * @param {Point[]} points
+   */
+  crossingsOf(points) {
+    if (this.crossings.points !== points) this.crossings = { points, edges: crossingEdges(points) };
+    return this.crossings.edges;
   }
 
   /** @param {Point[]} points @param {string} color */

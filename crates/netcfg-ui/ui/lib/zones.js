@@ -196,6 +196,61 @@ export function movePoint(polygon, index, x, y) {
   return polygon.map((point, at) => (at === index ? [Math.round(x), Math.round(y)] : point));
 }
 
+// ---- editing an outline's points in a form ---------------------------------
+
+/** A whole number of mm, as typed (a sign, digits, spaces around). */
+const WHOLE_MM = /^\s*-?\d+\s*$/;
+
+/**
+ * The points as the form's texts: x and y of each, in mm.
+ * @param {Point[]} points
+ * @returns {[string, string][]}
+ */
+export function pointTexts(points) {
+  return points.map(([x, y]) => [String(x), String(y)]);
+}
+
+/**
+ * The outline the form's texts make, or null while one of them is not a
+ * whole number of mm (the API takes integers).
+ * @param {[string, string][]} texts
+ * @returns {Point[] | null}
+ */
+export function pointsFromTexts(texts) {
+  if (!texts.every(([x, y]) => WHOLE_MM.test(x) && WHOLE_MM.test(y))) return null;
+  return texts.map(([x, y]) => [Number(x), Number(y)]);
+}
+
+/**
+ * The outline with a point added at the end, half way along the edge that
+ * closed it (from the last point back to point 1): the outline keeps its
+ * shape, and the new point is where a person moves it from.
+ * @param {Point[]} points
+ * @returns {Point[]}
+ */
+export function addPoint(points) {
+  if (points.length === 0) return [[0, 0]];
+  const [first, last] = [points[0], points[points.length - 1]];
+  return [...points, [Math.round((first[0] + last[0]) / 2), Math.round((first[1] + last[1]) / 2)]];
+}
+
+/**
+ * The outline without its point `index` (counted from 0).
+ * @param {Point[]} points @param {number} index
+ * @returns {Point[]}
+ */
+export function removePoint(points, index) {
+  return points.filter((_, at) => at !== index);
+}
+
+/**
+ * Whether two outlines are the same points in the same order.
+ * @param {Point[]} a @param {Point[]} b
+ */
+export function samePoints(a, b) {
+  return a.length === b.length && a.every((point, at) => point[0] === b[at][0] && point[1] === b[at][1]);
+}
+
 // ---- a self-intersection hint --------------------------------------------
 
 /**
@@ -226,45 +281,78 @@ export function segmentsMeet(a, b, c, d) {
 }
 
 /**
- * The first pair of edges (edge i runs from point i to the next, the last
- * back to the first) that cross or touch where they should not, as the
- * server names them, or null for a simple outline. A hint only: the
- * server judges (it also refuses an outline with no area).
+ * The pairs of edges that cross or touch where they should not, counted
+ * from 0 (edge i runs from point i to the next, the last back to the
+ * first): `repeated` those of a point given twice (the edges that start at
+ * its copies), `other` the edges that fold back on their neighbour or meet
+ * another one. Each pair once, the lower edge first.
  * @param {Point[]} points
- * @returns {{first: number, second: number} | null}
+ * @returns {{repeated: [number, number][], other: [number, number][]}}
  */
-export function selfIntersection(points) {
+function meetings(points) {
   const count = points.length;
-  if (count < MIN_POINTS) return null;
-  /** @type {{first: number, second: number} | null} */
-  let found = null;
-  /** @param {number} i @param {number} j */
-  const note = (i, j) => {
-    const [first, second] = [Math.min(i, j), Math.max(i, j)];
-    if (!found || first < found.first || (first === found.first && second < found.second)) found = { first, second };
-  };
-  // A point given twice: the edges that start at its first two copies.
+  /** @type {[number, number][]} */
+  const repeated = [];
+  /** @type {[number, number][]} */
+  const other = [];
+  if (count < MIN_POINTS) return { repeated, other };
   for (let i = 0; i < count; i += 1) {
     for (let j = i + 1; j < count; j += 1) {
-      if (points[i][0] === points[j][0] && points[i][1] === points[j][1]) note(i, j);
+      if (points[i][0] === points[j][0] && points[i][1] === points[j][1]) repeated.push([i, j]);
     }
   }
-  if (found) return found;
   // Neighbours fold back along one line.
   for (let at = 0; at < count; at += 1) {
     const before = (at + count - 1) % count;
     const [a, b, c] = [points[before], points[at], points[(at + 1) % count]];
     const dot = (a[0] - b[0]) * (c[0] - b[0]) + (a[1] - b[1]) * (c[1] - b[1]);
-    if (turn(a, b, c) === 0 && dot > 0) note(before, at);
+    if (turn(a, b, c) === 0 && dot > 0) other.push(before < at ? [before, at] : [at, before]);
   }
   // Any two others that meet.
   for (let i = 0; i < count; i += 1) {
     for (let j = i + 2; j < count; j += 1) {
       if (i === 0 && j === count - 1) continue; // neighbours through the closing edge
-      if (segmentsMeet(points[i], points[(i + 1) % count], points[j], points[(j + 1) % count])) note(i, j);
+      if (segmentsMeet(points[i], points[(i + 1) % count], points[j], points[(j + 1) % count])) other.push([i, j]);
     }
   }
-  return found;
+  return { repeated, other };
+}
+
+/**
+ * The lowest pair, first by its first edge, then by its second.
+ * @param {[number, number][]} pairs
+ */
+function lowest(pairs) {
+  return pairs.reduce((best, pair) => (!best || pair[0] < best[0] || (pair[0] === best[0] && pair[1] < best[1]) ? pair : best),
+    /** @type {[number, number] | null} */ (null));
+}
+
+/**
+ * The pair of edges the server names for a self-crossing outline, counted
+ * from 1 as it counts them (edge n runs from point n to point n + 1, the
+ * last back to point 1), or null for a simple outline: of a point given
+ * twice the edges at its first two copies, else the lowest pair that
+ * meets. A hint only: the server judges (it also refuses an outline with
+ * no area).
+ * @param {Point[]} points
+ * @returns {{first: number, second: number} | null}
+ */
+export function selfIntersection(points) {
+  const { repeated, other } = meetings(points);
+  const pair = lowest(repeated) || lowest(other);
+  return pair ? { first: pair[0] + 1, second: pair[1] + 1 } : null;
+}
+
+/**
+ * Every edge that crosses or touches another where it should not, counted
+ * from 1 and in order: the edges the floor plan marks.
+ * @param {Point[]} points
+ * @returns {number[]}
+ */
+export function crossingEdges(points) {
+  const { repeated, other } = meetings(points);
+  const edges = new Set([...repeated, ...other].flat());
+  return [...edges].sort((a, b) => a - b).map((edge) => edge + 1);
 }
 
 /**

@@ -174,6 +174,8 @@ function useZoneDrafts(zones, zoneLayer, canvas) {
   const [drawn, setDrawn] = useState(/** @type {[number, number][] | null} */ (null));
   const [outline, setOutline] = useState(/** @type {[number, number][] | null} */ (null));
   const [zoneFailure, setZoneFailure] = useState(/** @type {{zone: string, message: string, problems: string[]} | null} */ (null));
+  // The selected zone's points as changed in its form, not yet saved.
+  const [preview, setPreview] = useState(/** @type {[number, number][] | null} */ (null));
   const drawing = useRef(false);
   drawing.current = drawn !== null;
 
@@ -203,7 +205,7 @@ function useZoneDrafts(zones, zoneLayer, canvas) {
   }
 
   return {
-    selectedZone, setSelectedZone, drawn, setDrawn, outline, setOutline, zoneFailure, setZoneFailure,
+    selectedZone, setSelectedZone, drawn, setDrawn, outline, setOutline, zoneFailure, setZoneFailure, preview, setPreview,
     drawing, startDrawing, stopDrawing, zoneSaved,
   };
 }
@@ -219,7 +221,7 @@ function useZoneDrafts(zones, zoneLayer, canvas) {
  *   survey: import("../lib/types.js").SurveyReport | null, zones: ReturnType<typeof useZones>, drafts: ReturnType<typeof useZoneDrafts>}} data
  */
 function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCoverage, coverage, survey, zones, drafts }) {
-  const { selectedZone, setSelectedZone, outline } = drafts;
+  const { selectedZone, setSelectedZone, outline, preview } = drafts;
   useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
   useEffect(() => plan.current?.setLimits(limits?.position_limits || []), [limits]);
   useEffect(() => plan.current?.selectAnchor(selected), [selected]);
@@ -227,7 +229,7 @@ function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCove
   useEffect(() => plan.current?.setSurvey(survey), [survey]);
   useEffect(() => zoneLayer.current?.setZones(zones.zones), [zones.list.data]);
   useEffect(() => zoneLayer.current?.select(selectedZone), [selectedZone]);
-  useEffect(() => zoneLayer.current?.setPending(outline), [outline]);
+  useEffect(() => zoneLayer.current?.setPending(outline || preview), [outline, preview]);
   // A selected zone that is gone (deleted, renamed elsewhere) is unselected.
   useEffect(() => {
     if (selectedZone !== null && zones.list.data && !zones.zones.some((zone) => zone.name === selectedZone)) setSelectedZone(null);
@@ -251,8 +253,10 @@ export default function View({ params }) {
   const plan = useRef(/** @type {FloorPlan | null} */ (null));
   const zoneLayer = useRef(/** @type {ZoneLayer | null} */ (null));
   const [selected, setSelected] = useState(/** @type {string | null} */ (null));
-  const [dragging, setDragging] = useState(true);
-  const canDrag = useRef(true);
+  // Off until asked for: a drag that meant to pan but started on an
+  // anchor would move a surveyed anchor.
+  const [dragging, setDragging] = useState(false);
+  const canDrag = useRef(false);
   canDrag.current = dragging;
   const [showCoverage, setShowCoverage] = useState(false);
   const [dropFailure, setDropFailure] = useState(/** @type {{anchor: string, message: string, problems: string[]} | null} */ (null));
@@ -310,7 +314,7 @@ export default function View({ params }) {
       text=${`The outline of zone ${zoneFailure.zone} was not changed: ${zoneFailure.message}`} />`}
     ${dropFailure && html`<${FailureNotice} failure=${dropFailure} onDismiss=${() => setDropFailure(null)}
       text=${`Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}`} />`}
-    <${Toolbar} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts}
+    <${Toolbar} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts} anchors=${anchors.length}
       dragging=${dragging} setDragging=${setDragging} showCoverage=${showCoverage} setShowCoverage=${setShowCoverage} />
     ${replaying && html`<${ReplayBar} net=${net} />`}
     <div class="floor">
@@ -318,11 +322,11 @@ export default function View({ params }) {
         aria-label=${`Floor plan of ${net}: ${anchors.length} anchors and seeders; the tags are listed below`}
         aria-describedby="floor-help"></canvas>
     </div>
-    ${outline ? html`<${NewZoneForm} key=${outline.join(";")} net=${net} points=${outline} onSaved=${drafts.zoneSaved}
+    ${outline ? html`<${NewZoneForm} net=${net} points=${outline} onPoints=${setOutline} onSaved=${drafts.zoneSaved}
         onCancel=${() => setOutline(null)} />`
       : selectedZoneItem && html`<${ZoneEditor} key=${selectedZoneItem.zone_id} net=${net} zone=${selectedZoneItem}
-        onSaved=${drafts.zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
-    ${help()}
+        onPreview=${drafts.setPreview} onSaved=${drafts.zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
+    ${help(anchors.length > 0)}
     ${showCoverage && html`<${CoverageLegend} coverage=${coverage.data} loading=${coverage.loading} />`}
     <${Legend} surveyed=${survey.report !== null} />
     <${ZonePanel} zones=${zones.zones} book=${zones.book} running=${running} selected=${selectedZone} onSelect=${setSelectedZone}
@@ -335,26 +339,30 @@ export default function View({ params }) {
   <//>`;
 }
 
-/** How to use the plan (the canvas's description). */
-const help = () => html`<p id="floor-help" class="muted">
-      Scroll or use Zoom in and Zoom out to zoom; drag the background or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
-      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there). Drag an anchor to correct its survey, or use the form below.
-      Draw zone adds a zone point by point; click a zone to select it and drag its points.
+/**
+ * How to use the plan (the canvas's description).
+ * @param {boolean} anchors  whether there are anchors to move
+ */
+const help = (anchors) => html`<p id="floor-help" class="muted">
+      Scroll or use Zoom in and Zoom out to zoom; drag the plan or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
+      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there).
+      ${anchors && "To correct where an anchor is, tick Move anchors by dragging and drag it, or use the form below. "}
+      Draw zone adds a zone point by point; click a zone to select it and drag its points, or edit them in its form.
     </p>`;
 
 /**
- * The plan's toolbar: zoom, fit, whether anchors move by dragging, the
- * coverage, and the tools that draw a zone.
+ * The plan's toolbar: zoom, fit, whether anchors move by dragging (when
+ * there are any), the coverage, and the tools that draw a zone.
  * @param {{plan: {current: FloorPlan | null}, zoneLayer: {current: ZoneLayer | null}, drafts: ReturnType<typeof useZoneDrafts>,
- *   dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void}} props
+ *   anchors: number, dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void}} props
  */
-function Toolbar({ plan, zoneLayer, drafts, dragging, setDragging, showCoverage, setShowCoverage }) {
+function Toolbar({ plan, zoneLayer, drafts, anchors, dragging, setDragging, showCoverage, setShowCoverage }) {
   const { drawn, outline } = drafts;
   return html`<div class="toolbar" role="toolbar" aria-label="Floor plan view">
     <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
     <button type="button" onClick=${() => plan.current?.zoomBy(0.8)}>Zoom out</button>
     <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
-    <${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging} onChange=${setDragging} />
+    ${anchors > 0 && html`<${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging} onChange=${setDragging} />`}
     <${Check} id="floor-coverage" label="Coverage" checked=${showCoverage} onChange=${setShowCoverage} />
     <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
       onStart=${drafts.startDrawing} onCancel=${drafts.stopDrawing}

@@ -41,7 +41,7 @@ export function CoverageLegend({ coverage, loading }) {
   const covered = coverage ? coverage.error_mm.filter((mm) => mm != null).length : 0;
   const cells = coverage ? coverage.columns * coverage.rows : 0;
   return html`<section aria-labelledby="floor-coverage-legend" style=${{ margin: ".5rem 0" }}>
-    <h2 id="floor-coverage-legend" class="muted" style=${{ fontSize: ".9rem", margin: ".25rem 0" }}>Coverage: predicted 95% error at ${metres(COVERAGE_Z)}</h2>
+    <h2 id="floor-coverage-legend" class="muted" style=${{ fontSize: ".9rem", margin: ".25rem 0" }}>Coverage: predicted 95% error at a height of ${metres(COVERAGE_Z)}</h2>
     <div style=${{ display: "flex", flexWrap: "wrap", gap: ".5rem 1.5rem", alignItems: "flex-start" }}>
       <div style=${{ width: "16rem" }}>
         <div aria-hidden="true" style=${{ height: ".8rem", borderRadius: "3px", border: "1px solid #c9d1d9", background: legendGradient() }}></div>
@@ -62,31 +62,61 @@ export function CoverageLegend({ coverage, loading }) {
   </section>`;
 }
 
+/** Where this tab notes the configurations surveyed (sessionStorage). */
+const SURVEYED_KEY = "netcfg.surveyed";
+
 /**
- * The last survey of `net` (GET; none before the first: 404), and a new
- * one on request (POST, while it runs).
+ * Whether this tab has seen a survey of `net` (made one, or shown one),
+ * or notes that it has (`seen` true) or that there is none (false).
+ * @param {string} net @param {boolean} [seen]
+ */
+function surveyedHere(net, seen) {
+  try {
+    /** @type {string[]} */
+    const nets = JSON.parse(sessionStorage.getItem(SURVEYED_KEY) || "[]");
+    if (seen === undefined) return nets.includes(net);
+    const kept = nets.filter((name) => name !== net);
+    sessionStorage.setItem(SURVEYED_KEY, JSON.stringify(seen ? [...kept, net] : kept));
+    return seen;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The last survey of `net`, and a new one on request (POST, while it
+ * runs). Before the first survey GET answers 404, which the browser logs
+ * as an error on every load: so the last survey is asked for as the view
+ * opens only once this tab has seen one, else when the user asks
+ * (`show`); `asked` says whether the answer is known.
  * @param {string} net
  */
 export function useSurvey(net) {
   const [report, setReport] = useState(/** @type {SurveyReport | null} */ (null));
   const [failure, setFailure] = useState(/** @type {unknown} */ (null));
   const [busy, setBusy] = useState(false);
+  const [wanted, setWanted] = useState(() => surveyedHere(net));
   // Another configuration's survey never shows over this one's.
   useEffect(() => {
     setReport(null);
     setFailure(null);
+    setWanted(surveyedHere(net));
   }, [net]);
   const last = useLoad(async () => {
+    if (!wanted) return undefined;
     try {
-      return /** @type {SurveyReport} */ ((await get(path`/nets/${net}/survey`)).survey);
+      const found = /** @type {SurveyReport} */ ((await get(path`/nets/${net}/survey`)).survey);
+      surveyedHere(net, true);
+      return found;
     } catch (error) {
       // No survey made yet: nothing to show, not a failure.
-      if (error instanceof ApiError && error.status === 404) return null;
-      throw error;
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+      surveyedHere(net, false);
+      return null;
     }
-  }, [net]);
+  }, [net, wanted]);
   useEffect(() => {
-    setReport(last.data ?? null);
+    if (last.data !== undefined) setReport(last.data);
     setFailure(last.error || null);
   }, [last.data, last.error]);
 
@@ -96,6 +126,7 @@ export function useSurvey(net) {
     try {
       const answer = await post(path`/nets/${net}/survey`);
       setReport(answer.body.survey);
+      surveyedHere(net, true);
       say(answer.message || "Survey done", answer.level);
     } catch (error) {
       setFailure(error);
@@ -104,7 +135,10 @@ export function useSurvey(net) {
       setBusy(false);
     }
   }
-  return { report, failure, busy, run, dismiss: () => setFailure(null) };
+  const asked = report !== null || (wanted && !last.loading && last.data !== undefined);
+  /** Asks for the last survey (again). */
+  const show = () => (wanted ? last.reload() : setWanted(true));
+  return { report, failure, busy, run, asked, loading: wanted && last.loading, show, dismiss: () => setFailure(null) };
 }
 
 const VERDICT_BADGES = { good: "ok", check: "level-2", bad: "error" };
@@ -147,6 +181,19 @@ export function SurveyPanel({ survey, running, names }) {
           </tr>`)}
         </tbody>
       </table>
-    </div>` : html`<p class="muted">${survey.busy ? "" : "No survey yet."}</p>`}
+    </div>` : html`<${NoSurvey} survey=${survey} />`}
   </section>`;
+}
+
+/**
+ * What shows before a survey: that there is none, or a button that asks
+ * for the last one (made before this tab opened, or elsewhere).
+ * @param {{survey: ReturnType<typeof useSurvey>}} props
+ */
+function NoSurvey({ survey }) {
+  if (survey.busy) return null;
+  if (survey.loading) return html`<p class="muted">Asking for the last survey…</p>`;
+  if (survey.asked) return html`<p class="muted">No survey yet.</p>`;
+  return html`<p class="muted">No survey in this session.
+    <button type="button" class="inline" onClick=${survey.show}>Show the last survey</button> if one was made before.</p>`;
 }

@@ -1,14 +1,17 @@
 // The floor plan's zone forms (views/floor.js shows them under the plan):
-// naming an outline just drawn (POST), and the selected zone's name, dwell
-// and hysteresis (PATCH of what changed) with its deletion after a
-// confirmation. The API's problems show beside their fields; the outline's
-// (`polygon`, e.g. a self-intersecting one) beside the outline.
+// naming an outline just drawn (POST), and the selected zone's name, dwell,
+// hysteresis and points (PATCH of what changed) with its deletion after a
+// confirmation. Both edit the outline's points (views/zone_points.js), so
+// a self-crossing outline is fixed, not redrawn; the plan shows the points
+// being edited. The API's problems show beside their fields; the
+// outline's (`polygon`, e.g. a self-intersecting one) beside the outline.
 
 import { html, useEffect, useId, useRef, useState } from "../lib/html.js";
 import { post, patch, del, path, ApiError } from "../lib/api.js";
 import { Modal, say } from "../lib/components.js";
 import { useForm, Field, FormFooter, numberOrUndefined, compact } from "../lib/forms.js";
-import { outlineHint, outlineProblems, polygonArea } from "../lib/zones.js";
+import { outlineHint, outlineProblems, polygonArea, samePoints } from "../lib/zones.js";
+import { OutlinePoints } from "./zone_points.js";
 
 /** @typedef {import("../lib/types.js").Zone} Zone */
 /** @typedef {import("../lib/zones.js").Point} Point */
@@ -46,13 +49,21 @@ function OutlineField({ form, points }) {
   const id = useId();
   form.register("polygon");
   const problem = form.problems.polygon;
+  // The server's problem was with the outline it was sent: once the points
+  // change it no longer applies (the hint judges the new ones).
+  const key = points.join(";");
+  const sent = useRef(key);
+  useEffect(() => {
+    if (problem && key !== sent.current) form.reset(form.values);
+    sent.current = key;
+  }, [key]);
   const hint = outlineHint(points);
   const describedBy = [problem ? `${id}-problem` : "", hint ? `${id}-hint` : ""].filter(Boolean).join(" ") || undefined;
   return html`<div class=${"field" + (problem ? " invalid" : "")}>
     <label for=${id}>Outline</label>
     <output id=${id} aria-invalid=${problem ? "true" : undefined} aria-describedby=${describedBy}>
       ${points.length} points${hint ? "" : `, ${(polygonArea(points) / 1e6).toFixed(1)} m²`}</output>
-    ${hint && html`<small id=${`${id}-hint`} class="hint">Check it: ${hint}. The server decides when you save.</small>`}
+    ${hint && html`<small id=${`${id}-hint`} class="hint">Check it: ${hint} (marked red on the plan); move or remove a point below. The server decides when you save.</small>`}
     ${problem && html`<p id=${`${id}-problem`} class="problem" role="alert">${problem}</p>`}
   </div>`;
 }
@@ -68,10 +79,11 @@ function TuningFields({ form }) {
 }
 
 /**
- * Names the outline just drawn and saves it as a zone.
- * @param {{net: string, points: Point[], onSaved: (zone: Zone) => void, onCancel: () => void}} props
+ * Names the outline just drawn, lets its points be changed, and saves it
+ * as a zone.
+ * @param {{net: string, points: Point[], onPoints: (points: Point[]) => void, onSaved: (zone: Zone) => void, onCancel: () => void}} props
  */
-export function NewZoneForm({ net, points, onSaved, onCancel }) {
+export function NewZoneForm({ net, points, onPoints, onSaved, onCancel }) {
   const form = useForm({ name: "", dwell_ms: "", hysteresis_mm: "" });
   const box = useRef(/** @type {HTMLElement | null} */ (null));
   useEffect(() => box.current?.querySelector("input")?.focus(), []);
@@ -90,6 +102,7 @@ export function NewZoneForm({ net, points, onSaved, onCancel }) {
     })}>
       <${Field} form=${form} name="name" label="Zone name" required />
       <${OutlineField} form=${form} points=${points} />
+      <${OutlinePoints} points=${points} onChange=${onPoints} />
       <${TuningFields} form=${form} />
       <${FormFooter} form=${form} submitLabel="Save zone">
         <button type="button" onClick=${onCancel}>Discard outline</button>
@@ -99,18 +112,26 @@ export function NewZoneForm({ net, points, onSaved, onCancel }) {
 }
 
 /**
- * The selected zone: rename it, change its dwell and hysteresis, delete it.
- * Its points are dragged on the plan.
- * @param {{net: string, zone: Zone, onSaved: (zone: Zone) => void, onDeleted: () => void, onClose: () => void}} props
+ * The selected zone: rename it, change its dwell, hysteresis and points,
+ * delete it. Its points also drag on the plan; the points changed here
+ * and not yet saved show on the plan (`onPreview`, null when none).
+ * @param {{net: string, zone: Zone, onSaved: (zone: Zone) => void, onDeleted: () => void, onClose: () => void,
+ *   onPreview: (points: Point[] | null) => void}} props
  */
-export function ZoneEditor({ net, zone, onSaved, onDeleted, onClose }) {
+export function ZoneEditor({ net, zone, onSaved, onDeleted, onClose, onPreview }) {
   const form = useForm(valuesOf(zone));
   const [deleting, setDeleting] = useState(false);
+  const [points, setPoints] = useState(zone.polygon);
+  const stored = zone.polygon.join(";");
   // Another zone selected, or this one changed elsewhere: show what it is now.
   useEffect(() => form.reset(valuesOf(zone)), [zone.name, zone.dwell_ms, zone.hysteresis_mm]);
+  useEffect(() => setPoints(zone.polygon), [stored]);
+  const edited = !samePoints(points, zone.polygon);
+  useEffect(() => onPreview(edited ? points : null), [edited, points]);
+  useEffect(() => () => onPreview(null), []);
   return html`<section class="zone-form" aria-labelledby="zone-edit">
     <h2 id="zone-edit">Zone ${zone.name}</h2>
-    <p class="muted">Drag its points on the plan to change its outline (saved as you let go).</p>
+    <p class="muted">Drag its points on the plan (saved as you let go), or change them below and save: the plan shows them dashed until then.</p>
     <form onSubmit=${form.submit(async (values) => {
       const wanted = { name: String(values.name).trim(), dwell_ms: numberOrUndefined(values.dwell_ms), hysteresis_mm: numberOrUndefined(values.hysteresis_mm) };
       /** @type {Record<string, any>} */
@@ -118,6 +139,7 @@ export function ZoneEditor({ net, zone, onSaved, onDeleted, onClose }) {
       if (wanted.name !== zone.name) body.name = wanted.name;
       if (wanted.dwell_ms !== undefined && wanted.dwell_ms !== zone.dwell_ms) body.dwell_ms = wanted.dwell_ms;
       if (wanted.hysteresis_mm !== undefined && wanted.hysteresis_mm !== zone.hysteresis_mm) body.hysteresis_mm = wanted.hysteresis_mm;
+      if (edited) body.polygon = points;
       if (Object.keys(body).length === 0) {
         say(`Zone ${zone.name}: nothing to change`);
         return;
@@ -127,7 +149,8 @@ export function ZoneEditor({ net, zone, onSaved, onDeleted, onClose }) {
       onSaved(answer.body.zone);
     })}>
       <${Field} form=${form} name="name" label="Zone name" required />
-      <${OutlineField} form=${form} points=${zone.polygon} />
+      <${OutlineField} form=${form} points=${points} />
+      <${OutlinePoints} points=${points} onChange=${setPoints} />
       <${TuningFields} form=${form} />
       <${FormFooter} form=${form} submitLabel="Save changes">
         <button type="button" class="danger" onClick=${() => setDeleting(true)}>Delete zone</button>
