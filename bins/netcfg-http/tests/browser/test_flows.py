@@ -400,6 +400,26 @@ def test_alert_rule_fires_and_shows_its_state(browser: Browser, api: Api):
     assert api.get("/nets/lab/alert_rules/busy")["alert_rule"]["threshold"] == 0
 
 
+def test_overview_shows_the_alerts_firing_now(browser: Browser, api: Api):
+    api.create_site("lab", anchors=4, tags=3)
+    api.start("lab")
+    view = browser.open_view("/nets/lab", "overview")
+    # every anchor heard: nothing fires
+    browser.wait_text("No alerts firing", view)
+    # a rule no running site can meet fires within its second: it shows,
+    # with since when, as the API lists it
+    api.post("/nets/lab/alert_rules", {"name": "busy", "condition": "positions_below", "threshold": 1000000,
+                                       "for_s": 1, "level": 2})
+    browser.heading("Alerts firing now", view)
+    row = browser.row("busy", view)
+    firing = api.get("/nets/lab/alerts")["alerts"]
+    assert [alert["rule"] for alert in firing] == ["busy"], firing
+    assert "the whole network" in row.text and re.search(r"\d", row.text.split("the whole network")[1]), row.text
+    # cleared, it goes
+    api.patch("/nets/lab/alert_rules/busy", {"name": "busy", "condition": "positions_below", "threshold": 0})
+    browser.wait_text("No alerts firing", view)
+
+
 def test_schedule_starts_the_network_and_shows_its_runs(browser: Browser, api: Api):
     api.create_site("lab", anchors=4, tags=3)
     view = browser.open_view("/nets/lab/schedules", "schedules")
@@ -412,6 +432,9 @@ def test_schedule_starts_the_network_and_shows_its_runs(browser: Browser, api: A
     browser.wait(lambda _: "ok at" in browser.row("pulse", view).text and "started" in browser.row("pulse", view).text,
                  timeout=15, message="the schedule's run shown")
     assert api.get("/nets/lab")["configuration"]["state"] == "running"
+    # its next and last runs read in its zone, named
+    times = re.findall(r"\d{4}-\d\d-\d\d \d\d:\d\d(?::\d\d)? Europe/Berlin", browser.row("pulse", view).text)
+    assert len(times) == 2, browser.row("pulse", view).text
     schedule = api.get("/nets/lab/schedules/pulse")["schedule"]
     assert schedule["timezone"] == "Europe/Berlin" and schedule["enabled"] is True
     entries = api.get("/nets/lab/history")["history"]

@@ -1,7 +1,8 @@
 // Overview of one configuration (`#/nets/:net`): its state, instance and
-// network mode, its devices by role, their health (the cache manager's last
-// reports, then live `device` events), unread notifications, start and
-// stop, and links to the configuration's other views.
+// network mode, its devices by role, the alerts firing now, their health
+// (the cache manager's last reports, then live `device` events), unread
+// notifications, start and stop, and links to the configuration's other
+// views.
 
 import { html, useState, useRef, useEffect } from "../lib/html.js";
 import { call, post, path, ApiError } from "../lib/api.js";
@@ -74,10 +75,11 @@ export default function View({ params }) {
   const net = params.net;
   const load = useLoad(async (signal) => {
     const config = await call("GET", path`/nets/${net}`, { signal });
-    const [devices, roles, count] = await Promise.all([
+    const [devices, roles, count, alerts] = await Promise.all([
       call("GET", path`/nets/${net}/devices`, { signal }),
       call("GET", path`/nets/${net}/roles`, { signal }),
       call("GET", path`/nets/${net}/notifications_count`, { signal }),
+      call("GET", path`/nets/${net}/alerts`, { signal }),
     ]);
     return {
       config: config.body.configuration,
@@ -87,8 +89,11 @@ export default function View({ params }) {
       roles: roles.body.roles || [],
       /** @type {number} */
       unread: count.body.count,
+      /** @type {import("../lib/types.js").Firing[]} */
+      firing: alerts.body.alerts || [],
     };
   }, [net]);
+  // A rule that fires or clears raises a notification: the alerts follow them.
   useReloadOn(load.reload, ["state", "change", "notification"], net);
 
   const { health, healthTick, cache, bump } = useHealth(net, Boolean(load.data));
@@ -123,6 +128,7 @@ export default function View({ params }) {
         : html`<button type="button" class="primary" onClick=${() => act(() => post(path`/nets/${net}`, { action: "start" })).then(load.reload)}>Start</button>`}`}>
     <${Loaded} load=${load}>${(/** @type {any} */ data) => html`
       <${Summary} net=${net} data=${data} />
+      <${FiringAlerts} net=${net} firing=${data.firing} devices=${data.devices} running=${running} />
       <${HealthSection} devices=${data.devices} roles=${data.roles} health=${health.current} running=${running}
         tick=${healthTick} cacheError=${cache.error} />
       <h2>Views of this configuration</h2>
@@ -183,6 +189,35 @@ function Summary({ net, data }) {
             </tr>`)}
           </tbody>
         </table></div>`}`;
+}
+
+/**
+ * The alerts firing now, oldest first: each rule with its device and
+ * since when. While the network is stopped no rule is watched: nothing
+ * shows.
+ * @param {{net: string, firing: import("../lib/types.js").Firing[], devices: Device[], running: boolean}} props
+ */
+function FiringAlerts({ net, firing, devices, running }) {
+  if (!running) return null;
+  const rules = href("nets", net, "alerts");
+  if (firing.length === 0) return html`<p data-alerts>No alerts firing (<a href=${rules}>alert rules</a>).</p>`;
+  const names = new Map(devices.map((device) => [device.serial_number, device.name]));
+  const sorted = [...firing].sort((a, b) => a.since_ms - b.since_ms);
+  return html`<section data-alerts aria-labelledby="overview-alerts">
+    <h2 id="overview-alerts">Alerts firing now</h2>
+    <div class="table-wrap" style=${{ maxWidth: "48rem", maxHeight: "40vh" }}><table>
+      <thead><tr><th scope="col">Rule</th><th scope="col">Device</th><th scope="col">Since</th></tr></thead>
+      <tbody>
+        ${sorted.map((alert) => html`<tr key=${`${alert.rule}-${alert.serial_number ?? ""}`}>
+          <td><a href=${rules}>${alert.rule}</a></td>
+          <td>${alert.serial_number
+            ? html`<span class="mono">${alert.serial_number}</span>${names.get(alert.serial_number) ? ` ${names.get(alert.serial_number)}` : ""}`
+            : html`<span class="muted">the whole network</span>`}</td>
+          <td>${formatTime(alert.since_ms)}</td>
+        </tr>`)}
+      </tbody>
+    </table></div>
+  </section>`;
 }
 
 /**
