@@ -12,6 +12,7 @@ use actix_web::{
     web,
 };
 use futures_core::Stream;
+use netcfg_service::Service;
 
 use crate::{
     conditional,
@@ -157,9 +158,12 @@ pub(crate) async fn dispatch(
         summary: route.summary,
     };
     match route.handler.call(context).await {
-        Ok(reply) => {
+        Ok(mut reply) => {
             if route.changes {
                 publish_change(&kept, route, &reply, &state);
+                if version == ApiVersion::V5_1 {
+                    say_restart_needed(&kept, &mut reply, service).await;
+                }
             }
             let sent = reply.sent.clone();
             if let Some(answer) = sent
@@ -219,6 +223,27 @@ fn select_route<'t>(
         .find(|route| route.method == request.method())
         .copied()
         .ok_or_else(|| Box::new(method_not_allowed(request, &candidates, version)))
+}
+
+/// Adds to the message of a successful write to a running configuration
+/// that its network waits for a restart, when it does (5.1): a change of
+/// its devices, roles, streams or settings reaches the network only then.
+async fn say_restart_needed(request: &HttpRequest, reply: &mut Reply, service: &Service) {
+    let Some(net) = request
+        .match_info()
+        .get("net_name")
+        .and_then(|name| name.parse::<netcfg_model::ConfigName>().ok())
+    else {
+        return;
+    };
+    if !service.is_running(&net) {
+        return;
+    }
+    if let Ok(true) = service.restart_needed(&net).await {
+        reply.message.push_str(&format!(
+            ". Configuration {net} is running: its network takes this change when it is restarted or reloaded (restart_needed)"
+        ));
+    }
 }
 
 /// Publishes a `change` event for a successful write: of the configuration

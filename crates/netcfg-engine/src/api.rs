@@ -7,8 +7,9 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
-    Instance, Level, MagnetometerCalibration, PackageStatus, Position, ReplayControl, ReplayState,
-    RunState, SerialNumber, SurveyReport, Synchronisation, TagAccuracy, UnconfiguredDevice, Zone,
+    Instance, ItemName, Level, MagnetometerCalibration, PackageStatus, Position, ReplayControl,
+    ReplayState, RunState, SerialNumber, SurveyReport, Synchronisation, TagAccuracy,
+    UnconfiguredDevice, Zone,
     geofence::{CrossingKind, Occupant},
 };
 use tokio::sync::broadcast;
@@ -367,6 +368,19 @@ pub trait Engine: Send + Sync {
     /// Gives a running configuration new zones: the enters and exits that
     /// follow go to the live feed at once. Nothing when it does not run.
     fn set_zones(&self, configuration: &ConfigName, zones: Vec<Zone>);
+
+    /// The plan a configuration's network runs now (as started or last
+    /// reloaded, with the names and zones given since); `None` when it does
+    /// not run.
+    fn running_plan(&self, configuration: &ConfigName) -> Option<Arc<NetworkPlan>>;
+
+    /// Gives a running configuration's devices new names: its streams
+    /// announce them at once. Nothing when it does not run.
+    fn rename_devices(
+        &self,
+        configuration: &ConfigName,
+        names: Vec<(SerialNumber, Option<ItemName>)>,
+    );
 
     /// The tags inside zone `zone_id` of a running configuration.
     fn zone_occupancy(

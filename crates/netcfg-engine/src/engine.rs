@@ -9,7 +9,7 @@ use std::{
 };
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, Level,
+    CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, ItemName, Level,
     MagnetometerCalibration, PackageState, PackageStatus, ReplayControl, ReplayState, RunState,
     SerialNumber, SurveyReport, TagAccuracy, UnconfiguredDevice, Zone, geofence::Occupant,
 };
@@ -581,6 +581,20 @@ impl Engine for NetcfgEngine {
 
     fn last_survey(&self, configuration: &ConfigName) -> Option<SurveyReport> {
         lock(&self.shared.surveys).get(configuration).cloned()
+    }
+
+    fn running_plan(&self, configuration: &ConfigName) -> Option<Arc<NetworkPlan>> {
+        Some(self.shared.session(configuration)?.plan())
+    }
+
+    fn rename_devices(
+        &self,
+        configuration: &ConfigName,
+        names: Vec<(SerialNumber, Option<ItemName>)>,
+    ) {
+        if let Some(session) = self.shared.session(configuration) {
+            session.rename_devices(&names);
+        }
     }
 
     fn set_zones(&self, configuration: &ConfigName, zones: Vec<Zone>) {

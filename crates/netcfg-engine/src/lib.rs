@@ -55,4 +55,4 @@ pub use api::{
 pub use counters::{EngineCounters, counters};
 pub use engine::{EngineOptions, NetcfgEngine};
 pub use error::EngineError;
-pub use plan::{NetworkPlan, ReplayPlan};
+pub use plan::{NetworkPlan, PlanChange, ReplayPlan};

@@ -3,7 +3,7 @@
 use std::{collections::HashSet, path::PathBuf, time::Duration};
 
 use netcfg_model::{
-    ConfigName, DataStream, Device, Instance, NetworkMode, RfSetting, Role, SerialNumber,
+    ConfigName, DataStream, Device, Instance, ItemName, NetworkMode, RfSetting, Role, SerialNumber,
     SettingValue, SystemSetting, Zone, builtin_roles, default_streams,
 };
 
@@ -105,4 +105,52 @@ impl NetworkPlan {
             .unwrap_or(5);
         Duration::from_secs(seconds)
     }
+
+    /// What it takes for a network that runs this plan to run `newer`
+    /// (the plan the saved state gives now): the devices whose name alone
+    /// changed, which a running network takes at once, and whether anything
+    /// else its devices were told changed (devices, interfaces, roles,
+    /// streams, RF, settings, mode), which waits for a restart or reload.
+    /// Zones are taken live and not compared; nor are the instance and the
+    /// log directory, which a running configuration cannot change.
+    pub fn change_to(&self, newer: &NetworkPlan) -> PlanChange {
+        let unnamed = |plan: &NetworkPlan| -> Vec<Device> {
+            plan.devices
+                .iter()
+                .map(|device| Device {
+                    name: None,
+                    ..device.clone()
+                })
+                .collect()
+        };
+        let needs_restart = self.network_mode != newer.network_mode
+            || self.rf != newer.rf
+            || self.roles != newer.roles
+            || self.streams != newer.streams
+            || self.settings != newer.settings
+            || unnamed(self) != unnamed(newer);
+        let renamed = newer
+            .devices
+            .iter()
+            .filter(|device| {
+                self.devices.iter().any(|running| {
+                    running.serial_number == device.serial_number && running.name != device.name
+                })
+            })
+            .map(|device| (device.serial_number, device.name.clone()))
+            .collect();
+        PlanChange {
+            needs_restart,
+            renamed,
+        }
+    }
+}
+
+/// What separates a running plan from the saved state's ([`NetworkPlan::change_to`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PlanChange {
+    /// A change waits that the network takes only at a restart or reload.
+    pub needs_restart: bool,
+    /// Devices whose name changed, with the new name: taken live.
+    pub renamed: Vec<(SerialNumber, Option<ItemName>)>,
 }

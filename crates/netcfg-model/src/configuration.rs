@@ -181,6 +181,12 @@ pub struct Configuration {
     pub network_mode: NetworkMode,
     /// Whether it is running.
     pub state: RunState,
+    /// 5.1 (absent in 5.0): true while the saved configuration holds a change
+    /// that its running network takes only when it is restarted or reloaded
+    /// (devices, interfaces, pairs, roles, streams, settings); names, zones
+    /// and outputs are taken at once and never make it true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart_needed: Option<bool>,
 }
 
 /// What `action_body` asks of a configuration.
@@ -198,4 +204,9 @@ pub enum ConfigurationAction {
     Start,
     /// Stop its network.
     Stop,
+    /// 5.1: stop its network, then start it from the saved configuration
+    /// (start it when it was not running).
+    Restart,
+    /// 5.1: push the saved configuration to the running network.
+    Reload,
 }

@@ -71,6 +71,7 @@ mod schedules;
 mod settings;
 mod site;
 mod site_events;
+mod waiting;
 mod zones;
 
 pub use live::EngineCounters;
@@ -95,7 +96,7 @@ pub use netcfg_store::{
     HISTORY_KEPT, PairOutcome, RecordingUpload, SettingDeletion, SettingWrite, StampKind,
     StoreCounters, StreamDeletion, Upload, counters as store_counters,
 };
-pub use nets::{EngineCommandOutcome, StartMessage};
+pub use nets::{EngineCommandOutcome, Restart, StartMessage};
 pub use notifications::Resume;
 pub use schedules::SCHEDULER_MAX_SLEEP;
 
@@ -212,6 +213,8 @@ struct Inner {
     recorders: recordings::Recorders,
     /// The live events, once in the site's vocabulary.
     site_feed: site_events::SiteFeed,
+    /// Whether changes wait for a restart, as last found.
+    waiting: waiting::Waiting,
     /// Whether [`Service::start_background_work`] ran.
     started: std::sync::atomic::AtomicBool,
 }
@@ -246,6 +249,7 @@ impl Service {
                 stored_notifications: outputs::StoredNotifications::default(),
                 recorders: recordings::Recorders::default(),
                 site_feed: site_events::SiteFeed::default(),
+                waiting: waiting::Waiting::default(),
                 started: std::sync::atomic::AtomicBool::new(false),
             }),
         }
@@ -461,6 +465,7 @@ impl Service {
     /// A configuration with its run state filled in from the engine.
     fn with_state(&self, mut configuration: Configuration) -> Configuration {
         configuration.state = self.engine().status(&configuration.name).state;
+        configuration.restart_needed = Some(false);
         configuration
     }
 

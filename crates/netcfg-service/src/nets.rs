@@ -26,6 +26,15 @@ pub enum StartMessage {
     AlreadyRunning,
 }
 
+/// What a 5.1 restart did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Restart {
+    /// The network was stopped and started again.
+    Restarted,
+    /// It was not running: it was started.
+    Started,
+}
+
 /// What an engine command did: the network's state after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EngineCommandOutcome {
@@ -93,17 +102,18 @@ impl Service {
     /// Every configuration, with its run state.
     pub async fn nets(&self) -> Result<Vec<Configuration>, ServiceError> {
         let configurations = self.blocking(|store| store.list()).await?;
-        Ok(configurations
-            .into_iter()
-            .map(|configuration| self.with_state(configuration))
-            .collect())
+        let mut listed = Vec::with_capacity(configurations.len());
+        for configuration in configurations {
+            listed.push(self.with_status(configuration).await?);
+        }
+        Ok(listed)
     }
 
     /// One configuration, with its run state.
     pub async fn net(&self, name: &ConfigName) -> Result<Configuration, ServiceError> {
         let name = name.clone();
         let configuration = self.blocking(move |store| store.get(&name)).await?;
-        Ok(self.with_state(configuration))
+        self.with_status(configuration).await
     }
 
     /// Renames the configuration to `new_name` (refused while it runs) and
@@ -195,6 +205,7 @@ impl Service {
         write: Write,
     ) -> Result<StartMessage, ServiceError> {
         let plan = self.plan(name).await?;
+        self.forget_waiting(name);
         Ok(match self.engine().start(plan).await? {
             StartOutcome::Started { log_file } => {
                 self.journal_step(name, write, "Started").await;
@@ -209,6 +220,7 @@ impl Service {
     /// A stop is journalled as `write` says.
     pub async fn stop(&self, name: &ConfigName, write: Write) -> Result<bool, ServiceError> {
         self.require_net(name).await?;
+        self.forget_waiting(name);
         Ok(match self.engine().stop(name).await? {
             StopOutcome::Stopped => {
                 self.journal_step(name, write, "Stopped").await;
@@ -233,12 +245,40 @@ impl Service {
             EngineCommand::Resync => (EngineRequest::Resync(name.clone()), None),
         };
         let status = self.engine().engine_command(request).await?;
+        self.forget_waiting(name);
         if let Some(summary) = summary {
             self.journal_step(name, write, summary).await;
         }
         Ok(EngineCommandOutcome {
             state: status.state,
         })
+    }
+
+    /// Restarts the configuration's network from what its file holds now
+    /// (5.1's `restart`): a stopped one is started.
+    pub async fn restart(&self, name: &ConfigName, write: Write) -> Result<Restart, ServiceError> {
+        if !self.is_running(name) {
+            return Ok(match self.start(name, write).await? {
+                StartMessage::Started { .. } => Restart::Started,
+                StartMessage::AlreadyRunning => Restart::Restarted,
+            });
+        }
+        self.engine_command(name, EngineCommand::Restart, write)
+            .await?;
+        Ok(Restart::Restarted)
+    }
+
+    /// Pushes what the configuration's file holds now to its running
+    /// network (5.1's `reload`): `false` when it does not run (nothing to
+    /// reload; it starts from the file).
+    pub async fn reload(&self, name: &ConfigName, write: Write) -> Result<bool, ServiceError> {
+        self.require_net(name).await?;
+        if !self.is_running(name) {
+            return Ok(false);
+        }
+        self.engine_command(name, EngineCommand::Reload, write)
+            .await?;
+        Ok(true)
     }
 
     /// Journals a start, stop, restart or reload that happened: a failure

@@ -11,6 +11,7 @@ mod concurrency;
 mod disks;
 mod e2e;
 mod events;
+mod first_hour;
 mod floods;
 mod history;
 mod layers;

@@ -1,11 +1,12 @@
 //! Configurations: create, upload, list, get, rename, download, delete, and
-//! the actions copy, delete, start and stop (plus the 5.0 engine command).
+//! the actions copy, delete, start, stop, restart and reload (plus the 5.0
+//! engine command).
 
 use netcfg_model::{
-    ConfigName, ConfigurationAction, RunState,
-    body::{ActionBody, EngineCommand, EngineCommandBody, NetworkBody},
+    ConfigName, Configuration, ConfigurationAction, FromJson, RunState,
+    body::{ActionBody, ActionBodyV5_0, EngineCommand, EngineCommandBody, NetworkBody},
 };
-use netcfg_service::StartMessage;
+use netcfg_service::{Restart, StartMessage};
 
 use crate::{
     context::Ctx,
@@ -14,14 +15,41 @@ use crate::{
     path::{NetPath, NoPath},
     payload::keys,
     reply::{ApiError, Reply},
+    version::ApiVersion,
     wire::{ConfigurationStatus, EngineCommandStatus},
 };
+
+/// A configuration as `version` shows it: 5.0 has no `restart_needed`.
+fn shown(context: &Ctx, mut configuration: Configuration) -> Configuration {
+    if context.version() == ApiVersion::V5_0 {
+        configuration.restart_needed = None;
+    }
+    configuration
+}
+
+/// The body of `POST /nets/{net_name}` in either version.
+pub(crate) trait ActionRequest: FromJson {
+    /// The action asked for.
+    fn action(self) -> ConfigurationAction;
+}
+
+impl ActionRequest for ActionBody {
+    fn action(self) -> ConfigurationAction {
+        self.0
+    }
+}
+
+impl ActionRequest for ActionBodyV5_0 {
+    fn action(self) -> ConfigurationAction {
+        self.0
+    }
+}
 
 pub(crate) async fn create(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let body: NetworkBody = context.body()?;
     let name = body.name.clone();
     let write = context.lifecycle_write();
-    let configuration = context.service().create_net(body, write).await?;
+    let configuration = shown(&context, context.service().create_net(body, write).await?);
     Reply::created(format!("Configuration {name} created"))
         .made(&name)
         .with::<keys::Configuration>(&configuration)
@@ -71,19 +99,23 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
         .service()
         .finish_upload(&name, received.upload, write)
         .await?;
+    let configuration = shown(&context, configuration);
     Reply::created(format!("Configuration {name} uploaded"))
         .made(&name)
         .with::<keys::Configuration>(&configuration)
 }
 
 pub(crate) async fn list(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
-    let configurations = context.service().nets().await?;
+    let configurations: Vec<_> = (context.service().nets().await?)
+        .into_iter()
+        .map(|configuration| shown(&context, configuration))
+        .collect();
     Reply::ok(super::count(configurations.len(), "configuration"))
         .with::<keys::Configurations>(&configurations)
 }
 
 pub(crate) async fn get(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
-    let configuration = context.service().net(&path.net_name).await?;
+    let configuration = shown(&context, context.service().net(&path.net_name).await?);
     Reply::ok(format!("Configuration {}", configuration.name))
         .with::<keys::Configuration>(&configuration)
 }
@@ -96,6 +128,7 @@ pub(crate) async fn update(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
         .service()
         .update_net(&name, body.name, body.instance, write)
         .await?;
+    let configuration = shown(&context, configuration);
     Reply::ok(format!("Configuration {} updated", configuration.name))
         .with::<keys::Configuration>(&configuration)
 }
@@ -116,15 +149,20 @@ pub(crate) async fn delete(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
     ))
 }
 
-pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+pub(crate) async fn action<B: ActionRequest>(
+    context: Ctx,
+    path: NetPath,
+) -> Result<Reply, ApiError> {
     let name = path.net_name;
-    let ActionBody(action) = context.body()?;
+    let action = context.body::<B>()?.action();
     let write = context.lifecycle_write();
     let word = match &action {
         ConfigurationAction::Copy { .. } => "copy",
         ConfigurationAction::Delete => "delete",
         ConfigurationAction::Start => "start",
         ConfigurationAction::Stop => "stop",
+        ConfigurationAction::Restart => "restart",
+        ConfigurationAction::Reload => "reload",
     };
     let service = context.service();
     let (message, state, copy) = match action {
@@ -171,6 +209,23 @@ pub(crate) async fn action(context: Ctx, path: NetPath) -> Result<Reply, ApiErro
                 format!("Configuration {name} was not running")
             };
             (message, RunState::Stopped, None)
+        }
+        ConfigurationAction::Restart => {
+            let message = match service.restart(&name, write).await? {
+                Restart::Restarted => format!("Configuration {name} restarted"),
+                Restart::Started => format!("Configuration {name} was not running; started"),
+            };
+            (message, RunState::Running, None)
+        }
+        ConfigurationAction::Reload => {
+            let message = if service.reload(&name, write).await? {
+                format!("Configuration {name} reloaded: its network runs the saved configuration")
+            } else {
+                format!(
+                    "Configuration {name} is not running: nothing to reload (a start runs the saved configuration)"
+                )
+            };
+            (message, service.run_state(&name), None)
         }
     };
     let status = ConfigurationStatus {

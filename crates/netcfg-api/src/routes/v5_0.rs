@@ -259,7 +259,30 @@ pub(crate) fn changes() -> Vec<Change> {
     ));
     changes.push(conflict_as_bad_request(Operation::ReplaceSettings));
     changes.push(conflict_as_bad_request(Operation::UpdateSettings));
-    // 12. The engine command.
+    // 12. The engine command; the configuration actions without 5.1's
+    // restart and reload.
+    changes.push(Change::Replace(
+        Route::new(
+            Method::POST,
+            &["/nets/{net_name}"],
+            Operation::ConfigurationAction,
+            "Copy, delete, start or stop a configuration",
+            nets::action::<ActionBodyV5_0>,
+        )
+        .json_body::<ActionBodyV5_0>()
+        // A copy onto a taken name is a 400 (the seed lists no 409 there).
+        .conflicts_as_bad_request()
+        .responds(
+            StatusCode::OK,
+            Payload::of::<keys::ConfigurationActionStatus>(),
+            Information,
+        )
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+        ]),
+    ));
     changes.push(Change::Add(
         Route::new(
             Method::POST,

@@ -225,7 +225,7 @@ fn configurations() -> Vec<Route> {
             .multipart_body::<UploadForm>()
             .responds(StatusCode::CREATED, one(), Information)
             .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
-        Route::new(POST, &["/nets/{net_name}"], Operation::ConfigurationAction, "Copy, delete, start or stop a configuration", nets::action)
+        Route::new(POST, &["/nets/{net_name}"], Operation::ConfigurationAction, "Copy, delete, start, stop, restart or reload a configuration", nets::action::<ActionBody>)
             .json_body::<ActionBody>()
             // A copy onto a taken name is a 400 (the seed lists no 409 there).
             .conflicts_as_bad_request()

@@ -26,7 +26,8 @@ use std::{
 };
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, Instance, Level, SerialNumber, UnconfiguredDevice,
+    CachedDevice, ConfigName, DeviceAction, Instance, ItemName, Level, SerialNumber,
+    UnconfiguredDevice,
 };
 use tokio::{
     sync::{Notify, broadcast, mpsc},
@@ -220,6 +221,25 @@ impl Session {
 
     pub(crate) fn devices_heard(&self) -> usize {
         lock(&self.heard).len()
+    }
+
+    /// New names for devices: the plan holds them and the streams announce
+    /// them at once (names are not pushed to the devices).
+    pub(crate) fn rename_devices(&self, names: &[(SerialNumber, Option<ItemName>)]) {
+        {
+            let mut plan = write(&self.plan);
+            let mut renamed = NetworkPlan::clone(&plan);
+            for device in &mut renamed.devices {
+                if let Some((_, name)) = names
+                    .iter()
+                    .find(|(serial, _)| *serial == device.serial_number)
+                {
+                    device.name.clone_from(name);
+                }
+            }
+            *plan = Arc::new(renamed);
+        }
+        self.state_changed.notify_one();
     }
 
     /// Pushes a new plan to the running network (a 5.0 `reload`).

@@ -43,7 +43,7 @@ pub use device::{
 pub use misc::{
     GroupImagePatchBody, MagnetometerCalibrationBody, NotificationPatchBody, OperatingModePatchBody,
 };
-pub use net::{ActionBody, NetworkBody};
+pub use net::{ActionBody, ActionBodyV5_0, NetworkBody};
 pub use output::{OutputPatchBody, OutputPostBody};
 pub use pair::{DevicePairsBody, PairBody};
 pub use position_limit::{PositionLimitsPatchBody, PositionLimitsPostBody};

@@ -20,12 +20,41 @@ pub struct NetworkBody {
     pub name: ConfigName,
 }
 
-/// `action_body`: copy, delete, start or stop a configuration
-/// (`POST /nets/{net_name}`). `name` is the name of the copy; the other
-/// actions accept it and do not use it.
+/// `action_body` of 5.1: copy, delete, start, stop, restart or reload a
+/// configuration (`POST /nets/{net_name}`). `name` is the name of the copy;
+/// the other actions accept it and do not use it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(transparent)]
 pub struct ActionBody(pub ConfigurationAction);
+
+/// `action_body` of 5.0: copy, delete, start or stop (5.0 restarts and
+/// reloads with `POST /nets/{net_name}/action`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(transparent)]
+pub struct ActionBodyV5_0(pub ConfigurationAction);
+
+/// The actions of 5.1's `action_body`.
+const ACTIONS: [&str; 6] = ["copy", "delete", "start", "stop", "restart", "reload"];
+/// The actions of 5.0's.
+const ACTIONS_V5_0: [&str; 4] = ["copy", "delete", "start", "stop"];
+
+/// The schema of an `action_body` whose `action` is one of `actions`.
+fn action_schema(generator: &mut schemars::SchemaGenerator, actions: &[&str]) -> schemars::Schema {
+    let name = generator.subschema_for::<ConfigName>();
+    let listed = actions.join(", ");
+    schemars::json_schema!({
+        "type": "object",
+        "description": format!("{listed}; `name` is required for copy (the copy's name) and unused by the others."),
+        "required": ["action"],
+        "additionalProperties": false,
+        "properties": {
+            "action": {"type": "string", "enum": actions},
+            "name": name
+        },
+        "if": {"properties": {"action": {"const": "copy"}}},
+        "then": {"required": ["action", "name"]}
+    })
+}
 
 impl schemars::JsonSchema for ActionBody {
     fn schema_name() -> std::borrow::Cow<'static, str> {
@@ -33,48 +62,56 @@ impl schemars::JsonSchema for ActionBody {
     }
 
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        let name = generator.subschema_for::<ConfigName>();
-        schemars::json_schema!({
-            "type": "object",
-            "description": "copy (into `name`), delete, start or stop; `name` is required for copy and unused by the others.",
-            "required": ["action"],
-            "additionalProperties": false,
-            "properties": {
-                "action": {"type": "string", "enum": ["copy", "delete", "start", "stop"]},
-                "name": name
-            },
-            "if": {"properties": {"action": {"const": "copy"}}},
-            "then": {"required": ["action", "name"]}
-        })
+        action_schema(generator, &ACTIONS)
     }
 }
 
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum ActionName {
-    Copy,
-    Delete,
-    Start,
-    Stop,
+impl schemars::JsonSchema for ActionBodyV5_0 {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ActionBodyV5_0".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        action_schema(generator, &ACTIONS_V5_0)
+    }
+}
+
+/// Reads an `action_body` whose `action` is one of `actions`.
+fn read_action(
+    value: &Value,
+    path: &str,
+    problems: &mut Problems,
+    actions: &[&str],
+) -> Option<ConfigurationAction> {
+    let mut fields = Fields::open(value, path, problems)?;
+    let action = fields.required_of("action", actions, problems);
+    let name = match action.as_deref() {
+        Some("copy") => fields.required::<ConfigName>("name", problems),
+        _ => fields.optional::<ConfigName>("name", problems),
+    };
+    let clean = fields.finish(problems);
+    let action = match action?.as_str() {
+        "copy" => ConfigurationAction::Copy { name: name? },
+        "delete" => ConfigurationAction::Delete,
+        "start" => ConfigurationAction::Start,
+        "stop" => ConfigurationAction::Stop,
+        "restart" => ConfigurationAction::Restart,
+        _ => ConfigurationAction::Reload,
+    };
+    clean.then_some(action)
 }
 
 impl FromJson for ActionBody {
     fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
-        let mut fields = Fields::open(value, path, problems)?;
-        let action = fields.required::<ActionName>("action", problems);
-        let name = match action {
-            Some(ActionName::Copy) => fields.required::<ConfigName>("name", problems),
-            _ => fields.optional::<ConfigName>("name", problems),
-        };
-        let clean = fields.finish(problems);
-        let action = match action? {
-            ActionName::Copy => ConfigurationAction::Copy { name: name? },
-            ActionName::Delete => ConfigurationAction::Delete,
-            ActionName::Start => ConfigurationAction::Start,
-            ActionName::Stop => ConfigurationAction::Stop,
-        };
-        clean.then_some(Self(action))
+        read_action(value, path, problems, &ACTIONS).map(Self)
     }
 }
 
+impl FromJson for ActionBodyV5_0 {
+    fn from_json_at(value: &Value, path: &str, problems: &mut Problems) -> Option<Self> {
+        read_action(value, path, problems, &ACTIONS_V5_0).map(Self)
+    }
+}
+
+deserialize_via_from_json!(ActionBodyV5_0);
 deserialize_via_from_json!(ActionBody);

@@ -99,8 +99,8 @@ fn every_problem_is_on_its_field_in_the_order_of_the_fields() {
         [
             "required: this field is required",
             "optional: null is not a value here; leave the field out instead",
-            "clearable: invalid type: string \"x\", expected u8",
-            "type: invalid type: integer `1`, expected a string",
+            "clearable: expected a whole number from 0 to 255, found the text \"x\"",
+            "type: expected text in quotes, found 1",
             "even: an even number below 256",
             "kind: unknown field; the fields are: required, optional, clearable, type, even",
         ]
@@ -122,7 +122,7 @@ fn a_body_check_runs_once_the_required_fields_are_read() {
     // A wrong optional field reads as absent for the check.
     assert_eq!(
         problems::<Sample>(json!({"required": 9, "optional": -1})),
-        ["optional: invalid value: integer `-1`, expected u8"]
+        ["optional: expected a whole number from 0 to 255, found -1"]
     );
     let mut found = Problems::new();
     let body = json!({"required": 9, "optional": 9});

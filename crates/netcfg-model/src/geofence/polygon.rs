@@ -35,9 +35,14 @@ pub enum PolygonError {
     #[error("the polygon is degenerate: it has no area")]
     Degenerate,
     /// Two edges cross or touch.
-    #[error("the polygon intersects itself: edges {first} and {second} meet")]
+    #[error(
+        "the outline crosses itself: edges {} and {} meet (counted from 1: edge n runs from point n to the next, the last back to point 1)",
+        first + 1,
+        second + 1
+    )]
     SelfIntersecting {
-        /// The first edge (from point `first` to the next).
+        /// The first edge (from point `first` to the next), counted from 0
+        /// (the message counts from 1).
         first: usize,
         /// The second.
         second: usize,

@@ -290,6 +290,7 @@ pub(crate) fn configuration(
         instance,
         network_mode: settings::network_mode(conn)?,
         state: RunState::Stopped,
+        restart_needed: None,
     })
 }
 

@@ -91,6 +91,7 @@
  * @property {Instance} instance  The engine instance that runs it.
  * @property {ConfigName} name  The configuration's name, which is also its file's name.
  * @property {NetworkMode} network_mode  Its operating mode.
+ * @property {boolean | null} [restart_needed]  5.1 (absent in 5.0): true while the saved configuration holds a change that its running network takes only when it is restarted or reloaded (devices, interfaces, pairs, roles, streams, settings); names, zones and outputs are taken at once and never make it true.
  * @property {RunState} state  Whether it is running.
  */
 /**

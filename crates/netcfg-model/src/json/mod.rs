@@ -11,6 +11,8 @@ use serde_json::{Map, Value};
 
 use crate::validation::{Problems, index, join};
 
+mod words;
+
 /// A type read from JSON with every problem collected.
 ///
 /// Request bodies implement it; their `serde::Deserialize` goes through it too,
@@ -48,7 +50,7 @@ pub(crate) fn leaf<T: DeserializeOwned>(
     match T::deserialize(value) {
         Ok(parsed) => Some(parsed),
         Err(error) => {
-            problems.push(path, error.to_string());
+            problems.push(path, words::in_words(&error.to_string(), path));
             None
         }
     }
@@ -290,6 +292,26 @@ impl<'a> Fields<'a> {
         problems: &mut Problems,
     ) -> Option<T> {
         self.required_with(name, problems, leaf)
+    }
+
+    /// Reads a required text field that must be one of `choices`.
+    pub(crate) fn required_of(
+        &mut self,
+        name: &'static str,
+        choices: &[&str],
+        problems: &mut Problems,
+    ) -> Option<String> {
+        self.required_with(name, problems, |value, path, problems| {
+            let text: String = leaf(value, path, problems)?;
+            if choices.contains(&text.as_str()) {
+                return Some(text);
+            }
+            problems.push(
+                path,
+                format!("expected one of {}; found \"{text}\"", choices.join(", ")),
+            );
+            None
+        })
     }
 
     /// Reads an optional leaf field with its own `Deserialize`.
