@@ -215,3 +215,37 @@ def test_add_watch_change_disable_and_delete_outputs(browser: Browser, api: Api,
     dialog_closed(browser)
     browser.wait(lambda _: [row.get("Name") for row in table_rows(view)] == ["hook"], message="broker gone from the list")
     assert [output["name"] for output in api.get(f"/nets/{NET}/outputs")["outputs"]] == ["hook"]
+
+
+def test_a_long_url_wraps_at_its_separators(browser: Browser, api: Api):
+    api.create_net(NET)
+    url = ("https://hooks.integration.example.com/services/site-engineering/positions/receiver"
+           "?tenant=north-warehouse-building-7&format=json&batch=positions,zones,notifications")
+    api.post(f"/nets/{NET}/outputs", {"name": "hook", "url": url, "events": ["position"], "secret": SECRET})
+    view = browser.open_view(f"/nets/{NET}/outputs", "outputs")
+    row = row_of(browser, view, "hook", Credentials="secret set")
+    assert row["URL"] == url, row
+    cell = view.find_element(By.XPATH, ".//tr[@data-item='hook']/th")
+    # it fits its cell, on several lines, each ending after a separator or
+    # a hyphen (the characters that end each line but the last), never in
+    # the middle of a word
+    fits = browser.driver.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth", cell)
+    assert fits, "the URL overflows its cell"
+    lines = browser.driver.execute_script(
+        """const text = arguments[0].querySelector('.long-path');
+        const range = document.createRange();
+        const ends = [];
+        let last = null;
+        const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (let at = 0; at < node.length; at += 1) {
+            range.setStart(node, at);
+            range.setEnd(node, at + 1);
+            const top = Math.round(range.getBoundingClientRect().top);
+            if (last !== null && top > last.top) ends.push(last.char);
+            last = {top, char: node.data[at]};
+          }
+        }
+        return ends;""", cell)
+    assert lines, "the URL is on one line"
+    assert all(char in "/?&.=:#-" for char in lines), lines
