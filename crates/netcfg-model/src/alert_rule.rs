@@ -110,10 +110,7 @@ pub struct UnknownAlertCondition(String);
 /// [`AlertCondition::threshold`]: a threshold comes with its condition,
 /// and fits it.
 pub(crate) fn add_threshold_rules(schema: &mut schemars::Schema) {
-    let mut rules = vec![serde_json::json!({
-        "if": {"required": ["threshold"]},
-        "then": {"required": ["condition"]}
-    })];
+    let mut rules = Vec::new();
     for condition in AlertCondition::ALL {
         let then = match condition.threshold() {
             Threshold::None => serde_json::json!({"not": {"required": ["threshold"]}}),

@@ -103,33 +103,44 @@ impl AlertBook {
             let Some(subjects) = self.holds.get_mut(&rule.name) else {
                 continue;
             };
-            let mut observe =
-                |serial: Option<SerialNumber>, holds: bool, what: &dyn Fn() -> String| {
-                    let (hold, seen) = subjects.entry(serial).or_default();
-                    *seen = look;
-                    if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
-                        events.push(AlertEvent {
-                            rule: rule.name.clone(),
-                            level: rule.level,
-                            serial_number: serial,
-                            change,
-                            message: message(rule, change, &what()),
-                        });
-                    }
-                };
+            let mut observe = |serial: Option<SerialNumber>,
+                               holds: bool,
+                               what: &dyn Fn(HoldChange) -> String| {
+                let (hold, seen) = subjects.entry(serial).or_default();
+                *seen = look;
+                if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
+                    events.push(AlertEvent {
+                        rule: rule.name.clone(),
+                        // A rule that clears is good news, whatever the
+                        // rule's level when it fires.
+                        level: match change {
+                            HoldChange::Fired => rule.level,
+                            HoldChange::Cleared => Level::Information,
+                        },
+                        serial_number: serial,
+                        change,
+                        message: message(rule, change, &what(change)),
+                    });
+                }
+            };
             if rule.condition.per_device() {
                 for device in &facts.devices {
                     if let Some(holds) = device_holds(rule, device) {
-                        observe(Some(device.serial_number), holds, &|| {
-                            device_words(rule, device)
+                        observe(Some(device.serial_number), holds, &|change| {
+                            device_words(rule, device, change)
                         });
                     }
                 }
             } else {
                 let threshold = rule.threshold.unwrap_or(0);
                 match facts.positions_per_second {
-                    Some(positions) => observe(None, positions < threshold, &|| {
-                        format!("{positions} positions a second, below {threshold}")
+                    Some(positions) => observe(None, positions < threshold, &|change| match change {
+                        HoldChange::Fired => {
+                            format!("{positions} positions a second, below {threshold}")
+                        }
+                        HoldChange::Cleared => format!(
+                            "{positions} positions a second again, no longer below {threshold}"
+                        ),
                     }),
                     // Not counted yet: the rule keeps its state.
                     None => {
@@ -186,22 +197,32 @@ fn device_holds(rule: &AlertRule, device: &DeviceFacts) -> Option<bool> {
     }
 }
 
-/// The words for `rule`'s condition about `device`, for a notification.
-fn device_words(rule: &AlertRule, device: &DeviceFacts) -> String {
+/// The words for `rule`'s condition about `device` as it fired or
+/// cleared, for a notification.
+fn device_words(rule: &AlertRule, device: &DeviceFacts, change: HoldChange) -> String {
     let serial = device.serial_number;
     let threshold = rule.threshold.unwrap_or(0);
+    let fired = change == HoldChange::Fired;
+    let (above, below) = if fired {
+        ("above", "below")
+    } else {
+        ("no longer above", "no longer below")
+    };
     match rule.condition {
-        AlertCondition::AnchorOffline => format!("anchor {serial} is not heard"),
-        AlertCondition::AnchorUnsynced => format!("anchor {serial} is not synchronised"),
-        AlertCondition::TagSilent => format!("tag {serial} sends no position"),
+        AlertCondition::AnchorOffline if fired => format!("anchor {serial} is not heard"),
+        AlertCondition::AnchorOffline => format!("anchor {serial} is heard again"),
+        AlertCondition::AnchorUnsynced if fired => format!("anchor {serial} is not synchronised"),
+        AlertCondition::AnchorUnsynced => format!("anchor {serial} is synchronised again"),
+        AlertCondition::TagSilent if fired => format!("tag {serial} sends no position"),
+        AlertCondition::TagSilent => format!("tag {serial} sends positions again"),
         AlertCondition::BatteryBelow => format!(
-            "the battery of {serial} is at {}%, below {threshold}%",
+            "the battery of {serial} is at {}%, {below} {threshold}%",
             device.battery_percent.unwrap_or(0)
         ),
         AlertCondition::PacketLossAbove => {
             let lost = device.packet_loss_basis_points.unwrap_or(0);
             format!(
-                "{serial} loses {}.{:02}% of its packets, above {threshold}%",
+                "{serial} loses {}.{:02}% of its packets, {above} {threshold}%",
                 lost / 100,
                 lost % 100
             )
@@ -217,7 +238,7 @@ fn message(rule: &AlertRule, change: HoldChange, what: &str) -> String {
             rule.name,
             rule.for_s.get()
         ),
-        HoldChange::Cleared => format!("alert rule {} cleared: {what} no more", rule.name),
+        HoldChange::Cleared => format!("alert rule {} cleared: {what}", rule.name),
     }
 }
 
@@ -277,10 +298,11 @@ mod tests {
         let cleared = book.evaluate(&rules, &facts(32_000, back));
         assert_eq!(cleared.len(), 1);
         assert_eq!(cleared[0].change, HoldChange::Cleared);
-        assert!(
-            cleared[0].message.contains("cleared"),
-            "{}",
-            cleared[0].message
+        // Good news, in plain words.
+        assert_eq!(cleared[0].level, Level::Information);
+        assert_eq!(
+            cleared[0].message,
+            "alert rule anchor-offline cleared: anchor 01:04:0001 is heard again"
         );
         assert!(book.firing(&rules).is_empty());
     }

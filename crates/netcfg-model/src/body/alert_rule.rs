@@ -40,9 +40,10 @@ impl AlertRulePostBody {
     }
 }
 
-/// `alert_rule_patch_body`: changes an alert rule; at least one field. A
-/// threshold comes with its condition (the same or a new one), so the body
-/// alone says whether it fits.
+/// `alert_rule_patch_body`: changes an alert rule; at least one field
+/// (decisions §16: PATCH is partial). A threshold alone applies to the
+/// rule's condition; with a new condition, to that one. Whether it fits is
+/// checked against the rule as it will be ([`AlertRulePatchBody::apply`]).
 #[request_body(at_least_one, check = check_patch)]
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[schemars(transform = add_threshold_rules)]
@@ -51,7 +52,7 @@ pub struct AlertRulePatchBody {
     pub name: Option<ItemName>,
     /// A new condition.
     pub condition: Option<AlertCondition>,
-    /// A new threshold, with `condition`.
+    /// A new threshold, for the rule's condition (or the new one given).
     pub threshold: Option<u32>,
     /// A new time the condition must hold (s).
     pub for_s: Option<HoldSeconds>,
@@ -91,13 +92,10 @@ fn check_post(body: &AlertRulePostBody, path: &str, problems: &mut Problems) {
 }
 
 fn check_patch(body: &AlertRulePatchBody, path: &str, problems: &mut Problems) {
-    match body.condition {
-        Some(condition) => check_threshold(condition, body.threshold, path, problems),
-        None if body.threshold.is_some() => problems.push(
-            crate::validation::join(path, "threshold"),
-            "give the condition with its threshold",
-        ),
-        None => {}
+    // Without a condition, the threshold is checked against the rule's own
+    // when the patch is applied.
+    if let Some(condition) = body.condition {
+        check_threshold(condition, body.threshold, path, problems);
     }
 }
 
@@ -151,8 +149,12 @@ mod tests {
             only_threshold.apply(&rule).unwrap_err().paths(),
             ["threshold"]
         );
-        let read = AlertRulePatchBody::from_json(&json!({"threshold": 3})).unwrap_err();
-        assert_eq!(read.paths(), ["threshold"]);
+        // A threshold alone is read, and fits a rule whose condition takes
+        // one (decisions §16: PATCH is partial).
+        let read = AlertRulePatchBody::from_json(&json!({"threshold": 30})).unwrap();
+        assert_eq!(read.apply(&battery).unwrap().threshold, Some(30));
+        let too_high = AlertRulePatchBody::from_json(&json!({"threshold": 300})).unwrap();
+        assert_eq!(too_high.apply(&battery).unwrap_err().paths(), ["threshold"]);
         assert!(AlertRulePatchBody::from_json(&json!({})).is_err());
     }
 }
