@@ -66,8 +66,7 @@ pub struct DeviceLink {
     pub connectivity: netcfg_model::Connectivity,
     /// Whether it takes part in network time.
     pub synchronisation: netcfg_model::Synchronisation,
-    /// Its battery charge, when it reported one ([`netcfg_model::DeviceStatus::NO_BATTERY`]
-    /// when it has none).
+    /// Its battery charge, when it reported one and has a battery.
     pub battery_percent: Option<u8>,
 }
 

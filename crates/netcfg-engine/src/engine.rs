@@ -346,9 +346,15 @@ impl Shared {
                 let devices = plan.enabled_devices().count();
                 let configuration = plan.configuration.clone();
                 let serial_number = self.serial_of(&plan);
-                // Before the session's tasks run: listeners hear the start
-                // before the devices' joins it leads to.
+                // Before the session's tasks run: listeners hear the start,
+                // and the notifications say it, before the devices' joins it
+                // leads to.
                 self.network_changed(configuration.clone(), NetworkChange::Started);
+                journal.notify(
+                    Level::Information,
+                    format!("network started on {instance} with {devices} device(s)"),
+                    None,
+                );
                 let session = Session::launch(
                     SessionParts {
                         plan,
@@ -369,11 +375,6 @@ impl Shared {
                     events,
                 );
                 lock(&self.sessions).insert(configuration, session);
-                journal.notify(
-                    Level::Information,
-                    format!("network started on {instance} with {devices} device(s)"),
-                    None,
-                );
                 Ok(StartOutcome::Started {
                     log_file: journal.path().to_owned(),
                 })
@@ -557,7 +558,7 @@ impl Engine for NetcfgEngine {
                         battery_percent: device
                             .status
                             .as_ref()
-                            .map(|status| status.battery_percent),
+                            .and_then(|status| status.battery_percent),
                     })
                     .collect()
             })

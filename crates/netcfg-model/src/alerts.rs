@@ -103,26 +103,25 @@ impl AlertBook {
             let Some(subjects) = self.holds.get_mut(&rule.name) else {
                 continue;
             };
-            let mut observe = |serial: Option<SerialNumber>,
-                               holds: bool,
-                               what: &dyn Fn(HoldChange) -> String| {
-                let (hold, seen) = subjects.entry(serial).or_default();
-                *seen = look;
-                if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
-                    events.push(AlertEvent {
-                        rule: rule.name.clone(),
-                        // A rule that clears is good news, whatever the
-                        // rule's level when it fires.
-                        level: match change {
-                            HoldChange::Fired => rule.level,
-                            HoldChange::Cleared => Level::Information,
-                        },
-                        serial_number: serial,
-                        change,
-                        message: message(rule, change, &what(change)),
-                    });
-                }
-            };
+            let mut observe =
+                |serial: Option<SerialNumber>, holds: bool, what: &dyn Fn(HoldChange) -> String| {
+                    let (hold, seen) = subjects.entry(serial).or_default();
+                    *seen = look;
+                    if let Some(change) = hold.observe(holds, facts.now_ms, rule.for_s) {
+                        events.push(AlertEvent {
+                            rule: rule.name.clone(),
+                            // A rule that clears is good news, whatever the
+                            // rule's level when it fires.
+                            level: match change {
+                                HoldChange::Fired => rule.level,
+                                HoldChange::Cleared => Level::Information,
+                            },
+                            serial_number: serial,
+                            change,
+                            message: message(rule, change, &what(change)),
+                        });
+                    }
+                };
             if rule.condition.per_device() {
                 for device in &facts.devices {
                     if let Some(holds) = device_holds(rule, device) {
@@ -134,14 +133,16 @@ impl AlertBook {
             } else {
                 let threshold = rule.threshold.unwrap_or(0);
                 match facts.positions_per_second {
-                    Some(positions) => observe(None, positions < threshold, &|change| match change {
-                        HoldChange::Fired => {
-                            format!("{positions} positions a second, below {threshold}")
-                        }
-                        HoldChange::Cleared => format!(
-                            "{positions} positions a second again, no longer below {threshold}"
-                        ),
-                    }),
+                    Some(positions) => {
+                        observe(None, positions < threshold, &|change| match change {
+                            HoldChange::Fired => {
+                                format!("{positions} positions a second, below {threshold}")
+                            }
+                            HoldChange::Cleared => format!(
+                                "{positions} positions a second again, no longer below {threshold}"
+                            ),
+                        })
+                    }
                     // Not counted yet: the rule keeps its state.
                     None => {
                         if let Some((_, seen)) = subjects.get_mut(&None) {

@@ -40,8 +40,14 @@ pub enum Synchronisation {
     Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
 pub struct DeviceStatus {
-    /// Battery charge in percent; 255 for a device without a battery.
-    pub battery_percent: u8,
+    /// Battery charge in percent; absent for a device without a battery
+    /// (the wire protocol's 255, which never reaches a client).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "battery_or_none"
+    )]
+    pub battery_percent: Option<u8>,
     /// Temperature in degrees Celsius.
     pub temperature_celsius: i16,
     /// Processor use in percent.
@@ -52,8 +58,26 @@ pub struct DeviceStatus {
 }
 
 impl DeviceStatus {
-    /// The `battery_percent` of a device without a battery.
+    /// The wire protocol's battery percentage of a device without a battery.
     pub const NO_BATTERY: u8 = 255;
+
+    /// `battery_percent` from the wire protocol's byte.
+    pub fn battery_from_wire(byte: u8) -> Option<u8> {
+        (byte != Self::NO_BATTERY).then_some(byte)
+    }
+
+    /// The wire protocol's byte for `battery_percent`.
+    pub fn battery_to_wire(battery_percent: Option<u8>) -> u8 {
+        battery_percent.unwrap_or(Self::NO_BATTERY)
+    }
+}
+
+/// Reads a battery percentage kept before it was optional: 255 meant none.
+fn battery_or_none<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u8>, D::Error> {
+    let kept: Option<u8> = serde::Deserialize::deserialize(deserializer)?;
+    Ok(kept.and_then(DeviceStatus::battery_from_wire))
 }
 
 /// A device's fixed attributes.
@@ -153,4 +177,31 @@ pub struct CachedDevice {
     /// anchor, needs 3`); null while it is located.
     #[serde(default)]
     pub unlocated: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DeviceStatus;
+
+    #[test]
+    fn a_device_without_a_battery_has_no_battery_percent() {
+        let mains = DeviceStatus {
+            battery_percent: DeviceStatus::battery_from_wire(DeviceStatus::NO_BATTERY),
+            temperature_celsius: 38,
+            processor_use_percent: 20,
+            minutes_remaining: None,
+        };
+        assert_eq!(mains.battery_percent, None);
+        let json = serde_json::to_value(&mains).unwrap();
+        assert!(json.get("battery_percent").is_none(), "{json}");
+        assert_eq!(DeviceStatus::battery_to_wire(mains.battery_percent), 255);
+        // A status kept when 255 meant "none" reads as none.
+        let kept: DeviceStatus = serde_json::from_value(serde_json::json!({
+            "battery_percent": 255, "temperature_celsius": 38, "processor_use_percent": 20
+        }))
+        .unwrap();
+        assert_eq!(kept.battery_percent, None);
+        let charged = DeviceStatus::battery_from_wire(87);
+        assert_eq!(charged, Some(87));
+    }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{Request, Server, act, history, wait_until};
+use crate::support::{Request, Server, act, history, notifications, wait_until};
 
 fn anchor(serial: &str, x: i64) -> Value {
     json!({"serial_number": serial, "disabled": false,
@@ -162,4 +162,54 @@ fn version_5_0_has_neither_restart_nor_restart_needed() {
         "{shown}"
     );
     assert!(shown["configuration"].get("state").is_some(), "{shown}");
+}
+
+#[test]
+fn the_network_starts_before_its_devices_join_and_anchors_report_no_battery() {
+    let server = Server::start();
+    server.create_on_simulator(
+        "site",
+        &[anchor("01:04:0001", 0), anchor("01:04:0002", 8000)],
+    );
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site/settings",
+            &json!({"setting_key": "anchor_health_report_period", "value": 1}),
+        ))
+        .expect(200);
+    let mut events = server.events("/nets/site/events", &[]);
+    act(&server, "site", "start");
+    let (joined, before) = events.until("device", |data| data["event"] == "joined");
+    assert!(
+        before
+            .iter()
+            .any(|event| event.name == "state" && event.data["state"] == "started"),
+        "the start comes before the joins it causes: {:?} then {:?}",
+        before.iter().map(|event| &event.data).collect::<Vec<_>>(),
+        joined.data
+    );
+    let (health, _) = events.until("device", |data| {
+        data["event"] == "health" && !data["status"].is_null()
+    });
+    let status = &health.data["status"];
+    assert!(
+        status.get("battery_percent").is_none(),
+        "an anchor has no battery: {status}"
+    );
+    assert!(status["temperature_celsius"].is_number(), "{status}");
+    events.close();
+    act(&server, "site", "stop");
+    // The notifications say the same, oldest first.
+    let identifier = |prefix: &str| {
+        notifications(&server, "site", prefix)
+            .iter()
+            .filter_map(|notification| notification["identifier"].as_u64())
+            .min()
+            .unwrap_or_else(|| panic!("no notification \"{prefix}...\""))
+    };
+    assert!(
+        identifier("network started") < identifier("device 01:04:0001 joined"),
+        "\"network started\" is notified before the joins it causes"
+    );
 }

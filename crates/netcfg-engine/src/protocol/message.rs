@@ -487,7 +487,7 @@ impl Message {
             } => {
                 out.u32(serial_number.as_u32());
                 out.u8(connectivity_code(*connectivity));
-                out.u8(status.battery_percent);
+                out.u8(DeviceStatus::battery_to_wire(status.battery_percent));
                 out.i16(status.temperature_celsius);
                 out.u8(status.processor_use_percent);
                 out.bool(status.minutes_remaining.is_some());
@@ -674,7 +674,7 @@ impl Message {
                     serial_number,
                     connectivity,
                     status: DeviceStatus {
-                        battery_percent,
+                        battery_percent: DeviceStatus::battery_from_wire(battery_percent),
                         temperature_celsius,
                         processor_use_percent,
                         minutes_remaining: has_minutes.then_some(minutes),

@@ -15,8 +15,8 @@ use std::{collections::HashMap, time::Duration};
 
 use netcfg_engine::EngineNotification;
 use netcfg_model::{
-    AlertBook, AlertCondition, AlertRule, ConfigName, Connectivity, Device, DeviceFacts,
-    DeviceStatus, Facts, RoleId, SerialNumber, Synchronisation,
+    AlertBook, AlertCondition, AlertRule, ConfigName, Connectivity, Device, DeviceFacts, Facts,
+    RoleId, SerialNumber, Synchronisation,
 };
 use netcfg_store::StampKind;
 use tokio::sync::broadcast::error::RecvError;
@@ -304,9 +304,7 @@ impl Service {
                     heard: heard.is_some_and(|cached| cached.connectivity != Connectivity::None),
                     synchronised: heard
                         .is_some_and(|cached| cached.synchronisation != Synchronisation::None),
-                    battery_percent: heard
-                        .and_then(|cached| cached.battery_percent)
-                        .filter(|percent| *percent != DeviceStatus::NO_BATTERY),
+                    battery_percent: heard.and_then(|cached| cached.battery_percent),
                     packet_loss_basis_points: watch.packet_loss(device.serial_number),
                     // A tag is silent when its last position, or the start
                     // of counting if it sent none since, is too old.

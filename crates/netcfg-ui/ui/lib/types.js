@@ -220,7 +220,7 @@
 /**
  * A device's health.
  * @typedef {object} DeviceStatus
- * @property {number} battery_percent  Battery charge in percent; 255 for a device without a battery.
+ * @property {number | null} [battery_percent]  Battery charge in percent; absent for a device without a battery (the wire protocol's 255, which never reaches a client).
  * @property {number | null} minutes_remaining  Estimated minutes of battery left, when known.
  * @property {number} processor_use_percent  Processor use in percent.
  * @property {number} temperature_celsius  Temperature in degrees Celsius.

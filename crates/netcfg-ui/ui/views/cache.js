@@ -85,7 +85,7 @@ function Row({ net, device, reload }) {
     <td style=${NOWRAP}><time datetime=${new Date(device.last_seen_ms).toISOString()} title=${formatTime(device.last_seen_ms)}>${shortTime(device.last_seen_ms)}</time></td>
     <td>${named(CONNECTIVITY, device.connectivity)}<br /><span class="muted">sync ${named(SYNCHRONISATION, device.synchronisation)}</span></td>
     <td style=${NOWRAP}>${status
-      ? html`${status.battery_percent === 255 ? "mains power" : `battery ${status.battery_percent} %`}
+      ? html`${status.battery_percent == null ? "mains power" : `battery ${status.battery_percent} %`}
         ${status.minutes_remaining != null && html`<br />${status.minutes_remaining} min left`}
         <br />${status.temperature_celsius} °C, processor ${status.processor_use_percent} %`
       : none()}</td>

@@ -247,7 +247,7 @@ function HealthSection({ devices, roles, health, running }) {
         problems.push("not synchronised");
       }
       const battery = entry.status?.battery_percent;
-      if (typeof battery === "number" && battery !== 255 && battery < LOW_BATTERY) {
+      if (typeof battery === "number" && battery < LOW_BATTERY) {
         lowBattery += 1;
         problems.push(`battery ${battery}%`);
       }
@@ -290,7 +290,8 @@ function HealthSection({ devices, roles, health, running }) {
 
 /** @param {Health | undefined} entry */
 function battery(entry) {
-  const value = entry?.status?.battery_percent;
-  if (typeof value !== "number") return "–";
-  return value === 255 ? "mains" : `${value}%`;
+  if (!entry?.status) return "–";
+  // A device without a battery reports none.
+  const value = entry.status.battery_percent;
+  return typeof value === "number" ? `${value}%` : "mains";
 }

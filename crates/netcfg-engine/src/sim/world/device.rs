@@ -85,7 +85,7 @@ impl SimDevice {
         let wobble = (self.serial.as_u32() % 7) as u8;
         if self.is_anchor() {
             DeviceStatus {
-                battery_percent: DeviceStatus::NO_BATTERY,
+                battery_percent: None,
                 temperature_celsius: 38 + i16::from(wobble),
                 processor_use_percent: 20 + wobble,
                 minutes_remaining: None,
@@ -93,7 +93,7 @@ impl SimDevice {
         } else {
             let battery = 100u8.saturating_sub(u8::try_from(minutes.min(90)).unwrap_or(90));
             DeviceStatus {
-                battery_percent: battery,
+                battery_percent: Some(battery),
                 temperature_celsius: 24 + i16::from(wobble),
                 processor_use_percent: 5 + wobble,
                 minutes_remaining: Some(u32::from(battery) * 60),
