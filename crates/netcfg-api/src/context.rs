@@ -77,9 +77,9 @@ impl Ctx {
 
     /// What the change history records of this request: the token's name
     /// (or `anonymous`), the client's address, the method and path, and
-    /// the route's summary.
+    /// the route's summary, short ([`short_summary`]).
     pub fn record(&self) -> ChangeRecord {
-        self.record_as(self.summary)
+        self.record_as(short_summary(self.summary))
     }
 
     /// [`Ctx::record`] with a summary of the handler's own.
@@ -109,6 +109,15 @@ impl Ctx {
     pub fn take_stream(&mut self) -> Option<web::Payload> {
         self.stream.take()
     }
+}
+
+/// The first words of a route's summary: what the request did, without
+/// the description after a colon or in brackets ("Add an output: an MQTT
+/// broker or ... (username ...)" is "Add an output"). The history adds
+/// what the change touched, by name.
+pub(crate) fn short_summary(summary: &str) -> &str {
+    let end = summary.find([':', '(']).unwrap_or(summary.len());
+    summary[..end].trim_end()
 }
 
 /// A write's `If-Match`, resolved before its handler runs

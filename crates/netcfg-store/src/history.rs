@@ -244,59 +244,6 @@ fn clip(text: &str, limit: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Words for a table's rows: singular, plural.
-fn nouns(table: &str) -> (&'static str, &'static str) {
-    match table {
-        "configuration" => ("configuration", "configurations"),
-        "roles" => ("role", "roles"),
-        "devices" => ("device", "devices"),
-        "interfaces" => ("interface", "interfaces"),
-        "device_pairs" => ("device pair", "device pairs"),
-        "magnetometer_calibrations" => ("magnetometer calibration", "magnetometer calibrations"),
-        "rf_settings" => ("RF setting", "RF settings"),
-        "data_streams" => ("data stream", "data streams"),
-        "position_limits" => ("position limit", "position limits"),
-        "alert_rules" => ("alert rule", "alert rules"),
-        "schedules" => ("schedule", "schedules"),
-        "zones" => ("zone", "zones"),
-        "outputs" => ("output", "outputs"),
-        _ => ("setting", "settings"),
-    }
-}
-
-/// "1 device added, 2 interfaces changed": what change `id` did, from its
-/// undo rows; empty when it did nothing.
-fn tally(conn: &Connection, id: i64) -> Result<String, StoreError> {
-    let mut statement = conn.prepare_cached(
-        "SELECT table_name, action, count(*) FROM history_undo WHERE id >= ?1 AND id < ?2
-         GROUP BY table_name, action ORDER BY min(id)",
-    )?;
-    let rows = statement.query_map(
-        [first_undo_of(id), first_undo_of(id.saturating_add(1))],
-        |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, i64>(2)?,
-            ))
-        },
-    )?;
-    let mut parts = Vec::new();
-    for row in rows {
-        let (table, action, count) = row?;
-        let (one, many) = nouns(&table);
-        // The undo action is the opposite of what the change did.
-        let done = match action.as_str() {
-            "delete" => "added",
-            "insert" => "removed",
-            _ => "changed",
-        };
-        let noun = if count == 1 { one } else { many };
-        parts.push(format!("{count} {noun} {done}"));
-    }
-    Ok(parts.join(", "))
-}
-
 /// The entries older than `before` (all when `None`), newest first, at most
 /// `limit`, each summary ending with what the change did ("Add a device:
 /// 1 device added, 1 interface added").
@@ -307,7 +254,11 @@ pub(crate) fn list(
 ) -> Result<Vec<HistoryEntry>, StoreError> {
     let mut entries = entries(conn, before, limit)?;
     for entry in &mut entries {
-        let tally = tally(conn, stored(entry.id))?;
+        let id = stored(entry.id);
+        let tally = crate::history_words::tally(
+            conn,
+            (first_undo_of(id), first_undo_of(id.saturating_add(1))),
+        )?;
         entry.summary = match (entry.summary.is_empty(), tally.is_empty()) {
             (true, true) => "nothing changed".to_owned(),
             (false, true) => std::mem::take(&mut entry.summary),
@@ -626,7 +577,11 @@ mod tests {
             undo_ids(&conn),
             [first + 1, first + 2, first + 3, second + 1, second + 2]
         );
-        assert_eq!(tally(&conn, 2).unwrap(), "2 devices added");
+        let second_rows = (second, 3 << PLACE_BITS);
+        assert_eq!(
+            crate::history_words::tally(&conn, second_rows).unwrap(),
+            "devices 00:00:0004, 00:00:0005 added"
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod database;
 mod error;
 mod files;
 mod history;
+mod history_words;
 mod logs;
 mod net;
 mod recordings;

@@ -82,7 +82,7 @@ fn changes_are_journalled_and_restored_through_the_api() {
         newest["summary"]
             .as_str()
             .unwrap()
-            .contains("1 device removed"),
+            .contains("device 01:04:0002 removed"),
         "{newest}"
     );
 
@@ -140,4 +140,47 @@ fn a_downloaded_file_carries_its_history_and_an_upload_keeps_it() {
     let twin = history(&server, "twin");
     assert_eq!(twin[0]["summary"], "Copied from site");
     assert_eq!(twin[1..], journal[..]);
+}
+
+#[test]
+fn each_entry_names_what_it_changed() {
+    let server = Server::start();
+    server.create_on_simulator("site", &[anchor("01:04:0001", 0)]);
+    let send = |method: &str, path: &str, body: Value| {
+        let request = if body.is_null() {
+            Request::new(method, path)
+        } else {
+            Request::json(method, path, &body)
+        };
+        assert!(server.send(&request).status < 300, "{method} {path}");
+    };
+    let outline = json!([[0, 0], [4000, 0], [4000, 3000], [0, 3000]]);
+    send(
+        "POST",
+        "/nets/site/zones",
+        json!({"name": "dock", "polygon": outline}),
+    );
+    send("PATCH", "/nets/site/zones/dock", json!({"dwell_ms": 2000}));
+    send(
+        "POST",
+        "/nets/site/outputs",
+        json!({"name": "broker", "url": "mqtt://127.0.0.1:1", "events": ["zone"]}),
+    );
+    send("DELETE", "/nets/site/outputs/broker", Value::Null);
+    send("DELETE", "/nets/site/devices/01:04:0001", Value::Null);
+    let summaries: Vec<String> = history(&server, "site")
+        .iter()
+        .map(|entry| entry["summary"].as_str().unwrap().to_owned())
+        .collect();
+    let named = |what: &str| summaries.iter().any(|summary| summary.contains(what));
+    for what in [
+        "device 01:04:0001 added",
+        "zone dock added",
+        "zone dock changed",
+        "output broker added",
+        "output broker removed",
+        "device 01:04:0001 removed",
+    ] {
+        assert!(named(what), "no entry says \"{what}\": {summaries:#?}");
+    }
 }

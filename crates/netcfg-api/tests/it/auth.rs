@@ -179,7 +179,7 @@ async fn the_history_names_the_token_and_the_client() {
     assert_eq!(history[0]["path"], "/nets/site/devices");
     assert_eq!(
         history[0]["summary"],
-        "Add a device: 1 device added, 1 interface added"
+        "Add a device: device 01:05:0001 added, 1 interface added"
     );
     // The first token has no name of its own: its place in the list.
     assert_eq!(history[1]["origin"], "token-1");

@@ -104,7 +104,7 @@ fn a_request_is_journalled_with_its_origin_and_what_it_did() {
     assert_eq!(entry.path, "/nets/net/devices/01:05:0001");
     assert_eq!(
         entry.summary,
-        "Add a device: 1 device added, 1 interface added"
+        "Add a device: device 01:05:0001 added, 1 interface added"
     );
     assert!(entry.timestamp_ms > 1_700_000_000_000);
 
@@ -124,7 +124,7 @@ fn a_request_is_journalled_with_its_origin_and_what_it_did() {
         summaries,
         [
             "Mark read",
-            "Add a device: 1 device added, 1 interface added"
+            "Add a device: device 01:05:0001 added, 1 interface added"
         ]
     );
 }
