@@ -333,10 +333,16 @@ async fn read_body(
         if declared_length == Some(0) || (media_type.is_empty() && declared_length.is_none()) {
             return Ok((web::Bytes::new(), None));
         }
+        // A file is taken under its own type or as plain octets: say both.
+        let wanted = if matches!(body, Body::File(_)) {
+            format!("{expected} or application/octet-stream")
+        } else {
+            expected.to_owned()
+        };
         return Err(ApiError::new(
             ErrorCode::UnsupportedMediaType,
             format!(
-                "the body must be {expected}; the request says Content-Type `{}`",
+                "the body must be {wanted}; the request says Content-Type `{}`",
                 content_type.chars().take(80).collect::<String>()
             ),
         ));
