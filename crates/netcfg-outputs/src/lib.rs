@@ -256,6 +256,16 @@ impl Outputs {
         entry.refresh_live();
     }
 
+    /// True when `net` has an output running that carries events of
+    /// `kind`: a caller need not prepare what nobody takes.
+    pub fn carries(&self, net: &ConfigName, kind: OutputEventKind) -> bool {
+        let bit = kind_bit(kind);
+        self.lock()
+            .nets
+            .get(net)
+            .is_some_and(|entry| entry.live.iter().any(|live| live.carries & bit != 0))
+    }
+
     /// Drops everything about `net` (deleted or renamed), stopping its
     /// outputs if any. They flush what they hold (for instance a `deleted`
     /// state event sent just before) but publish no `stopped`.

@@ -178,7 +178,13 @@ impl Service {
                         for observer in service.observers() {
                             observer.notifications(&name, &stored);
                         }
-                        for notification in stored {
+                        // Only to a configuration whose outputs take them:
+                        // most have none.
+                        let carried = service
+                            .inner
+                            .outputs
+                            .carries(&name, netcfg_model::OutputEventKind::Notification);
+                        for notification in stored.into_iter().filter(|_| carried) {
                             service.inner.stored_notifications.pass(&name, notification);
                         }
                     }

@@ -40,10 +40,13 @@ impl Default for StoredNotifications {
 impl StoredNotifications {
     /// Passes a stored notification on; never waits.
     pub(crate) fn pass(&self, name: &ConfigName, notification: netcfg_model::Notification) {
-        if self.sender.try_send((name.clone(), notification)).is_err() {
-            log::warn!(
+        match self.sender.try_send((name.clone(), notification)) {
+            Ok(()) => {}
+            Err(tokio::sync::mpsc::error::TrySendError::Full(_)) => log::warn!(
                 "a notification of {name} was not handed to its outputs: their relay is behind"
-            );
+            ),
+            // The relay has ended: the server stops.
+            Err(tokio::sync::mpsc::error::TrySendError::Closed(_)) => {}
         }
     }
 

@@ -213,3 +213,23 @@ fn the_network_starts_before_its_devices_join_and_anchors_report_no_battery() {
         "\"network started\" is notified before the joins it causes"
     );
 }
+
+#[test]
+fn a_server_stopped_with_a_running_configuration_warns_of_nothing() {
+    let mut server = Server::start();
+    server.create_on_simulator(
+        "site",
+        &[anchor("01:04:0001", 0), anchor("01:04:0002", 8000)],
+    );
+    act(&server, "site", "start");
+    // Notifications flow while it stops (the devices leave).
+    wait_until(|| heard(&server, "site"), |serials| serials.len() == 2);
+    assert!(server.terminate().success());
+    let log = server.log.text();
+    assert!(log.contains("netcfg stopped"), "{log}");
+    let warnings: Vec<&str> = log.lines().filter(|line| line.contains("WARN")).collect();
+    assert!(
+        warnings.is_empty(),
+        "a clean stop warns of nothing: {warnings:#?}"
+    );
+}
