@@ -54,11 +54,7 @@ fn process_nonce() -> u64 {
     static NONCE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *NONCE.get_or_init(|| {
         let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u128(
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |elapsed| elapsed.as_nanos()),
-        );
+        hasher.write_u64(netcfg_model::time::clock::wall_clock_us());
         hasher.write_u32(std::process::id());
         hasher.finish()
     })
