@@ -9,6 +9,7 @@ import { call, post, path, ApiError } from "../lib/api.js";
 import { Page, Loaded, Modal, LongPath, useLoad, useReloadOn, act, formatTime } from "../lib/components.js";
 import { useForm, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
+import { restoreOffers } from "../lib/history.js";
 
 /** @typedef {import("../lib/types.js").HistoryEntry} HistoryEntry */
 
@@ -28,9 +29,6 @@ export default function View({ params, query }) {
   // Every change to this configuration, made here or elsewhere, adds an entry.
   useReloadOn(load.reload, ["change"], net);
   const [restoring, setRestoring] = useState(/** @type {HistoryEntry | null} */ (null));
-  // Restoring to the newest change would change nothing: it has no button.
-  /** @param {number} index */
-  const isNewest = (index) => !before && index === 0;
 
   const restored = () => {
     setRestoring(null);
@@ -41,8 +39,12 @@ export default function View({ params, query }) {
 
   return html`<${Page} title="Change history" view="history" actions=${html`
       <button type="button" onClick=${load.reload} disabled=${load.loading}>Refresh</button>`}>
-    <p class="muted">Every change to this configuration's content, newest first. Restoring to a change puts the content back to what it was right after it, as one new change.</p>
-    <${Loaded} load=${load}>${(/** @type {HistoryEntry[]} */ entries) => html`
+    <p class="muted">Every change to this configuration's content, newest first, and each start, stop, restart and reload of its network.
+      Restoring to a change puts the content back to what it was right after it, as one new change; starts, stops, restarts and reloads
+      change no content, so there is nothing to restore to them.</p>
+    <${Loaded} load=${load}>${(/** @type {HistoryEntry[]} */ entries) => {
+      const offers = restoreOffers(entries, !before);
+      return html`
       ${entries.length === 0
         ? html`<p class="muted">${before ? "No older changes." : "No changes yet."}</p>`
         : html`<div class="table-wrap">
@@ -53,12 +55,12 @@ export default function View({ params, query }) {
               <td class="number">${entry.id}</td>
               <td style=${NOWRAP}><time datetime=${new Date(entry.timestamp_ms).toISOString()}>${formatTime(entry.timestamp_ms)}</time></td>
               <td>${entry.origin}${entry.address && html`<br /><span class="muted mono">${entry.address}</span>`}</td>
-              <td class="mono">${entry.method ? html`${entry.method} <${LongPath} text=${entry.path} />` : html`<span class="muted">none</span>`}</td>
+              <td class="mono">${entry.method ? html`${entry.method} <${LongPath} text=${entry.path} />` : html`<span class="muted">–</span>`}</td>
               <td>${entry.summary}</td>
-              <td style=${NOWRAP}>${!isNewest(index)
+              <td style=${NOWRAP}>${offers[index] === "restore"
                 ? html`<button type="button" aria-label=${`Restore to here, change ${entry.id}`}
                     onClick=${() => setRestoring(entry)}>Restore to here</button>`
-                : html`<span class="muted">current</span>`}</td>
+                : offers[index] === "current" && html`<span class="muted">current</span>`}</td>
             </tr>`)}</tbody>
           </table>
         </div>`}
@@ -66,7 +68,8 @@ export default function View({ params, query }) {
         <button type="button" disabled=${!before} onClick=${() => setQuery({ before: null })}>Newest</button>
         <button type="button" disabled=${entries.length < PAGE_SIZE}
           onClick=${() => setQuery({ before: entries[entries.length - 1].id })}>Older</button>
-      </nav>`}<//>
+      </nav>`;
+    }}<//>
     ${restoring && html`<${RestoreDialog} net=${net} entry=${restoring} onClose=${() => setRestoring(null)} onDone=${restored} />`}
   <//>`;
 }
