@@ -12,6 +12,7 @@ import { setQuery } from "../lib/router.js";
 import { DataTable, sortRows, parseSort, nextSort } from "../lib/table.js";
 import { parseCsvRecords } from "../lib/csv.js";
 import { nameProblem } from "./nets.js";
+import { RestartNeeded } from "./restart_needed.js";
 
 /**
  * @typedef {import("../lib/types.js").Interface} Iface
@@ -191,6 +192,7 @@ function DevicesPage({ net, devices, roles, query, reload }) {
   return html`<${Page} title=${`Devices of ${net}`} view="devices" actions=${html`
       <button type="button" class="primary" onClick=${() => setDialog({ kind: "add" })}>Add device</button>
       <button type="button" onClick=${() => setDialog({ kind: "import" })}>Import survey (CSV)</button>`}>
+    <${RestartNeeded} net=${net} />
     <${SearchBar} search=${search} onSearch=${onSearch} roleFilter=${roleFilter} roles=${roles} />
     <div class="toolbar">
       <span data-count>${filtered.length === devices.length

@@ -1,6 +1,6 @@
 // Configurations (`#/`): every configuration with its state, its link and
 // its unread notifications; create, copy, rename, upload, download, delete,
-// start and stop. Updates live on `state`, `change` and `notification`.
+// start, stop and restart. Updates live on `state`, `change` and `notification`.
 
 import { html, useState } from "../lib/html.js";
 import { call, post, patch, del, path, download, ApiError } from "../lib/api.js";
@@ -85,6 +85,8 @@ export default function View() {
     setDialog(null);
     load.reload();
   };
+  /** @param {string} name @param {"start" | "stop" | "restart"} action */
+  const run = (name, action) => act(() => post(path`/nets/${name}`, { action })).then(load.reload);
 
   return html`<${Page} title="Configurations" view="nets" actions=${html`
       <button type="button" class="primary" onClick=${() => setDialog({ kind: "create" })}>New configuration</button>
@@ -114,10 +116,10 @@ export default function View() {
                     aria-label=${`${net.unread} unread notifications of ${net.name}`}>${net.unread}</a>`}</td>
               <td><div class="buttons" style=${{ flexWrap: "nowrap" }}>
                 ${net.state === "running"
-                  ? html`<button type="button" onClick=${() => act(() => post(path`/nets/${net.name}`, { action: "stop" })).then(load.reload)}
-                      aria-label=${`Stop ${net.name}`}>Stop</button>`
-                  : html`<button type="button" onClick=${() => act(() => post(path`/nets/${net.name}`, { action: "start" })).then(load.reload)}
-                      aria-label=${`Start ${net.name}`}>Start</button>`}
+                  ? html`<button type="button" onClick=${() => run(net.name, "stop")} aria-label=${`Stop ${net.name}`}>Stop</button>
+                      <button type="button" onClick=${() => run(net.name, "restart")} aria-label=${`Restart ${net.name}`}
+                        title="Stops the network and starts it again from the saved configuration">Restart</button>`
+                  : html`<button type="button" onClick=${() => run(net.name, "start")} aria-label=${`Start ${net.name}`}>Start</button>`}
                 <button type="button" onClick=${() => setDialog({ kind: "copy", net })} aria-label=${`Copy ${net.name}`}>Copy</button>
                 <button type="button" onClick=${() => setDialog({ kind: "rename", net })} aria-label=${`Rename ${net.name}`}>Rename</button>
                 <button type="button" onClick=${() => act(async () => {

@@ -1,8 +1,8 @@
 // Overview of one configuration (`#/nets/:net`): its state, instance and
 // network mode, its devices by role, the alerts firing now, their health
 // (the cache manager's last reports, then live `device` events), unread
-// notifications, start and stop, and links to the configuration's other
-// views.
+// notifications, start, stop and restart (and the line saying a change
+// waits for one), and links to the configuration's other views.
 
 import { html, useState, useRef, useEffect } from "../lib/html.js";
 import { call, post, path, ApiError } from "../lib/api.js";
@@ -10,6 +10,7 @@ import { Page, Notice, Loaded, LongPath, useLoad, useLive, useReloadOn, act, for
 import { href, navigate } from "../lib/router.js";
 import { VIEWS } from "../lib/views.js";
 import { linkDown, describeInstance, StateBadges } from "./nets.js";
+import { RestartNeeded } from "./restart_needed.js";
 
 /**
  * @typedef {{connectivity: string, synchronisation: string, status: any, event: string, at: number}} Health
@@ -122,11 +123,15 @@ export default function View({ params }) {
   }
 
   const running = load.data?.config?.state === "running";
+  /** @param {"start" | "stop" | "restart"} action */
+  const run = (action) => act(() => post(path`/nets/${net}`, { action })).then(load.reload);
   return html`<${Page} title=${`Overview of ${net}`} view="overview" actions=${load.data && html`
       ${running
-        ? html`<button type="button" onClick=${() => act(() => post(path`/nets/${net}`, { action: "stop" })).then(load.reload)}>Stop</button>`
-        : html`<button type="button" class="primary" onClick=${() => act(() => post(path`/nets/${net}`, { action: "start" })).then(load.reload)}>Start</button>`}`}>
+        ? html`<button type="button" onClick=${() => run("restart")} title="Stops the network and starts it again from the saved configuration">Restart</button>
+            <button type="button" onClick=${() => run("stop")}>Stop</button>`
+        : html`<button type="button" class="primary" onClick=${() => run("start")}>Start</button>`}`}>
     <${Loaded} load=${load}>${(/** @type {any} */ data) => html`
+      <${RestartNeeded} net=${net} onApplied=${load.reload} />
       <${Summary} net=${net} data=${data} />
       <${FiringAlerts} net=${net} firing=${data.firing} devices=${data.devices} running=${running} />
       <${HealthSection} devices=${data.devices} roles=${data.roles} health=${health.current} running=${running}
