@@ -13,16 +13,27 @@ import { formatTime } from "./format.js";
  */
 
 /**
- * A time as the schedule's clock reads it, with the zone's name:
- * "2026-11-29 06:00 Europe/Berlin" (seconds only when not zero, as a cron
- * with seconds has them). The cron is read in that zone, so a bare time
- * in the browser's zone would not match the cron a person wrote. A zone
- * this browser does not know: the browser's local time, said so.
+ * A schedule's time zone as its table names it: its IANA name, or UTC
+ * (the server's default) when it has none.
+ * @param {string | null | undefined} timezone
+ * @returns {string}
+ */
+export function zoneName(timezone) {
+  return timezone || "UTC";
+}
+
+/**
+ * A time as the schedule's clock reads it: "2026-11-29 06:00" (seconds
+ * only when not zero, as a cron with seconds has them). The cron is read
+ * in that zone, so a time in the browser's zone would not match the cron
+ * a person wrote; the table names the zone once, in its own column, not
+ * after every time. A zone this browser does not know: the browser's
+ * local time, said so.
  * @param {number} ms @param {string | null | undefined} timezone  IANA name; none is UTC (the server's default)
  * @returns {string}
  */
 export function zonedTime(ms, timezone) {
-  const zone = timezone || "UTC";
+  const zone = zoneName(timezone);
   let parts;
   try {
     parts = new Intl.DateTimeFormat("en-GB", {
@@ -35,7 +46,7 @@ export function zonedTime(ms, timezone) {
   /** @param {string} type */
   const part = (type) => parts.find((item) => item.type === type)?.value ?? "";
   const seconds = part("second") === "00" ? "" : `:${part("second")}`;
-  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}${seconds} ${zone}`;
+  return `${part("year")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}${seconds}`;
 }
 
 /**

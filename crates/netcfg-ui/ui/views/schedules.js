@@ -8,7 +8,7 @@ import { path } from "../lib/api.js";
 import { Page } from "../lib/components.js";
 import { href } from "../lib/router.js";
 import { CollectionEditor } from "../lib/collection.js";
-import { browserTimeZone, lastRunText, nextRunText } from "../lib/schedules.js";
+import { browserTimeZone, lastRunText, nextRunText, zoneName } from "../lib/schedules.js";
 
 /** @type {[string, string][]} */
 const ACTIONS = [
@@ -17,6 +17,8 @@ const ACTIONS = [
   ["restart", "Restart (when running)"],
   ["reload", "Reload (when running)"],
 ];
+/** The table's words for an action: the form's, without its condition. */
+const ACTION_WORDS = Object.fromEntries(ACTIONS.map(([action, label]) => [action, label.replace(/ \(.*\)$/, "")]));
 
 /** @param {{params: Record<string, string>, query: URLSearchParams}} props */
 export default function View({ params }) {
@@ -33,9 +35,10 @@ export default function View({ params }) {
     reloadOn: ["notification"],
     columns: [
       { label: "Name", value: (schedule) => schedule.name },
+      { label: "Action", value: (schedule) => ACTION_WORDS[schedule.action] ?? schedule.action },
       { label: "Cron", value: (schedule) => html`<code>${schedule.cron}</code>` },
-      { label: "Time zone", value: (schedule) => schedule.timezone },
-      { label: "Action", value: (schedule) => schedule.action },
+      // The cron and both runs read in this zone: named here once, not after each time.
+      { label: "Time zone", value: (schedule) => zoneName(schedule.timezone) },
       {
         label: "Next run",
         value: (schedule) => {
@@ -79,7 +82,7 @@ export default function View({ params }) {
     <p class="muted">
       Each run raises a <a href=${href("nets", net, "notifications")}>notification</a> and is journalled in the${" "}
       <a href=${href("nets", net, "history")}>change history</a> as <code>schedule:name</code>. A run the server was down
-      for is reported as missed, not run late.
+      for is reported as missed, not run late. The cron, the next run and the last run read in the schedule's time zone.
     </p>
     <${CollectionEditor} spec=${spec} net=${net} />
   <//>`;
