@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LEVELS, levelName, shortTime, describePeriod, formatClock, wrapPoints } from "../../ui/lib/format.js";
+import { LEVELS, levelName, shortTime, describePeriod, describeDuration, formatClock, wrapPoints } from "../../ui/lib/format.js";
 import { formatLength, formatAge, metres, niceLength } from "../../ui/lib/floor_format.js";
 
 test("levels have the API's names, capitalised for badges", () => {
@@ -31,6 +31,13 @@ test("network-time periods in milliseconds and hertz (975 units a millisecond)",
   assert.equal(describePeriod(19500), "20 ms (50 Hz)");
   assert.equal(describePeriod(0), "off");
   for (const nothing of ["", null, undefined, "abc"]) assert.equal(describePeriod(nothing), "");
+});
+
+test("a network-time duration that does not repeat reads in milliseconds alone", () => {
+  assert.equal(describeDuration(4875), "5 ms");
+  assert.equal(describeDuration("1462"), "1.5 ms");
+  assert.equal(describeDuration(0), "none");
+  for (const nothing of ["", null, undefined, "abc"]) assert.equal(describeDuration(nothing), "");
 });
 
 test("lengths in mm for people, and the floor plan's scale bar lengths", () => {

@@ -61,7 +61,7 @@ import { itemBody, toFormValues } from "./item_body.js";
 // The bodies it sends and the periods it describes are worked out in
 // item_body.js and format.js (plain modules, tested under node).
 export { toBodyValue } from "./item_body.js";
-export { describePeriod } from "./format.js";
+export { describePeriod, describeDuration } from "./format.js";
 
 /**
  * The table and dialogs of one collection; render inside a Page.

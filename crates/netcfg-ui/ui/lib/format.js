@@ -34,7 +34,17 @@ export function shortTime(ms, now = Date.now()) {
 }
 
 /**
- * A network-time duration in words: 97,500 → "100 ms (10 Hz)".
+ * A figure for people: three significant digits below 100, whole above,
+ * without trailing zeros (1.5, 10, 667).
+ * @param {number} value
+ */
+function figure(value) {
+  const text = value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
+  return text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text;
+}
+
+/**
+ * A network-time period in words: 97,500 → "100 ms (10 Hz)".
  * @param {any} units
  */
 export function describePeriod(units) {
@@ -42,12 +52,19 @@ export function describePeriod(units) {
   if (!Number.isFinite(value) || units === "" || units === null || units === undefined) return "";
   if (value === 0) return "off";
   const ms = value / 975;
-  const hz = 1000 / ms;
-  const msText = ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2);
-  const hzText = hz >= 100 ? hz.toFixed(0) : hz >= 10 ? hz.toFixed(1) : hz.toFixed(2);
-  /** @param {string} text */
-  const trim = (text) => (text.includes(".") ? text.replace(/0+$/, "").replace(/\.$/, "") : text);
-  return `${trim(msText)} ms (${trim(hzText)} Hz)`;
+  return `${figure(ms)} ms (${figure(1000 / ms)} Hz)`;
+}
+
+/**
+ * A network-time duration that does not repeat (a role's downlink
+ * window) in milliseconds: 4,875 → "5 ms"; 0 → "none". A frequency would
+ * mean nothing there.
+ * @param {any} units
+ */
+export function describeDuration(units) {
+  const value = Number(units);
+  if (!Number.isFinite(value) || units === "" || units === null || units === undefined) return "";
+  return value === 0 ? "none" : `${figure(value / 975)} ms`;
 }
 
 /**

@@ -167,7 +167,7 @@ function Row({ net, item, replace }) {
   return html`<tr class=${item.read ? "read" : "unread"} data-identifier=${item.identifier}>
     <td><${LevelBadge} level=${item.level} /></td>
     <td><time datetime=${new Date(item.timestamp_ms).toISOString()} title=${formatTime(item.timestamp_ms)}>${shortTime(item.timestamp_ms)}</time></td>
-    <td class="mono">${item.serial_number || html`<span class="muted">none</span>`}</td>
+    <td>${item.serial_number ? html`<span class="mono">${item.serial_number}</span>` : html`<span class="muted">the whole network</span>`}</td>
     <td style=${item.read ? {} : { fontWeight: 600 }}>${item.message}</td>
     <td>${item.read ? html`<span class="badge">Read</span>` : html`<span class="badge unread">Unread</span>`}</td>
     <td style=${NOWRAP}><button type="button" disabled=${busy} onClick=${toggle}>${item.read ? "Mark unread" : "Mark read"}</button></td>

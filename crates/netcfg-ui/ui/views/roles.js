@@ -6,7 +6,7 @@ import { html } from "../lib/html.js";
 import { path } from "../lib/api.js";
 import { Page } from "../lib/components.js";
 import { href } from "../lib/router.js";
-import { CollectionEditor, describePeriod, getBody } from "../lib/collection.js";
+import { CollectionEditor, describePeriod, describeDuration, getBody } from "../lib/collection.js";
 
 const SENSORS = [
   ["accelerometer_period", "Accelerometer period"],
@@ -55,7 +55,11 @@ export default function View({ params }) {
         number: true,
         value: (role) => html`${role.network_period.toLocaleString()}<br /><small class="muted">${describePeriod(role.network_period)}</small>`,
       },
-      { label: "Window", value: (role) => role.window_duration.toLocaleString(), number: true },
+      {
+        label: "Downlink window",
+        number: true,
+        value: (role) => html`${role.window_duration.toLocaleString()}<br /><small class="muted">${describeDuration(role.window_duration)}</small>`,
+      },
       { label: "Devices planned", value: (role) => role.device_count.toLocaleString(), number: true },
       {
         label: "Sensors",
@@ -91,7 +95,16 @@ export default function View({ params }) {
         required: true,
         hint: (values) => ["Units of 1/975,000 s (975 = 1 ms)", periodHint("network_period")(values)].filter(Boolean).join(" "),
       },
-      { name: "window_duration", label: "Window duration", type: "integer", min: 0, hint: "Downlink window after each beacon, same units; 0 for none" },
+      {
+        name: "window_duration",
+        label: "Window duration",
+        type: "integer",
+        min: 0,
+        hint: (values) => {
+          const words = Number(values.window_duration) > 0 ? `= ${describeDuration(values.window_duration)}` : "";
+          return ["Downlink window after each beacon, same units; 0 for none", words].filter(Boolean).join(" ");
+        },
+      },
       { name: "device_count", label: "Devices planned", type: "integer", min: 0, hint: "Input of the maximum-tag check" },
       ...SENSORS.map(([name, label]) => ({
         name,
