@@ -35,3 +35,14 @@ def test_a_roles_downlink_window_reads_in_milliseconds(browser: Browser, api: Ap
     assert fast["Downlink window"] == "4,875 5 ms", fast
     assert fast["Network period"] == "48,750 50 ms (20 Hz)", fast
     assert cells(browser, view, "DEFAULT TAG")["Downlink window"] == "0 none"
+
+
+def test_an_alert_rules_level_reads_as_a_word(browser: Browser, api: Api):
+    api.create_net("lab")
+    view = browser.open_view("/nets/lab/alerts", "alerts")
+    browser.click(browser.button("Add alert rule", view))
+    dialog = browser.dialog()
+    browser.fill(dialog, ("Name", "quiet"), ("Condition", "Tag silent"), ("Level", "Warning"))
+    browser.click(browser.button("Add alert rule", dialog))
+    browser.wait(lambda _: cells(browser, view, "quiet").get("Level") == "Warning", message="the rule's level, a word")
+    assert api.get("/nets/lab/alert_rules/quiet")["alert_rule"]["level"] == 2

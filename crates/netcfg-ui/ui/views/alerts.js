@@ -8,7 +8,7 @@ import { path } from "../lib/api.js";
 import { Page } from "../lib/components.js";
 import { href } from "../lib/router.js";
 import { CollectionEditor, getBody } from "../lib/collection.js";
-import { LEVELS } from "../lib/format.js";
+import { LEVELS, levelName } from "../lib/format.js";
 import { ruleState, thresholdHint } from "../lib/alerts.js";
 
 /** @type {[string, string][]} */
@@ -49,7 +49,8 @@ export default function View({ params }) {
       { label: "Condition", value: (rule) => conditionLabel(rule.condition) },
       { label: "Threshold", value: (rule) => (rule.threshold ?? "–").toLocaleString(), number: true },
       { label: "For (s)", value: (rule) => rule.for_s.toLocaleString(), number: true },
-      { label: "Level", value: (rule) => `${rule.level} ${LEVELS[/** @type {1|2|3|4} */ (rule.level)] ?? ""}` },
+      // The level's name, as the notifications' badges say it (the API's number means nothing to a reader).
+      { label: "Level", value: (rule) => levelName(rule.level) },
       {
         label: "State",
         value: (rule, extra) => {
@@ -69,7 +70,7 @@ export default function View({ params }) {
         label: "Level",
         kind: "select",
         type: "integer",
-        options: Object.entries(LEVELS).map(([level, name]) => [level, `${level} ${name}`]),
+        options: Object.keys(LEVELS).map((level) => [level, levelName(Number(level))]),
       },
     ],
   };
