@@ -352,7 +352,10 @@ impl Shared {
                 self.network_changed(configuration.clone(), NetworkChange::Started);
                 journal.notify(
                     Level::Information,
-                    format!("network started on {instance} with {devices} device(s)"),
+                    format!(
+                        "network started on {instance} with {devices} {}",
+                        if devices == 1 { "device" } else { "devices" }
+                    ),
                     None,
                 );
                 let session = Session::launch(

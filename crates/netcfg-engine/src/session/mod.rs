@@ -265,7 +265,10 @@ impl Session {
         self.state_changed.notify_one();
         self.journal.notify(
             Level::Information,
-            format!("configuration reloaded: {devices} device(s) pushed"),
+            format!(
+                "configuration reloaded: {devices} {} pushed",
+                if devices == 1 { "device" } else { "devices" }
+            ),
             None,
         );
         Ok(())

@@ -163,9 +163,16 @@ impl Session {
         });
         self.activity_changed(serial_number, before).await;
         self.device_changed(serial_number, DeviceChange::Joined);
+        // The role by its name, as people named it.
+        let role = self
+            .plan()
+            .roles
+            .iter()
+            .find(|role| role.id == role_id)
+            .map_or_else(|| format!("role {role_id}"), |role| role.name.to_string());
         self.journal.notify(
             Level::Information,
-            format!("device {serial_number} joined (interface {interface}, role {role_id})"),
+            format!("device {serial_number} joined (interface {interface}, {role})"),
             Some(serial_number),
         );
     }
