@@ -77,7 +77,7 @@ impl Ctx {
 
     /// What the change history records of this request: the token's name
     /// (or `anonymous`), the client's address, the method and path, and
-    /// the route's summary, short ([`short_summary`]).
+    /// the route's summary, short (its first words: `short_summary`).
     pub fn record(&self) -> ChangeRecord {
         self.record_as(short_summary(self.summary))
     }
