@@ -217,7 +217,7 @@ fn assert_the_credentials_stay_in(server: &Server) {
     assert_eq!(file.status, 200);
     assert!(!shown.contains(PASSWORD) && !history.contains(PASSWORD));
     assert!(crate::support::find(&file.body, PASSWORD.as_bytes()).is_none());
-    assert!(history.contains("1 output added"), "{history}");
+    assert!(history.contains("output broker added"), "{history}");
 }
 
 /// A copy carries no credentials: its output says what it lacks and stays

@@ -148,7 +148,7 @@ fn assert_no_failure_and_the_history(server: &Server) {
     assert!(!notifications.contains("zone's"), "{notifications}");
     let history =
         server.send(&Request::get("/nets/room/history")).expect(200)["history"].to_string();
-    for summary in ["1 zone added", "1 zone changed", "1 zone removed"] {
+    for summary in ["zone desk added", "zone desk changed", "zone desk removed"] {
         assert!(history.contains(summary), "{summary}: {history}");
     }
 }
