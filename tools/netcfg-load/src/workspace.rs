@@ -15,7 +15,16 @@ use serde_json::Value;
 /// in the workspace).
 pub fn root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    root_above(manifest_dir).unwrap_or_else(|| manifest_dir.to_owned())
+    if let Some(root) = root_above(manifest_dir) {
+        return root;
+    }
+    // Built in a checkout that is gone (a removed worktree whose build
+    // cargo kept: its fingerprints do not depend on the path): the
+    // workspace it is run from.
+    env::current_dir()
+        .ok()
+        .and_then(|dir| root_above(&dir))
+        .unwrap_or_else(|| manifest_dir.to_owned())
 }
 
 /// The nearest of `dir` and the directories above it that holds a
