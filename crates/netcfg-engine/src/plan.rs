@@ -154,3 +154,62 @@ pub struct PlanChange {
     /// Devices whose name changed, with the new name: taken live.
     pub renamed: Vec<(SerialNumber, Option<ItemName>)>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn anchor(id: u32, serial: &str, name: Option<&str>, x: i32) -> Device {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "serial_number": serial, "name": name, "disabled": false,
+            "interfaces": [{"identifier": 0, "role_id": 2, "x": x, "y": 0, "z": 2500}]
+        }))
+        .expect("a device")
+    }
+
+    fn plan(devices: Vec<Device>) -> NetworkPlan {
+        let mut plan = NetworkPlan::new(
+            "site".parse().expect("a name"),
+            Instance::ServerDefault,
+            PathBuf::from("logs"),
+        );
+        plan.devices = devices;
+        plan
+    }
+
+    #[test]
+    fn a_name_alone_is_taken_live_and_named() {
+        let running = plan(vec![anchor(1, "01:04:0001", None, 0)]);
+        let renamed = plan(vec![anchor(1, "01:04:0001", Some("north wall"), 0)]);
+        let change = running.change_to(&renamed);
+        assert!(!change.needs_restart);
+        assert_eq!(
+            change.renamed,
+            [(
+                "01:04:0001".parse().expect("a serial"),
+                Some("north wall".parse().expect("a name"))
+            )]
+        );
+        assert_eq!(running.change_to(&running), PlanChange::default());
+    }
+
+    #[test]
+    fn what_the_devices_were_told_waits_for_a_restart() {
+        let running = plan(vec![anchor(1, "01:04:0001", None, 0)]);
+        let added = plan(vec![
+            anchor(1, "01:04:0001", None, 0),
+            anchor(2, "01:04:0002", None, 8000),
+        ]);
+        assert!(running.change_to(&added).needs_restart);
+        let moved = plan(vec![anchor(1, "01:04:0001", None, 500)]);
+        assert!(running.change_to(&moved).needs_restart);
+        let mut slower = running.clone();
+        slower.roles[0].name = "RENAMED".parse().expect("a name");
+        assert!(running.change_to(&slower).needs_restart);
+        // A name and a move together: the move waits, the name is taken.
+        let both = plan(vec![anchor(1, "01:04:0001", Some("north wall"), 500)]);
+        let change = running.change_to(&both);
+        assert!(change.needs_restart);
+        assert_eq!(change.renamed.len(), 1);
+    }
+}

@@ -301,6 +301,7 @@ impl Service {
             observer.forget(name);
         }
         self.engine().forget(name);
+        self.forget_waiting(name);
     }
 
     /// Runs `work` on the store, on a blocking thread (SQLite waits for the

@@ -44,7 +44,8 @@ fn naming(table: &str) -> Option<(&'static str, Option<&'static str>)> {
     match table {
         "devices" => Some(("serial_number", Some("id"))),
         "roles" | "data_streams" | "position_limits" => Some(("name", Some("id"))),
-        "settings" => Some(("setting_key", Some("id"))),
+        // A setting's key is part of its primary key.
+        "settings" => Some(("setting_key", None)),
         "rf_settings" | "alert_rules" | "schedules" | "zones" | "outputs" => Some(("name", None)),
         _ => None,
     }
