@@ -123,6 +123,7 @@ operations! {
     GetReplay = "get_replay",
     ControlReplay = "control_replay",
     GetAccuracy = "get_accuracy",
+    GetPositions = "get_positions",
     GetCoverage = "get_coverage",
     RunSurvey = "run_survey",
     GetSurvey = "get_survey",

@@ -76,8 +76,10 @@ pub mod keys {
         Recordings = "recordings": Vec<m::Recording>;
         /// Where a replay stands.
         Replay = "replay": m::ReplayState;
-        /// The reference tags' accuracy.
+        /// The tags' accuracy.
         Accuracy = "accuracy": Vec<m::TagAccuracy>;
+        /// The last position of each located tag.
+        Positions = "positions": Vec<m::TagPosition>;
         /// The predicted error over a grid.
         Coverage = "coverage": m::locate::Coverage;
         /// A survey of the anchors.

@@ -8,7 +8,7 @@ use std::{
 use netcfg_model::{
     CachedDevice, ConfigName, Connectivity, DeviceAction, DeviceActionReply, DeviceStatus,
     Instance, ItemName, Level, MagnetometerCalibration, PackageStatus, Position, ReplayControl,
-    ReplayState, RunState, SerialNumber, SurveyReport, Synchronisation, TagAccuracy,
+    ReplayState, Role, RunState, SerialNumber, SurveyReport, Synchronisation, TagAccuracy,
     UnconfiguredDevice, Zone,
     geofence::{CrossingKind, Occupant},
 };
@@ -380,6 +380,10 @@ pub trait Engine: Send + Sync {
         configuration: &ConfigName,
         names: Vec<(SerialNumber, Option<ItemName>)>,
     );
+
+    /// Gives a running configuration's tag roles new tracking: its trackers
+    /// take it at once (decisions §18). Nothing when it does not run.
+    fn retrack(&self, configuration: &ConfigName, roles: Vec<Role>);
 
     /// The tags inside zone `zone_id` of a running configuration.
     fn zone_occupancy(

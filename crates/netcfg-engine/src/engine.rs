@@ -10,8 +10,9 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, DeviceAction, DeviceActionReply, Instance, ItemName, Level,
-    MagnetometerCalibration, PackageState, PackageStatus, ReplayControl, ReplayState, RunState,
-    SerialNumber, SurveyReport, TagAccuracy, UnconfiguredDevice, Zone, geofence::Occupant,
+    MagnetometerCalibration, PackageState, PackageStatus, ReplayControl, ReplayState, Role,
+    RunState, SerialNumber, SurveyReport, TagAccuracy, UnconfiguredDevice, Zone,
+    geofence::Occupant,
 };
 use tokio::{runtime::Handle, sync::broadcast};
 use tokio_serial::{SerialPort, SerialPortBuilderExt, SerialStream};
@@ -598,6 +599,12 @@ impl Engine for NetcfgEngine {
     ) {
         if let Some(session) = self.shared.session(configuration) {
             session.rename_devices(&names);
+        }
+    }
+
+    fn retrack(&self, configuration: &ConfigName, roles: Vec<Role>) {
+        if let Some(session) = self.shared.session(configuration) {
+            session.retrack(&roles);
         }
     }
 

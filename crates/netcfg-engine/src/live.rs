@@ -471,6 +471,8 @@ mod tests {
                 quality: 9_100,
                 anchors_used: 4,
                 error_mm: 60,
+                vx: None,
+                vy: None,
             },
         };
         let items = positions(97_500, &[report]);

@@ -1,14 +1,22 @@
 //! The location server of one running configuration: it solves each
 //! beacon from what the anchors measured (decisions §12), using only the
 //! configuration (the anchors' configured positions) and the measurements,
-//! and keeps the reference tags' accuracy and which tags cannot be located.
+//! follows each tag with its role's tracker (§18), and keeps the tags'
+//! accuracy and which tags cannot be located.
 
-use std::collections::{HashMap, HashSet};
+use std::{
+    collections::{HashMap, HashSet},
+    fmt,
+    sync::Arc,
+};
 
 use netcfg_model::{
-    Position, SerialNumber, TagAccuracy,
-    locate::{Geometry, Link, Measure, Point, Solver, Unsolved, quality_from_error},
-    time::ticks::MM_PER_TICK,
+    Position, RoleId, SerialNumber, TagAccuracy,
+    locate::{
+        Fix, Geometry, Link, Measure, Point, Solver, TrackSettings, Tracker, Unsolved,
+        quality_from_error,
+    },
+    time::ticks::{MM_PER_TICK, seconds_from_units},
 };
 
 use crate::{
@@ -19,6 +27,18 @@ use crate::{
 /// Beacons in a row a tag must go unlocated (or located) before the
 /// engine says so, so a tag at the edge of coverage does not flood.
 const STREAK: u8 = 20;
+
+/// Where a simulated tag truly was at a beacon (serial, network time):
+/// given to the accuracy tally of a simulator instance, never to the
+/// solver or the tracker.
+#[derive(Clone)]
+pub(crate) struct Truth(pub(crate) Arc<dyn Fn(SerialNumber, u64) -> Option<Point> + Send + Sync>);
+
+impl fmt::Debug for Truth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Truth")
+    }
+}
 
 /// A tag's location changed in a way a person should hear of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,22 +58,24 @@ pub(crate) enum LocationNews {
     Unsolvable(SerialNumber),
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct TagState {
     last: Option<Point>,
     /// Consecutive beacons unlocated (positive) or located (negative).
     streak: i16,
     /// Whether the engine has said it cannot be located.
     told_unlocated: bool,
+    tracker: Tracker,
 }
 
-/// The log-scale histogram of a reference tag's errors (1% bins from
-/// 0.1 mm), so its 95th percentile is known within 1% in a few KiB.
+/// The log-scale histogram of a tag's errors (1% bins from 0.1 mm), so
+/// its 95th percentile is known within 1% in a few KiB.
 #[derive(Debug)]
 struct Tally {
-    fixes: u64,
+    count: u64,
     sum: f64,
     sum_squares: f64,
+    max: f64,
     within: u64,
     bins: Vec<u32>,
 }
@@ -62,21 +84,27 @@ const BIN_FLOOR_MM: f64 = 0.1;
 const BIN_RATIO_LN: f64 = 0.00995; // ln(1.01)
 const BINS: usize = 1_700; // up to about 2 km
 
+fn round_tenth(value: f64) -> f64 {
+    (value * 10.0).round() / 10.0
+}
+
 impl Tally {
     fn new() -> Self {
         Self {
-            fixes: 0,
+            count: 0,
             sum: 0.0,
             sum_squares: 0.0,
+            max: 0.0,
             within: 0,
             bins: vec![0; BINS],
         }
     }
 
     fn add(&mut self, error_mm: f64, estimate_mm: f64) {
-        self.fixes += 1;
+        self.count += 1;
         self.sum += error_mm;
         self.sum_squares += error_mm * error_mm;
+        self.max = self.max.max(error_mm);
         if error_mm <= estimate_mm {
             self.within += 1;
         }
@@ -85,7 +113,10 @@ impl Tally {
     }
 
     fn percentile(&self, share: f64) -> f64 {
-        let wanted = (self.fixes as f64 * share).ceil() as u64;
+        if self.count == 0 {
+            return 0.0;
+        }
+        let wanted = (self.count as f64 * share).ceil() as u64;
         let mut seen = 0u64;
         for (bin, count) in self.bins.iter().enumerate() {
             seen += u64::from(*count);
@@ -97,20 +128,48 @@ impl Tally {
         0.0
     }
 
+    fn mean(&self) -> f64 {
+        self.sum / self.count.max(1) as f64
+    }
+
+    fn rms(&self) -> f64 {
+        (self.sum_squares / self.count.max(1) as f64).sqrt()
+    }
+}
+
+/// One tag's tallies: its delivered positions and its per-beacon fixes.
+#[derive(Debug)]
+struct TagTally {
+    reference: bool,
+    delivered: Tally,
+    fixes: Tally,
+}
+
+impl TagTally {
+    fn new(reference: bool) -> Self {
+        Self {
+            reference,
+            delivered: Tally::new(),
+            fixes: Tally::new(),
+        }
+    }
+
     fn report(&self, serial_number: SerialNumber) -> TagAccuracy {
-        let fixes = self.fixes.max(1) as f64;
-        let round = |value: f64| (value * 10.0).round() / 10.0;
+        let delivered = &self.delivered;
         TagAccuracy {
             serial_number,
-            fixes: self.fixes,
-            mean_error_mm: round(self.sum / fixes),
-            rms_mm: round((self.sum_squares / fixes).sqrt()),
-            r95_mm: round(if self.fixes == 0 {
-                0.0
-            } else {
-                self.percentile(0.95)
-            }),
-            within_estimate: (self.within as f64 / fixes * 10_000.0).round() / 10_000.0,
+            reference: self.reference,
+            fixes: delivered.count,
+            mean_error_mm: round_tenth(delivered.mean()),
+            rms_mm: round_tenth(delivered.rms()),
+            r95_mm: round_tenth(delivered.percentile(0.95)),
+            max_error_mm: round_tenth(delivered.max),
+            within_estimate: (delivered.within as f64 / delivered.count.max(1) as f64 * 10_000.0)
+                .round()
+                / 10_000.0,
+            fix_rms_mm: round_tenth(self.fixes.rms()),
+            fix_r95_mm: round_tenth(self.fixes.percentile(0.95)),
+            fix_max_mm: round_tenth(self.fixes.max),
         }
     }
 }
@@ -122,14 +181,21 @@ pub(crate) struct Locator {
     anchors: HashMap<SerialNumber, Point>,
     unsynchronised: HashSet<SerialNumber>,
     references: HashMap<SerialNumber, Point>,
+    /// Each planned tag's role's tracking; tags the plan does not hold are
+    /// tracked as the DEFAULT TAG role says.
+    settings: HashMap<SerialNumber, TrackSettings>,
+    default_settings: TrackSettings,
     tags: HashMap<SerialNumber, TagState>,
-    tallies: HashMap<SerialNumber, Tally>,
+    tallies: HashMap<SerialNumber, TagTally>,
+    truth: Option<Truth>,
     links: Vec<Link>,
 }
 
 impl Locator {
-    /// The location server of `plan`: its anchors and reference tags.
-    pub(crate) fn new(plan: &NetworkPlan) -> Self {
+    /// The location server of `plan`: its anchors, reference tags and
+    /// roles' tracking; with `truth` (a simulator instance), every tag's
+    /// accuracy is tallied against it too.
+    pub(crate) fn new(plan: &NetworkPlan, truth: Option<Truth>) -> Self {
         let mut anchors = HashMap::new();
         let mut references = HashMap::new();
         for device in &plan.devices {
@@ -151,17 +217,52 @@ impl Locator {
         }
         let points: Vec<Point> = anchors.values().copied().collect();
         let geometry = Geometry::of_anchors(Measure::from(plan.network_mode), &points);
-        Self {
+        let mut locator = Self {
             solver: Solver::new(geometry),
             anchors,
             unsynchronised: HashSet::new(),
             tallies: references
                 .keys()
-                .map(|serial| (*serial, Tally::new()))
+                .map(|serial| (*serial, TagTally::new(true)))
                 .collect(),
             references,
+            settings: HashMap::new(),
+            default_settings: TrackSettings::default(),
             tags: HashMap::new(),
+            truth,
             links: Vec::new(),
+        };
+        locator.take_tracking(plan);
+        locator
+    }
+
+    /// Takes the tracking of `plan`'s roles, at once for the tags being
+    /// tracked (decisions §18: a role change applies to the running network).
+    pub(crate) fn take_tracking(&mut self, plan: &NetworkPlan) {
+        let by_role: HashMap<RoleId, TrackSettings> = plan
+            .roles
+            .iter()
+            .filter_map(|role| Some((role.id, role.track_settings()?)))
+            .collect();
+        self.default_settings = by_role
+            .get(&RoleId::DEFAULT_TAG)
+            .copied()
+            .unwrap_or_default();
+        self.settings = plan
+            .devices
+            .iter()
+            .filter_map(|device| {
+                let role = device.interfaces.first()?.role_id;
+                Some((device.serial_number, *by_role.get(&role)?))
+            })
+            .collect();
+        for (serial, state) in &mut self.tags {
+            state.tracker.set_settings(
+                self.settings
+                    .get(serial)
+                    .copied()
+                    .unwrap_or(self.default_settings),
+            );
         }
     }
 
@@ -180,34 +281,33 @@ impl Locator {
         &self.anchors
     }
 
-    /// Solves a batch of beacons: the positions located, and what changed
-    /// that a person should hear of.
+    /// Solves and tracks a batch of beacons received at `network_time`
+    /// (units of 1/975,000 s): the positions located, and what changed that
+    /// a person should hear of. A beacon whose fix the tracker refuses
+    /// delivers no position.
     pub(crate) fn solve(
         &mut self,
         beacons: &[BeaconReport],
         in_ticks: bool,
+        network_time: u64,
         news: &mut Vec<LocationNews>,
     ) -> Vec<PositionReport> {
         let mut located = Vec::with_capacity(beacons.len());
+        let seconds = seconds_from_units(network_time);
         for beacon in beacons {
-            self.links.clear();
-            for (anchor, value) in &beacon.links {
-                if self.unsynchronised.contains(anchor) {
-                    continue;
-                }
-                if let Some(position) = self.anchors.get(anchor) {
-                    let value_mm = if in_ticks {
-                        f64::from(*value) * MM_PER_TICK
-                    } else {
-                        f64::from(*value)
-                    };
-                    self.links.push(Link {
-                        anchor: *position,
-                        value_mm,
-                    });
-                }
-            }
-            let state = self.tags.entry(beacon.serial_number).or_default();
+            self.gather_links(beacon, in_ticks);
+            let serial = beacon.serial_number;
+            let settings = self
+                .settings
+                .get(&serial)
+                .copied()
+                .unwrap_or(self.default_settings);
+            let state = self.tags.entry(serial).or_insert_with(|| TagState {
+                last: None,
+                streak: 0,
+                told_unlocated: false,
+                tracker: Tracker::new(settings),
+            });
             match self.solver.solve(&self.links, state.last) {
                 Ok(fix) => {
                     state.last = Some(fix.position);
@@ -218,33 +318,13 @@ impl Locator {
                     };
                     if state.told_unlocated && state.streak <= -i16::from(STREAK) {
                         state.told_unlocated = false;
-                        news.push(LocationNews::Located(beacon.serial_number));
+                        news.push(LocationNews::Located(serial));
                     }
-                    if let (Some(reference), Some(tally)) = (
-                        self.references.get(&beacon.serial_number),
-                        self.tallies.get_mut(&beacon.serial_number),
-                    ) {
-                        let error =
-                            (fix.position[0] - reference[0]).hypot(fix.position[1] - reference[1]);
-                        tally.add(error, fix.error_mm);
+                    let track = state.tracker.update(seconds, &fix);
+                    self.tally(serial, network_time, &fix, track.as_ref());
+                    if let Some(track) = track {
+                        located.push(report(serial, &fix, &track));
                     }
-                    let round = |value: f64| {
-                        value
-                            .round()
-                            .clamp(f64::from(i32::MIN), f64::from(i32::MAX))
-                            as i32
-                    };
-                    located.push(PositionReport {
-                        serial_number: beacon.serial_number,
-                        position: Position {
-                            x: round(fix.position[0]),
-                            y: round(fix.position[1]),
-                            z: round(fix.position[2]),
-                            quality: quality_from_error(fix.error_mm),
-                            anchors_used: fix.links_used,
-                            error_mm: fix.error_mm.round().clamp(0.0, f64::from(u32::MAX)) as u32,
-                        },
-                    });
                 }
                 Err(unsolved) => {
                     state.streak = if state.streak < 0 {
@@ -256,11 +336,11 @@ impl Locator {
                         state.told_unlocated = true;
                         news.push(match unsolved {
                             Unsolved::TooFewLinks { heard, needs } => LocationNews::Unlocated {
-                                tag: beacon.serial_number,
+                                tag: serial,
                                 heard,
                                 needs,
                             },
-                            _ => LocationNews::Unsolvable(beacon.serial_number),
+                            _ => LocationNews::Unsolvable(serial),
                         });
                     }
                 }
@@ -269,7 +349,60 @@ impl Locator {
         located
     }
 
-    /// The reference tags' accuracy since the start, by serial number.
+    /// The beacon's links from synchronised anchors of the plan.
+    fn gather_links(&mut self, beacon: &BeaconReport, in_ticks: bool) {
+        self.links.clear();
+        for (anchor, value) in &beacon.links {
+            if self.unsynchronised.contains(anchor) {
+                continue;
+            }
+            if let Some(position) = self.anchors.get(anchor) {
+                let value_mm = if in_ticks {
+                    f64::from(*value) * MM_PER_TICK
+                } else {
+                    f64::from(*value)
+                };
+                self.links.push(Link {
+                    anchor: *position,
+                    value_mm,
+                });
+            }
+        }
+    }
+
+    /// Adds a fix and its delivered position (if any) to the tag's tally:
+    /// against its configured position for a reference tag, against the
+    /// simulator's truth for any other tag of a simulator instance.
+    fn tally(
+        &mut self,
+        serial: SerialNumber,
+        network_time: u64,
+        fix: &Fix,
+        track: Option<&netcfg_model::locate::Track>,
+    ) {
+        let truth = match self.references.get(&serial) {
+            Some(reference) => *reference,
+            None => match self
+                .truth
+                .as_ref()
+                .and_then(|truth| (truth.0)(serial, network_time))
+            {
+                Some(point) => point,
+                None => return,
+            },
+        };
+        let error = |position: Point| (position[0] - truth[0]).hypot(position[1] - truth[1]);
+        let tally = self
+            .tallies
+            .entry(serial)
+            .or_insert_with(|| TagTally::new(false));
+        tally.fixes.add(error(fix.position), fix.error_mm);
+        if let Some(track) = track {
+            tally.delivered.add(error(track.position), track.error_mm);
+        }
+    }
+
+    /// Every tallied tag's accuracy since the start, by serial number.
     pub(crate) fn accuracy(&self) -> Vec<TagAccuracy> {
         let mut report: Vec<TagAccuracy> = self
             .tallies
@@ -281,20 +414,55 @@ impl Locator {
     }
 }
 
+/// The position a tracked beacon delivers.
+fn report(
+    serial_number: SerialNumber,
+    fix: &Fix,
+    track: &netcfg_model::locate::Track,
+) -> PositionReport {
+    let round = |value: f64| {
+        value
+            .round()
+            .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
+    };
+    let velocity = track.velocity.map(|velocity| velocity.map(round));
+    PositionReport {
+        serial_number,
+        position: Position {
+            x: round(track.position[0]),
+            y: round(track.position[1]),
+            z: round(track.position[2]),
+            quality: quality_from_error(track.error_mm),
+            anchors_used: fix.links_used,
+            error_mm: track.error_mm.round().clamp(0.0, f64::from(u32::MAX)) as u32,
+            vx: velocity.map(|[vx, _]| vx),
+            vy: velocity.map(|[_, vy]| vy),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn the_tally_knows_its_percentile_within_a_percent() {
-        let mut tally = Tally::new();
+        let mut tally = TagTally::new(true);
         for millimetres in 1..=1_000 {
-            tally.add(f64::from(millimetres), 500.0);
+            tally.delivered.add(f64::from(millimetres), 500.0);
+            tally.fixes.add(f64::from(millimetres) * 2.0, 500.0);
         }
         let report = tally.report(SerialNumber::from_u32(1));
         assert_eq!(report.fixes, 1_000);
         assert!((report.r95_mm - 950.0).abs() <= 10.0, "{}", report.r95_mm);
         assert!((report.mean_error_mm - 500.5).abs() < 0.1);
         assert!((report.within_estimate - 0.5).abs() < 1e-9);
+        assert_eq!((report.max_error_mm, report.fix_max_mm), (1_000.0, 2_000.0));
+        assert!(
+            (report.fix_r95_mm - 1_900.0).abs() <= 20.0,
+            "{}",
+            report.fix_r95_mm
+        );
+        assert!(report.reference);
     }
 }

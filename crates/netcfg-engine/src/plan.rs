@@ -123,9 +123,27 @@ impl NetworkPlan {
                 })
                 .collect()
         };
+        // Tracking is the engine's own, taken at once (decisions §18).
+        let untracked = |plan: &NetworkPlan| -> Vec<Role> {
+            plan.roles
+                .iter()
+                .map(|role| Role {
+                    tracking: None,
+                    max_speed_mm_s: None,
+                    ..role.clone()
+                })
+                .collect()
+        };
+        let tracking_of = |plan: &NetworkPlan| -> Vec<_> {
+            plan.roles
+                .iter()
+                .map(|role| (role.id, role.tracking, role.max_speed_mm_s))
+                .collect()
+        };
+        let retracked = (tracking_of(self) != tracking_of(newer)).then(|| newer.roles.clone());
         let needs_restart = self.network_mode != newer.network_mode
             || self.rf != newer.rf
-            || self.roles != newer.roles
+            || untracked(self) != untracked(newer)
             || self.streams != newer.streams
             || self.settings != newer.settings
             || unnamed(self) != unnamed(newer);
@@ -142,6 +160,7 @@ impl NetworkPlan {
         PlanChange {
             needs_restart,
             renamed,
+            retracked,
         }
     }
 }
@@ -153,6 +172,8 @@ pub struct PlanChange {
     pub needs_restart: bool,
     /// Devices whose name changed, with the new name: taken live.
     pub renamed: Vec<(SerialNumber, Option<ItemName>)>,
+    /// The roles, when their tracking changed: taken live.
+    pub retracked: Option<Vec<Role>>,
 }
 
 #[cfg(test)]

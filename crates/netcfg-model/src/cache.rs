@@ -143,6 +143,13 @@ pub struct Position {
     /// 0 where the network reported no estimate.
     #[serde(default)]
     pub error_mm: u32,
+    /// East velocity, mm/s, of a tracked tag (decisions §18); absent when
+    /// its role's `tracking` is `off` or the network reported none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vx: Option<i32>,
+    /// North velocity, mm/s, like `vx`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vy: Option<i32>,
 }
 
 /// What the network last reported about one device.

@@ -90,10 +90,17 @@ pub struct PositionEntry {
     pub z: i32,
     /// Quality, 0 (worst) to 10,000 (best).
     pub quality: u16,
-    /// The solver's own 95% horizontal error estimate, mm.
+    /// The 95% horizontal error estimate, mm: the tracker's, or the
+    /// solver's when the tag is not tracked.
     pub error_mm: u32,
     /// When the network solved it, in units of 1/975,000 s.
     pub network_time: u64,
+    /// East velocity, mm/s (tracked tags only, decisions §18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vx: Option<i32>,
+    /// North velocity, mm/s (tracked tags only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vy: Option<i32>,
 }
 
 /// `position`: the newest position of each tag of `net` that moved since

@@ -126,7 +126,9 @@ pub use setting::{
     SettingValue, SystemSetting, default_setting, default_settings,
 };
 pub use sim_parameters::{SIM_PARAMETER_NAMES, SimParameters, SurveyError};
-pub use site_check::{AnchorSurvey, MeasuredRange, PointMm, SurveyPair, SurveyReport, TagAccuracy};
+pub use site_check::{
+    AnchorSurvey, MeasuredRange, PointMm, SurveyPair, SurveyReport, TagAccuracy, TagPosition,
+};
 pub use stream::{DEFAULT_STREAM_GROUP, DataStream, DefaultStream, default_streams};
 pub use time::{NetworkTime, SensorPeriod, SensorPeriodError};
 pub use validation::{Problem, Problems, Validate};

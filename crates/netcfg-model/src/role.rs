@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 use crate::{
+    locate::{
+        DEFAULT_MAX_SPEED_MM_S, MAX_MAX_SPEED_MM_S, MIN_MAX_SPEED_MM_S, TrackSettings, Tracking,
+    },
     names::ItemName,
     time::{NetworkTime, SensorPeriod},
     validation::{Problems, Validate, join},
@@ -112,6 +115,14 @@ pub struct Role {
     pub temperature_period: SensorPeriod,
     /// LED brightness of the role's devices.
     pub led_brightness: LedBrightness,
+    /// How its tags' positions are tracked (decisions §18): tag roles
+    /// only, `default` unless set; absent for anchors and seeders.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking: Option<Tracking>,
+    /// The fastest its tags move (mm/s, 100 to 100,000): the tracker
+    /// refuses a fix that would need more. Tag roles only, 3,000 unless set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_speed_mm_s: Option<u32>,
 }
 
 /// The shortest tick period of a seeder: 4,375 units (about 4.5 ms).
@@ -137,7 +148,21 @@ impl Role {
             pressure_period: SensorPeriod::OFF,
             temperature_period: SensorPeriod::OFF,
             led_brightness: LedBrightness::default(),
+            tracking: id.is_tag_role().then_some(Tracking::Default),
+            max_speed_mm_s: id.is_tag_role().then_some(DEFAULT_MAX_SPEED_MM_S),
         }
+    }
+
+    /// What the role asks of its tags' trackers; `None` for roles whose
+    /// devices are not tracked (anchors, seeders, unconfigured).
+    pub fn track_settings(&self) -> Option<TrackSettings> {
+        if !self.id.is_tag_role() {
+            return None;
+        }
+        Some(TrackSettings::new(
+            self.tracking.unwrap_or_default(),
+            self.max_speed_mm_s.unwrap_or(DEFAULT_MAX_SPEED_MM_S),
+        ))
     }
 
     /// The sensor periods with their field names, in the wire order.
@@ -244,6 +269,38 @@ impl Validate for Role {
             Some(self.network_period),
             path,
             problems,
+        );
+        if self.id.is_tag_role() {
+            check_max_speed(self.max_speed_mm_s, path, problems);
+        } else {
+            for (field, set) in [
+                ("tracking", self.tracking.is_some()),
+                ("max_speed_mm_s", self.max_speed_mm_s.is_some()),
+            ] {
+                if set {
+                    problems.push(
+                        join(path, field),
+                        format!(
+                            "the {} role's devices are not tracked: only tag roles have {field}",
+                            self.name
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Records a problem when a speed limit is outside 100 to 100,000 mm/s.
+pub(crate) fn check_max_speed(max_speed_mm_s: Option<u32>, path: &str, problems: &mut Problems) {
+    if let Some(speed) = max_speed_mm_s
+        && !(MIN_MAX_SPEED_MM_S..=MAX_MAX_SPEED_MM_S).contains(&speed)
+    {
+        problems.push(
+            join(path, "max_speed_mm_s"),
+            format!(
+                "expected a speed from {MIN_MAX_SPEED_MM_S} to {MAX_MAX_SPEED_MM_S} mm/s, found {speed}"
+            ),
         );
     }
 }

@@ -17,6 +17,16 @@ pub struct SurveyError {
     pub offset_mm: [i32; 3],
 }
 
+/// A tag without configured coordinates that stands still at a true
+/// point (`still=SERIAL:X:Y:Z`, decisions §18).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StillTag {
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// Where it truly stands: east, north and up, mm.
+    pub position_mm: [i32; 3],
+}
+
 /// What `sim?...` sets, each `None` when the instance does not name it.
 ///
 /// When any error source is named, the others the instance does not name are
@@ -36,6 +46,8 @@ pub struct SimParameters {
     pub miss: Option<f64>,
     /// Devices whose true position differs from the configured one.
     pub survey_error: Vec<SurveyError>,
+    /// Tags without coordinates that stand still (they walk otherwise).
+    pub still: Vec<StillTag>,
     /// The seed of the simulator's random numbers (a run repeats with it).
     pub seed: Option<u64>,
     /// The query as given, for display (the parameters in their order).
@@ -43,18 +55,21 @@ pub struct SimParameters {
 }
 
 /// The names `sim?...` takes.
-pub const SIM_PARAMETER_NAMES: [&str; 7] = [
+pub const SIM_PARAMETER_NAMES: [&str; 8] = [
     "toa_noise_mm",
     "nlos",
     "nlos_bias_mm",
     "range_mm",
     "miss",
     "survey_error",
+    "still",
     "seed",
 ];
 
 /// The largest survey error offset on any axis, mm.
 const MAX_SURVEY_ERROR_MM: i32 = 100_000;
+/// The farthest a still tag may stand from the origin on any axis, mm.
+const MAX_STILL_MM: i32 = 10_000_000;
 
 impl SimParameters {
     /// True when the instance names an error source: the ones it does not
@@ -137,14 +152,37 @@ impl SimParameters {
                         .map_err(|_| format!("`{value}` is not a whole number"))?,
                 );
             }
-            "survey_error" => self.survey_error = parse_survey_errors(value)?,
+            "survey_error" => {
+                self.survey_error = parse_points(value, "DX:DY:DZ", MAX_SURVEY_ERROR_MM)?
+                    .into_iter()
+                    .map(|(serial_number, offset_mm)| SurveyError {
+                        serial_number,
+                        offset_mm,
+                    })
+                    .collect();
+            }
+            "still" => {
+                self.still = parse_points(value, "X:Y:Z", MAX_STILL_MM)?
+                    .into_iter()
+                    .map(|(serial_number, position_mm)| StillTag {
+                        serial_number,
+                        position_mm,
+                    })
+                    .collect();
+            }
             _ => unreachable!("names are checked before"),
         }
         Ok(())
     }
 }
 
-fn parse_survey_errors(value: &str) -> Result<Vec<SurveyError>, String> {
+/// `SERIAL:A:B:C` items joined by `;`, each of A, B, C a whole number of
+/// mm at most `limit` either way (`form` names them in the error).
+fn parse_points(
+    value: &str,
+    form: &str,
+    limit: i32,
+) -> Result<Vec<(SerialNumber, [i32; 3])>, String> {
     value
         .split(';')
         .map(|one| {
@@ -153,29 +191,24 @@ fn parse_survey_errors(value: &str) -> Result<Vec<SurveyError>, String> {
             let serial = serial.join(":");
             let serial_number: SerialNumber = serial
                 .parse()
-                .map_err(|_| format!("`{one}` is not SERIAL:DX:DY:DZ (serial XX:XX:XXXX)"))?;
-            let offsets: Vec<&str> = parts.collect();
-            let [dx, dy, dz] = offsets[..] else {
-                return Err(format!(
-                    "`{one}` is not SERIAL:DX:DY:DZ (three offsets in mm)"
-                ));
+                .map_err(|_| format!("`{one}` is not SERIAL:{form} (serial XX:XX:XXXX)"))?;
+            let values: Vec<&str> = parts.collect();
+            let [a, b, c] = values[..] else {
+                return Err(format!("`{one}` is not SERIAL:{form} (three values in mm)"));
             };
-            let mut offset_mm = [0; 3];
-            for (slot, text) in offset_mm.iter_mut().zip([dx, dy, dz]) {
+            let mut point = [0; 3];
+            for (slot, text) in point.iter_mut().zip([a, b, c]) {
                 let parsed: i32 = text
                     .parse()
                     .map_err(|_| format!("`{text}` in `{one}` is not a whole number of mm"))?;
-                if parsed.abs() > MAX_SURVEY_ERROR_MM {
+                if parsed.abs() > limit {
                     return Err(format!(
-                        "{parsed} in `{one}` is out of range (at most {MAX_SURVEY_ERROR_MM} mm)"
+                        "{parsed} in `{one}` is out of range (at most {limit} mm)"
                     ));
                 }
                 *slot = parsed;
             }
-            Ok(SurveyError {
-                serial_number,
-                offset_mm,
-            })
+            Ok((serial_number, point))
         })
         .collect()
 }
@@ -211,6 +244,13 @@ mod tests {
         assert_eq!(parameters.survey_error[0].offset_mm, [1_500, 0, -20]);
         assert_eq!(parameters.seed, Some(7));
         assert!(parameters.names_any_error());
+        let still = SimParameters::parse("still=01:04:0003:5000:4000:1200;01:04:0004:-1:0:0")
+            .unwrap()
+            .still;
+        assert_eq!(still.len(), 2);
+        assert_eq!(still[0].position_mm, [5_000, 4_000, 1_200]);
+        let problems = SimParameters::parse("still=01:04:0003:5000:4000").unwrap_err();
+        assert!(problems[0].contains("SERIAL:X:Y:Z"), "{problems:?}");
         assert!(!SimParameters::parse("seed=1").unwrap().names_any_error());
     }
 

@@ -6,23 +6,65 @@ use serde::Serialize;
 
 use crate::{SerialNumber, locate::Verdict};
 
-/// One reference tag's fixes since the start, against its configured
-/// position (`GET /nets/{net}/accuracy`).
+/// One tag's positions since the start against where it truly is
+/// (`GET /nets/{net}/accuracy`, decisions §12 and §18): a reference tag
+/// against its configured position; on a simulator instance, every other
+/// tag against the simulator's true position at each beacon.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct TagAccuracy {
-    /// The reference tag.
+    /// The tag.
     pub serial_number: SerialNumber,
-    /// Positions solved.
+    /// True for a reference tag (configured coordinates); false for a tag
+    /// measured against the simulator's truth.
+    pub reference: bool,
+    /// Positions delivered (tracked, or per beacon when `tracking` is off).
     pub fixes: u64,
-    /// Mean horizontal error, mm.
+    /// Mean horizontal error of the delivered positions, mm.
     pub mean_error_mm: f64,
-    /// Root mean square of the horizontal error, mm.
+    /// Root mean square of their horizontal error, mm.
     pub rms_mm: f64,
-    /// 95th percentile of the horizontal error, mm (within 1%).
+    /// 95th percentile of their horizontal error, mm (within 1%).
     pub r95_mm: f64,
-    /// Share of fixes (0 to 1) whose horizontal error was within their
-    /// own `error_mm`.
+    /// Their largest horizontal error, mm.
+    pub max_error_mm: f64,
+    /// Share of delivered positions (0 to 1) whose horizontal error was
+    /// within their own `error_mm`.
     pub within_estimate: f64,
+    /// Root mean square of the per-beacon fixes' horizontal error, mm
+    /// (before tracking).
+    pub fix_rms_mm: f64,
+    /// 95th percentile of the fixes' horizontal error, mm.
+    pub fix_r95_mm: f64,
+    /// The largest fix error, mm.
+    pub fix_max_mm: f64,
+}
+
+/// A located tag's last position (`GET /nets/{net}/positions`, decisions
+/// §18): what a dashboard shows without a stream.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct TagPosition {
+    /// The tag.
+    pub serial_number: SerialNumber,
+    /// Its name in the configuration, if it has one.
+    pub name: Option<crate::ItemName>,
+    /// East, mm.
+    pub x: i32,
+    /// North, mm.
+    pub y: i32,
+    /// Height, mm.
+    pub z: i32,
+    /// The 95% horizontal error estimate, mm.
+    pub error_mm: u32,
+    /// East velocity, mm/s; null when the tag's role does not track it.
+    pub vx: Option<i32>,
+    /// North velocity, mm/s; null when untracked.
+    pub vy: Option<i32>,
+    /// When the network solved it, in units of 1/975,000 s.
+    pub network_time: u64,
+    /// When the server received it, ms since the Unix epoch.
+    pub time_ms: u64,
+    /// How long ago that was, ms.
+    pub age_ms: u64,
 }
 
 /// A position in mm.

@@ -24,6 +24,11 @@ struct PositionBody<'a> {
     error_mm: u32,
     network_time: u64,
     time_ms: u64,
+    /// Velocity, mm/s, of a tracked tag (decisions §18).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vx: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vy: Option<i32>,
 }
 
 impl<'a> PositionBody<'a> {
@@ -38,6 +43,8 @@ impl<'a> PositionBody<'a> {
             error_mm: position.entry.error_mm,
             network_time: position.entry.network_time,
             time_ms: position.time_ms,
+            vx: position.entry.vx,
+            vy: position.entry.vy,
         }
     }
 }
@@ -166,6 +173,8 @@ mod tests {
                 quality: 9000,
                 error_mm: 55,
                 network_time: 975_000,
+                vx: None,
+                vy: None,
             },
             time_ms: 1_700_000_000_000,
         }
@@ -178,6 +187,13 @@ mod tests {
             single,
             serde_json::json!({"x": 1, "y": -2, "z": 3, "quality": 9000, "error_mm": 55,
                 "network_time": 975_000, "time_ms": 1_700_000_000_000u64})
+        );
+        let mut tracked = queued();
+        (tracked.entry.vx, tracked.entry.vy) = (Some(1_200), Some(-300));
+        let single: serde_json::Value = serde_json::from_slice(&mqtt_position(&tracked)).unwrap();
+        assert_eq!(
+            (single["vx"].as_i64(), single["vy"].as_i64()),
+            (Some(1_200), Some(-300))
         );
         let batch: serde_json::Value =
             serde_json::from_slice(&position_batch(&[queued()])).unwrap();

@@ -288,6 +288,8 @@ mod tests {
             quality: 1,
             error_mm: 0,
             network_time,
+            vx: None,
+            vy: None,
         }
     }
 

@@ -65,6 +65,7 @@ mod logs;
 mod nets;
 mod notifications;
 mod outputs;
+mod positions;
 mod recordings;
 mod resources;
 mod schedules;
@@ -215,6 +216,8 @@ struct Inner {
     site_feed: site_events::SiteFeed,
     /// Whether changes wait for a restart, as last found.
     waiting: waiting::Waiting,
+    /// Each running configuration's tags' last positions.
+    latest_positions: positions::LatestPositions,
     /// Whether [`Service::start_background_work`] ran.
     started: std::sync::atomic::AtomicBool,
 }
@@ -250,6 +253,7 @@ impl Service {
                 recorders: recordings::Recorders::default(),
                 site_feed: site_events::SiteFeed::default(),
                 waiting: waiting::Waiting::default(),
+                latest_positions: positions::LatestPositions::default(),
                 started: std::sync::atomic::AtomicBool::new(false),
             }),
         }

@@ -59,6 +59,7 @@ impl Service {
                         Err(RecvError::Closed) => break,
                     };
                     if let Some(event) = event {
+                        self.inner.latest_positions.take(&event);
                         self.inner.site_feed.send(event.clone());
                         self.to_outputs(event).await;
                     }

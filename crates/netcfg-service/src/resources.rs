@@ -41,8 +41,11 @@ impl Service {
         body: RolePostBody,
         write: Write,
     ) -> Result<Role, ServiceError> {
-        self.change(name, write, move |net| net.create_role(body))
-            .await
+        let role = self
+            .change(name, write, move |net| net.create_role(body))
+            .await?;
+        self.take_live_changes(name).await;
+        Ok(role)
     }
 
     /// One role.
@@ -63,8 +66,11 @@ impl Service {
         body: RolePatchBody,
         write: Write,
     ) -> Result<Role, ServiceError> {
-        self.change(name, write, move |net| net.patch_role(id, body))
-            .await
+        let role = self
+            .change(name, write, move |net| net.patch_role(id, body))
+            .await?;
+        self.take_live_changes(name).await;
+        Ok(role)
     }
 
     /// Deletes a role.

@@ -87,6 +87,8 @@ impl SiteEvent {
                         quality: position.quality,
                         error_mm: position.error_mm,
                         network_time,
+                        vx: position.vx,
+                        vy: position.vy,
                     })
                     .collect(),
             },
@@ -211,6 +213,8 @@ mod tests {
             quality: 9_000,
             anchors_used: 4,
             error_mm: 55,
+            vx: None,
+            vy: None,
         };
         let event = LiveEvent::Positions {
             configuration: site(),
@@ -236,6 +240,8 @@ mod tests {
                 quality: 9_000,
                 error_mm: 55,
                 network_time: 975_000,
+                vx: None,
+                vy: None,
             }]
         );
     }

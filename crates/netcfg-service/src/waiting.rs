@@ -26,8 +26,8 @@ pub(crate) struct Waiting {
 impl Service {
     /// True when the configuration runs and its saved state holds a change
     /// that its network takes only at a restart or reload (5.1's
-    /// `restart_needed`). Devices renamed since the start are handed to the
-    /// running network on the way: a name never waits.
+    /// `restart_needed`). Devices renamed and roles retracked since the start
+    /// are handed to the running network on the way: neither waits.
     pub async fn restart_needed(&self, name: &ConfigName) -> Result<bool, ServiceError> {
         let Some(running) = self.engine().running_plan(name) else {
             return Ok(false);
@@ -43,8 +43,23 @@ impl Service {
         if !change.renamed.is_empty() {
             self.engine().rename_devices(name, change.renamed);
         }
+        if let Some(roles) = change.retracked {
+            self.engine().retrack(name, roles);
+        }
         lock(&self.inner.waiting.known).insert(name.clone(), (stamp, change.needs_restart));
         Ok(change.needs_restart)
+    }
+
+    /// Hands a running network what it takes at once of its saved state
+    /// (names, tracking) right after a change, whoever reads it next.
+    pub(crate) async fn take_live_changes(&self, name: &ConfigName) {
+        if self.is_running(name)
+            && let Err(error) = self.restart_needed(name).await
+        {
+            log::warn!(
+                "configuration {name}: the running network did not take its live changes: {error}"
+            );
+        }
     }
 
     /// Forgets what was found about `name`: its network started, stopped,

@@ -236,9 +236,22 @@ fn types_selects_events_and_max_rate_caps_position_batches() {
     assert_eq!(problems[1]["field"], "max_rate");
 }
 
-/// Each position of a batch as `(serial_number, x, y, z, quality,
-/// error_mm, network_time)`, in either form.
-fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)> {
+/// One position: serial_number, x, y, z, quality, error_mm,
+/// network_time, vx and vy (tracked tags only).
+type PositionRow = (
+    String,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    i64,
+    Option<i64>,
+    Option<i64>,
+);
+
+/// Each position of a batch, in either form.
+fn positions_of(data: &Value) -> BTreeSet<PositionRow> {
     let number = |value: &Value| value.as_i64().unwrap();
     if let Some(rows) = data.get("rows") {
         let columns: Vec<&str> = data["columns"]
@@ -249,7 +262,7 @@ fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)
             .collect();
         assert_eq!(
             columns,
-            [&POSITION_FIELDS[..], &["network_time_offset"]].concat()
+            [&POSITION_FIELDS[..], &["network_time_offset", "vx", "vy"]].concat()
         );
         let base = number(&data["network_time"]);
         rows.as_array()
@@ -264,6 +277,8 @@ fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)
                     number(&row[4]),
                     number(&row[5]),
                     base + number(&row[6]),
+                    row[7].as_i64(),
+                    row[8].as_i64(),
                 )
             })
             .collect()
@@ -281,6 +296,8 @@ fn positions_of(data: &Value) -> BTreeSet<(String, i64, i64, i64, i64, i64, i64)
                     number(&position["quality"]),
                     number(&position["error_mm"]),
                     number(&position["network_time"]),
+                    position.get("vx").and_then(Value::as_i64),
+                    position.get("vy").and_then(Value::as_i64),
                 )
             })
             .collect()

@@ -22,4 +22,5 @@ mod schedules;
 mod security;
 mod site;
 mod tls;
+mod tracking;
 mod zones;

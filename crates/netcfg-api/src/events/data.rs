@@ -183,9 +183,10 @@ impl JsonSchema for PositionForm {
     }
 }
 
-/// The fields of a compact row, in order. The last counts from the
-/// batch's `network_time`.
-pub const COMPACT_COLUMNS: [&str; 7] = [
+/// The fields of a compact row, in order. `network_time_offset` counts
+/// from the batch's `network_time`; `vx` and `vy` are null for a tag that
+/// is not tracked.
+pub const COMPACT_COLUMNS: [&str; 9] = [
     "serial_number",
     "x",
     "y",
@@ -193,6 +194,8 @@ pub const COMPACT_COLUMNS: [&str; 7] = [
     "quality",
     "error_mm",
     "network_time_offset",
+    "vx",
+    "vy",
 ];
 
 /// `position` with `positions=compact`: the batch's earliest
@@ -205,7 +208,7 @@ pub struct CompactPositionEvent<'a> {
     /// `network_time_offset` counts from it.
     pub network_time: u64,
     /// The fields of a row, in order ([`COMPACT_COLUMNS`]).
-    pub columns: [&'static str; 7],
+    pub columns: [&'static str; 9],
     /// One row per tag.
     pub rows: CompactRows<'a>,
 }
@@ -250,6 +253,8 @@ impl Serialize for CompactRows<'_> {
                 entry.quality,
                 entry.error_mm,
                 entry.network_time - self.base,
+                entry.vx,
+                entry.vy,
             ))?;
         }
         rows.end()
@@ -272,7 +277,7 @@ impl JsonSchema for CompactPositionEvent<'_> {
             "properties": {
                 "net": {"type": "string", "description": "The configuration."},
                 "network_time": {"type": "integer", "minimum": 0, "description": "The batch's earliest network time (1/975,000 s); each row's `network_time_offset` counts from it."},
-                "columns": {"type": "array", "items": {"type": "string"}, "description": "The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset."},
+                "columns": {"type": "array", "items": {"type": "string"}, "description": "The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset, vx, vy."},
                 "rows": {
                     "type": "array",
                     "description": "One row per tag: its newest position.",
@@ -284,11 +289,13 @@ impl JsonSchema for CompactPositionEvent<'_> {
                             integer("North, mm."),
                             integer("Height, mm."),
                             integer("Quality, 0 (worst) to 10,000 (best)."),
-                            integer("The solver's own 95% horizontal error estimate, mm."),
+                            integer("The 95% horizontal error estimate, mm (the tracker's, or the solver's when untracked)."),
                             integer("1/975,000 s after the batch's `network_time`."),
+                            {"type": ["integer", "null"], "description": "East velocity, mm/s; null when the tag is not tracked."},
+                            {"type": ["integer", "null"], "description": "North velocity, mm/s; null when the tag is not tracked."},
                         ],
-                        "minItems": 7,
-                        "maxItems": 7,
+                        "minItems": 9,
+                        "maxItems": 9,
                     },
                 },
             },

@@ -288,6 +288,8 @@ mod tests {
                 quality: 100,
                 error_mm: 80,
                 network_time: 1,
+                vx: None,
+                vy: None,
             })
             .collect();
         hub.positions(site, &positions);

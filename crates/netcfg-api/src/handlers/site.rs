@@ -1,6 +1,6 @@
 //! How well a site locates (decisions §12): 5.1 only.
 
-use netcfg_model::locate::CoverageRequest;
+use netcfg_model::{SerialNumber, locate::CoverageRequest};
 
 use super::count;
 use crate::{
@@ -13,7 +13,21 @@ use crate::{
 
 pub(crate) async fn accuracy(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
     let accuracy = context.service().accuracy(&path.net_name).await?;
-    Reply::ok(count(accuracy.len(), "reference tag")).with::<keys::Accuracy>(&accuracy)
+    Reply::ok(count(accuracy.len(), "tag")).with::<keys::Accuracy>(&accuracy)
+}
+
+pub(crate) async fn positions(context: Ctx, path: NetPath) -> Result<Reply, ApiError> {
+    let serial = match context.query("serial_number") {
+        None => None,
+        Some(text) => Some(text.trim().parse::<SerialNumber>().map_err(|_| {
+            ApiError::parameters(vec![FieldProblem {
+                field: "serial_number".to_owned(),
+                problem: format!("`{text}` is not a serial number (XX:XX:XXXX)"),
+            }])
+        })?),
+    };
+    let positions = context.service().positions(&path.net_name, serial).await?;
+    Reply::ok(count(positions.len(), "located tag")).with::<keys::Positions>(&positions)
 }
 
 /// Declares a number query parameter of the coverage with its range.

@@ -101,6 +101,8 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::UpdateSchedule,
         Operation::DeleteSchedule,
         Operation::GetAccuracy,
+        // And the last positions (decisions §18).
+        Operation::GetPositions,
         Operation::GetCoverage,
         Operation::RunSurvey,
         Operation::GetSurvey,

@@ -1145,11 +1145,28 @@ fn site() -> Vec<Route> {
             GET,
             &["/nets/{net_name}/accuracy"],
             Operation::GetAccuracy,
-            "The reference tags' errors since the start: mean, RMS, 95th percentile, and how often each fix was within its own error estimate",
+            "The tags' errors since the start, tracked and per fix: each reference tag against its configured position and, on a simulator, every other tag against its true path (mean, RMS, 95th percentile, largest, and how often a position was within its own error estimate)",
             site::accuracy,
         )
         .responds(StatusCode::OK, Payload::of::<keys::Accuracy>(), Debug)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(
+            GET,
+            &["/nets/{net_name}/positions"],
+            Operation::GetPositions,
+            "The last position of every located tag of a running configuration, with its velocity when tracked and its age",
+            site::positions,
+        )
+        .query::<netcfg_model::SerialNumber>(
+            "serial_number",
+            "Only this tag: an empty list while it is not located.",
+        )
+        .responds(StatusCode::OK, Payload::of::<keys::Positions>(), Debug)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+        ]),
         Route::new(
             GET,
             &["/nets/{net_name}/coverage"],

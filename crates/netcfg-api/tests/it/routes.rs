@@ -123,6 +123,12 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
         "decisions §15",
     ),
     ("5.1", "get_accuracy", &[200, 404, 409], "decisions §12"),
+    (
+        "5.1",
+        "get_positions",
+        &[200, 400, 404, 409],
+        "decisions §18",
+    ),
     ("5.1", "get_coverage", &[200, 400, 404], "decisions §12"),
     ("5.1", "run_survey", &[200, 404, 409], "decisions §12"),
     ("5.1", "get_survey", &[200, 404], "decisions §12"),

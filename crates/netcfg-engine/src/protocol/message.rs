@@ -711,6 +711,8 @@ impl Message {
                             quality: input.u16("quality")?,
                             anchors_used: input.u8("anchors_used")?,
                             error_mm: 0,
+                            vx: None,
+                            vy: None,
                         },
                     })
                 })?,

@@ -255,6 +255,8 @@ fn position_report(item: &PositionV3) -> Option<(u64, PositionReport)> {
             quality: item.quality,
             anchors_used: item.anchor_count,
             error_mm: 0,
+            vx: None,
+            vy: None,
         },
     };
     Some((cdp::units_from_ticks(item.network_time), report))
@@ -434,7 +436,9 @@ mod tests {
                 z: 1_000,
                 quality: 8_700,
                 anchors_used: 5,
-                error_mm: 0
+                error_mm: 0,
+                vx: None,
+                vy: None
             }
         );
         assert_eq!(second.len(), 1);

@@ -23,7 +23,7 @@ impl Session {
     /// Solves a batch of beacons and delivers the positions.
     pub(super) async fn locate(&self, network_time: u64, beacons: &[BeaconReport], in_ticks: bool) {
         let mut news = Vec::new();
-        let reports = lock(&self.locator).solve(beacons, in_ticks, &mut news);
+        let reports = lock(&self.locator).solve(beacons, in_ticks, network_time, &mut news);
         for item in news {
             let (level, why, serial) = match item {
                 LocationNews::Unlocated { tag, heard, needs } => (

@@ -26,7 +26,7 @@ use std::{
 };
 
 use netcfg_model::{
-    CachedDevice, ConfigName, DeviceAction, Instance, ItemName, Level, SerialNumber,
+    CachedDevice, ConfigName, DeviceAction, Instance, ItemName, Level, Role, SerialNumber,
     UnconfiguredDevice,
 };
 use tokio::{
@@ -44,7 +44,7 @@ use crate::{
     error::EngineError,
     journal::Journal,
     live,
-    locator::Locator,
+    locator::{Locator, Truth},
     plan::NetworkPlan,
     protocol::Message,
     replay::ReplayRun,
@@ -77,6 +77,15 @@ pub(crate) struct Timing {
 pub(crate) struct SimRun {
     pub(crate) handle: SimHandle,
     pub(crate) task: JoinHandle<()>,
+}
+
+/// What a simulator instance's accuracy tally compares with: where the
+/// simulator's tags truly were.
+fn truth_of(simulator: Option<&SimRun>) -> Option<Truth> {
+    let board = simulator?.handle.truth();
+    Some(Truth(Arc::new(move |serial, network_time| {
+        board.at(serial, network_time)
+    })))
 }
 
 #[derive(Debug)]
@@ -155,6 +164,7 @@ impl Session {
     /// Builds the session and starts its tasks on the current runtime.
     pub(crate) fn launch(parts: SessionParts, events: mpsc::Receiver<DriverEvent>) -> Arc<Self> {
         let parts_plan_for_locator = parts.plan.clone();
+        let truth = truth_of(parts.simulator.as_ref());
         let (zone_actions, actions) = mpsc::channel(zoning::ACTION_QUEUE);
         let session = Arc::new(Self {
             configuration: parts.plan.configuration.clone(),
@@ -177,7 +187,7 @@ impl Session {
             unconfigured: parts.unconfigured,
             timing: parts.timing,
             live: parts.live,
-            locator: Mutex::new(Locator::new(&parts_plan_for_locator)),
+            locator: Mutex::new(Locator::new(&parts_plan_for_locator, truth)),
             badly_surveyed: Mutex::new(HashSet::new()),
             zoning: Mutex::new(zoning::Zoning::new(&parts_plan_for_locator)),
             zone_actions,
@@ -242,6 +252,21 @@ impl Session {
         self.state_changed.notify_one();
     }
 
+    /// New tracking for the roles' tags: the plan holds it and the
+    /// locator's trackers take it at once (decisions §18).
+    pub(crate) fn retrack(&self, roles: &[Role]) {
+        let mut plan = write(&self.plan);
+        let mut retracked = NetworkPlan::clone(&plan);
+        for role in &mut retracked.roles {
+            if let Some(newer) = roles.iter().find(|newer| newer.id == role.id) {
+                role.tracking = newer.tracking;
+                role.max_speed_mm_s = newer.max_speed_mm_s;
+            }
+        }
+        lock(&self.locator).take_tracking(&retracked);
+        *plan = Arc::new(retracked);
+    }
+
     /// Pushes a new plan to the running network (a 5.0 `reload`).
     pub(crate) async fn reload(&self, plan: NetworkPlan) -> Result<(), EngineError> {
         self.require_link()?;
@@ -255,7 +280,7 @@ impl Session {
         self.forget_unplanned(&plan);
         // Anchors may have moved: solve from the new positions (the
         // accuracy counts start again with them).
-        *lock(&self.locator) = Locator::new(&plan);
+        *lock(&self.locator) = Locator::new(&plan, truth_of(self.simulator.as_ref()));
         lock(&self.badly_surveyed).clear();
         lock(&self.zoning).take_roles(&plan);
         let told = self.replace_zones(plan.zones.clone());

@@ -14,7 +14,10 @@
 
 mod motion;
 pub mod radio;
+mod truth;
 mod world;
+
+pub use truth::TruthBoard;
 
 use std::{
     io,
@@ -138,6 +141,7 @@ impl SimStats {
 pub struct SimHandle {
     control: mpsc::UnboundedSender<SimFault>,
     stats: Arc<SimStats>,
+    truth: TruthBoard,
 }
 
 impl SimHandle {
@@ -149,6 +153,12 @@ impl SimHandle {
     /// The simulator's counters.
     pub fn stats(&self) -> &SimStats {
         &self.stats
+    }
+
+    /// Where its tags truly were at their latest beacons (for the accuracy
+    /// tally only).
+    pub fn truth(&self) -> TruthBoard {
+        self.truth.clone()
     }
 }
 
@@ -179,6 +189,7 @@ impl Simulator {
             handle: SimHandle {
                 control: control_tx,
                 stats: Arc::new(SimStats::default()),
+                truth: TruthBoard::default(),
             },
         }
     }
@@ -203,10 +214,11 @@ impl Simulator {
             handle,
         } = self;
         let stats = Arc::clone(&handle.stats);
+        let truth = handle.truth();
         // Only outside handles keep the control channel open.
         drop(handle);
         let mut control = Some(control);
-        let mut world = World::new(options.clone());
+        let mut world = World::new(options.clone(), truth);
         let mut decoder = FrameDecoder::new();
         let mut ticker = tokio::time::interval(options.tick);
         ticker.set_missed_tick_behavior(MissedTickBehavior::Skip);

@@ -34,6 +34,8 @@ pub struct RadioOptions {
     pub sync_error_mm: f64,
     /// Displaced devices: true position = configured + offset (mm).
     pub survey_error: HashMap<SerialNumber, [f64; 3]>,
+    /// Tags without coordinates that stand still at these true points (mm).
+    pub still: HashMap<SerialNumber, [f64; 3]>,
     /// The random numbers' seed.
     pub seed: u64,
 }
@@ -50,6 +52,7 @@ impl Default for RadioOptions {
             miss: 0.01,
             sync_error_mm: 10.0,
             survey_error: HashMap::new(),
+            still: HashMap::new(),
             seed: 0x005E_ED0F_CAFE,
         }
     }
@@ -88,6 +91,11 @@ impl RadioOptions {
                         [f64::from(dx), f64::from(dy), f64::from(dz)],
                     )
                 })
+                .collect(),
+            still: parameters
+                .still
+                .iter()
+                .map(|tag| (tag.serial_number, tag.position_mm.map(f64::from)))
                 .collect(),
             seed: parameters.seed.unwrap_or(defaults.seed),
         }
@@ -141,6 +149,11 @@ impl Radio {
     /// The options.
     pub fn options(&self) -> &RadioOptions {
         &self.options
+    }
+
+    /// Where a tag without coordinates stands still, if `still=` names it.
+    pub fn still_position(&self, serial: SerialNumber) -> Option<[f64; 3]> {
+        self.options.still.get(&serial).copied()
     }
 
     /// A device's true position from its configured one.

@@ -240,10 +240,12 @@ fn assert_the_positions(decoded: &[Value]) {
         let times = &times[tag];
         let span = (times[times.len() - 1] - times[0]) as f64;
         let delivered = (times.len() - 1) as f64;
+        // The tracker refuses the odd fix an NLOS reception threw far off
+        // (decisions §18): that beacon delivers no position.
+        let beacons = span / period;
         assert!(
-            (delivered - span / period).abs() <= 1.5,
-            "{tag}: {delivered} positions over {} periods",
-            span / period
+            delivered <= beacons + 1.5 && delivered >= 0.97 * beacons - 1.5,
+            "{tag}: {delivered} positions over {beacons} periods"
         );
     }
 }
@@ -550,6 +552,8 @@ async fn positions_keep_their_network_time_and_quality() {
                             quality,
                             anchors_used: 3 + u8::try_from(tag).unwrap(),
                             error_mm: 0,
+                            vx: None,
+                            vy: None,
                         },
                     };
                     expected.push((
@@ -595,6 +599,8 @@ async fn positions_keep_their_network_time_and_quality() {
                     quality: u16::try_from(item["quality"].as_u64().unwrap()).unwrap(),
                     anchors_used: u8::try_from(item["anchor_count"].as_u64().unwrap()).unwrap(),
                     error_mm: 0,
+                    vx: None,
+                    vy: None,
                 },
             )
         })

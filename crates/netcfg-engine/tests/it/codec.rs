@@ -108,6 +108,8 @@ fn message() -> impl Strategy<Value = Message> {
                                 quality,
                                 anchors_used,
                                 error_mm: 0,
+                                vx: None,
+                                vy: None,
                             },
                         }
                     )

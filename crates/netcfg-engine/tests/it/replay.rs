@@ -226,6 +226,8 @@ fn expected_positions(step: u64) -> Vec<(SerialNumber, Position)> {
                 quality: 9_000,
                 anchors_used: 4,
                 error_mm: 0,
+                vx: None,
+                vy: None,
             };
             (serial(tag), position)
         })

@@ -1,8 +1,9 @@
 use netcfg_model_derive::request_body;
 
 use crate::{
+    locate::Tracking,
     names::ItemName,
-    role::{LedBrightness, Role, RoleId, check_window},
+    role::{LedBrightness, Role, RoleId, check_max_speed, check_window},
     time::{NetworkTime, SensorPeriod},
     validation::Problems,
 };
@@ -33,6 +34,10 @@ pub struct RolePostBody {
     pub temperature_period: Option<SensorPeriod>,
     /// LED brightness: Off, Very Dim, Dim or Bright (the default).
     pub led_brightness: Option<LedBrightness>,
+    /// How its tags are tracked: off, light, default (the default) or strong.
+    pub tracking: Option<Tracking>,
+    /// The fastest its tags move, mm/s: 100 to 100,000 (3,000 unless set).
+    pub max_speed_mm_s: Option<u32>,
 }
 
 /// `role_patch_body`: changes a role; at least one field.
@@ -61,6 +66,10 @@ pub struct RolePatchBody {
     pub temperature_period: Option<SensorPeriod>,
     /// New LED brightness.
     pub led_brightness: Option<LedBrightness>,
+    /// New tracking (tag roles only; taken by a running network at once).
+    pub tracking: Option<Tracking>,
+    /// New speed limit, mm/s (tag roles only; taken at once).
+    pub max_speed_mm_s: Option<u32>,
 }
 
 impl RolePostBody {
@@ -87,6 +96,8 @@ impl From<RolePostBody> for RolePatchBody {
             pressure_period: body.pressure_period,
             temperature_period: body.temperature_period,
             led_brightness: body.led_brightness,
+            tracking: body.tracking,
+            max_speed_mm_s: body.max_speed_mm_s,
         }
     }
 }
@@ -111,6 +122,12 @@ impl RolePatchBody {
         set(&mut role.pressure_period, &self.pressure_period);
         set(&mut role.temperature_period, &self.temperature_period);
         set(&mut role.led_brightness, &self.led_brightness);
+        if self.tracking.is_some() {
+            role.tracking = self.tracking;
+        }
+        if self.max_speed_mm_s.is_some() {
+            role.max_speed_mm_s = self.max_speed_mm_s;
+        }
     }
 }
 
@@ -121,8 +138,10 @@ fn check_post(body: &RolePostBody, path: &str, problems: &mut Problems) {
         path,
         problems,
     );
+    check_max_speed(body.max_speed_mm_s, path, problems);
 }
 
 fn check_patch(body: &RolePatchBody, path: &str, problems: &mut Problems) {
     check_window(body.window_duration, body.network_period, path, problems);
+    check_max_speed(body.max_speed_mm_s, path, problems);
 }

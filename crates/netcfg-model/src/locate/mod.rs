@@ -17,6 +17,8 @@
 //!   [`coverage`]: that bound over a grid (`GET /coverage`).
 //! - [`judge_survey`]: which anchors' configured positions the ranges
 //!   between anchors contradict (`POST /survey`).
+//! - [`Tracker`]: follows one tag over its fixes (decisions §18): a tracked
+//!   position and velocity at each beacon, improbable fixes refused.
 //!
 //! ```
 //! use netcfg_model::NetworkMode;
@@ -52,11 +54,14 @@ mod noise;
 mod r95;
 mod solver;
 mod survey;
+mod track;
 
 #[cfg(test)]
 mod simulation_tests;
 #[cfg(test)]
 mod testkit;
+#[cfg(test)]
+mod track_tests;
 
 pub use bound::horizontal_bound;
 pub use coverage::{
@@ -66,6 +71,10 @@ pub use r95::{quality_from_error, r95_horizontal};
 pub use solver::Solver;
 pub use survey::{
     AnchorJudgement, BAD_ABOVE_MM, GOOD_BELOW_MM, SurveyRange, Verdict, judge_survey,
+};
+pub use track::{
+    DEFAULT_MAX_SPEED_MM_S, MAX_MAX_SPEED_MM_S, MIN_MAX_SPEED_MM_S, RESTART_AFTER_REFUSALS,
+    RESTART_AFTER_S, Track, TrackSettings, Tracker, Tracking,
 };
 
 use crate::NetworkMode;

@@ -330,6 +330,8 @@ pub(crate) fn positions(network_time: u64, tags: &[(u32, i32)]) -> OutputEvent {
                 quality: 9000,
                 error_mm: 40,
                 network_time,
+                vx: None,
+                vy: None,
             })
             .collect::<Vec<_>>()
             .into(),

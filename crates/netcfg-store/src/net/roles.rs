@@ -15,7 +15,7 @@ use crate::{
 };
 
 const COLUMNS: &str = "id, name, network_period, window_duration, device_count, accelerometer_period, \
-    gyroscope_period, quaternion_period, magnetometer_period, pressure_period, temperature_period, led_brightness";
+    gyroscope_period, quaternion_period, magnetometer_period, pressure_period, temperature_period, led_brightness, tracking, max_speed_mm_s";
 
 fn read_role(row: &rusqlite::Row<'_>) -> rusqlite::Result<Role> {
     Ok(Role {
@@ -31,6 +31,11 @@ fn read_role(row: &rusqlite::Row<'_>) -> rusqlite::Result<Role> {
         pressure_period: get::<_, u32>(row, 9)?,
         temperature_period: get::<_, u32>(row, 10)?,
         led_brightness: get_word(row, 11)?,
+        tracking: row
+            .get::<_, Option<String>>(12)?
+            .map(|_| get_word(row, 12))
+            .transpose()?,
+        max_speed_mm_s: row.get(13)?,
     })
 }
 
@@ -75,8 +80,8 @@ fn check_name(
     }
 }
 
-/// The values of `role`'s columns, in the order of `COLUMNS` (`?1` to `?12`).
-fn column_values(role: &Role) -> [rusqlite::types::Value; 12] {
+/// The values of `role`'s columns, in the order of `COLUMNS` (`?1` to `?14`).
+fn column_values(role: &Role) -> [rusqlite::types::Value; 14] {
     use rusqlite::types::Value;
     [
         Value::from(i64::from(role.id.0)),
@@ -91,13 +96,17 @@ fn column_values(role: &Role) -> [rusqlite::types::Value; 12] {
         Value::from(i64::from(u32::from(role.pressure_period))),
         Value::from(i64::from(u32::from(role.temperature_period))),
         Value::from(word(&role.led_brightness)),
+        role.tracking
+            .map_or(Value::Null, |tracking| Value::from(word(&tracking))),
+        role.max_speed_mm_s
+            .map_or(Value::Null, |speed| Value::from(i64::from(speed))),
     ]
 }
 
 /// Inserts a role as it is (its rules already checked).
 pub(super) fn insert(conn: &Connection, role: &Role) -> Result<(), StoreError> {
     conn.prepare_cached(&format!(
-        "INSERT INTO roles ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+        "INSERT INTO roles ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
     ))?
     .execute(rusqlite::params_from_iter(column_values(role)))?;
     Ok(())
@@ -186,7 +195,7 @@ fn update(conn: &Connection, role: &Role) -> Result<(), StoreError> {
         "UPDATE roles SET name = ?2, network_period = ?3, window_duration = ?4, device_count = ?5,
             accelerometer_period = ?6, gyroscope_period = ?7, quaternion_period = ?8,
             magnetometer_period = ?9, pressure_period = ?10, temperature_period = ?11,
-            led_brightness = ?12
+            led_brightness = ?12, tracking = ?13, max_speed_mm_s = ?14
          WHERE id = ?1",
     )?
     .execute(rusqlite::params_from_iter(column_values(role)))?;

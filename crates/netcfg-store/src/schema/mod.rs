@@ -21,13 +21,13 @@ use crate::error::{BadUpload, StoreError};
 pub const APPLICATION_ID: u32 = 0x4E43_4647;
 
 /// The schema version this program writes (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 /// Version 1, frozen.
 const V1: &str = include_str!("v1.sql");
 
 /// `MIGRATIONS[n]` takes a file from version `n + 1` to version `n + 2`.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
     include_str!("v2.sql"),
     include_str!("v3.sql"),
     include_str!("v4.sql"),
@@ -37,6 +37,7 @@ const MIGRATIONS: [&str; 9] = [
     include_str!("v8.sql"),
     include_str!("v9.sql"),
     include_str!("v10.sql"),
+    include_str!("v11.sql"),
 ];
 
 /// One row of `sqlite_schema`: type, name, table name, SQL text.

@@ -274,7 +274,8 @@ fn a_version_7_history_is_migrated_whole() {
     {
         // Back to version 7 the way version 7 built its tables: the
         // entries as v3.sql made their table; the undo rows numbered in the
-        // order they were written, then v7.sql's own rebuild.
+        // order they were written, then v7.sql's own rebuild; the roles
+        // without v11's tracking.
         let v3 = include_str!("../../src/schema/v3.sql");
         let start = v3.find("CREATE TABLE history (").unwrap();
         let entries = &v3[start..start + v3[start..].find(") STRICT;").unwrap() + 9];
@@ -293,6 +294,10 @@ fn a_version_7_history_is_migrated_whole() {
                  id >> 24 AS change_id, table_name, action, key, old FROM undo_v10;
              DROP TABLE undo_v10;
              {rebuild}
+             ALTER TABLE roles DROP COLUMN tracking;
+             ALTER TABLE roles DROP COLUMN max_speed_mm_s;
+             UPDATE history_undo SET old = json_remove(old, '$.tracking', '$.max_speed_mm_s')
+                 WHERE table_name = 'roles' AND old IS NOT NULL;
              PRAGMA user_version = 7;
              COMMIT;"
         ))
@@ -310,6 +315,65 @@ fn a_version_7_history_is_migrated_whole() {
         .unwrap();
     old.restore(point).unwrap();
     assert_eq!(content(&old), before);
+}
+
+/// A file of schema version 10 (roles without tracking) is migrated on
+/// upload: every tag role tracks at `default` and 3,000 mm/s, the anchor
+/// roles do not, and a restore to before a role's change made in version
+/// 10 puts the role back as the migration reads it.
+#[test]
+fn a_version_10_file_gets_tracking_and_its_history_restores() {
+    let (temp, net) = store_with_net();
+    net.create_device(tag(0x0105_0001)).unwrap();
+    let point = newest(&net);
+    let rename: netcfg_model::body::RolePatchBody =
+        serde_json::from_value(serde_json::json!({"device_count": 7})).unwrap();
+    net.patch_role(netcfg_model::RoleId::DEFAULT_TAG, rename)
+        .unwrap();
+    let bytes = temp.store.download(&name("net")).unwrap();
+    let path = temp.dir.path().join("v10.sqlite");
+    std::fs::write(&path, &bytes).unwrap();
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "BEGIN;
+             ALTER TABLE roles DROP COLUMN tracking;
+             ALTER TABLE roles DROP COLUMN max_speed_mm_s;
+             UPDATE history_undo SET old = json_remove(old, '$.tracking', '$.max_speed_mm_s')
+                 WHERE table_name = 'roles' AND old IS NOT NULL;
+             PRAGMA user_version = 10;
+             COMMIT;",
+        )
+        .unwrap();
+    }
+    let mut upload = temp.store.begin_upload().unwrap();
+    upload.write(&std::fs::read(&path).unwrap()).unwrap();
+    temp.store.finish_upload(&name("old"), upload).unwrap();
+    let old = temp.store.net(&name("old")).unwrap();
+    let roles = old.roles().unwrap();
+    for role in &roles {
+        let tracked = role.id.is_tag_role();
+        assert_eq!(
+            role.tracking,
+            tracked.then_some(netcfg_model::locate::Tracking::Default),
+            "{}",
+            role.name
+        );
+        assert_eq!(
+            role.max_speed_mm_s,
+            tracked.then_some(3_000),
+            "{}",
+            role.name
+        );
+    }
+    assert_eq!(roles, net.roles().unwrap());
+    old.restore(point).unwrap();
+    assert_eq!(
+        old.role(netcfg_model::RoleId::DEFAULT_TAG)
+            .unwrap()
+            .device_count,
+        0
+    );
 }
 
 #[test]

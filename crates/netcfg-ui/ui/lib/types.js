@@ -76,10 +76,10 @@
 /**
  * `position` with `positions=compact`: one row per tag, its fields in `columns` order.
  * @typedef {object} CompactPositionEvent
- * @property {string[]} columns  The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset.
+ * @property {string[]} columns  The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset, vx, vy.
  * @property {string} net  The configuration.
  * @property {number} network_time  The batch's earliest network time (1/975,000 s); each row's `network_time_offset` counts from it.
- * @property {[SerialNumber, number, number, number, number, number, number][]} rows  One row per tag: its newest position.
+ * @property {[SerialNumber, number, number, number, number, number, number, number | null, number | null][]} rows  One row per tag: its newest position.
  */
 /**
  * Configuration name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'.
@@ -476,6 +476,8 @@
  * @property {number} anchors_used  How many anchors the solution used.
  * @property {number} error_mm  The solver's own 95% horizontal error estimate, mm (decisions §12); 0 where the network reported no estimate.
  * @property {number} quality  Quality, 0 (worst) to 10,000 (best).
+ * @property {number | null} [vx]  East velocity, mm/s, of a tracked tag (decisions §18); absent when its role's `tracking` is `off` or the network reported none.
+ * @property {number | null} [vy]  North velocity, mm/s, like `vx`.
  * @property {number} x  East, mm.
  * @property {number} y  North, mm.
  * @property {number} z  Height, mm.
@@ -483,10 +485,12 @@
 /**
  * One tag's position in a `position` batch.
  * @typedef {object} PositionEntry
- * @property {number} error_mm  The solver's own 95% horizontal error estimate, mm.
+ * @property {number} error_mm  The 95% horizontal error estimate, mm: the tracker's, or the solver's when the tag is not tracked.
  * @property {number} network_time  When the network solved it, in units of 1/975,000 s.
  * @property {number} quality  Quality, 0 (worst) to 10,000 (best).
  * @property {SerialNumber} serial_number  The tag.
+ * @property {number | null} [vx]  East velocity, mm/s (tracked tags only, decisions §18).
+ * @property {number | null} [vy]  North velocity, mm/s (tracked tags only).
  * @property {number} x  East, mm.
  * @property {number} y  North, mm.
  * @property {number} z  Height, mm.
@@ -591,11 +595,13 @@
  * @property {RoleId} id  The role's id.
  * @property {LedBrightness} led_brightness  LED brightness of the role's devices.
  * @property {SensorPeriod} magnetometer_period  Magnetometer report period.
+ * @property {number | null} [max_speed_mm_s]  The fastest its tags move (mm/s, 100 to 100,000): the tracker refuses a fix that would need more. Tag roles only, 3,000 unless set.
  * @property {ItemName} name  Unique name within the configuration.
  * @property {NetworkTime} network_period  The beacon period of the role's devices (tags), or the tick period of seeders; 0 for roles that do not transmit periodically.
  * @property {SensorPeriod} pressure_period  Pressure report period.
  * @property {SensorPeriod} quaternion_period  Orientation quaternion report period.
  * @property {SensorPeriod} temperature_period  Temperature report period.
+ * @property {Tracking | null} [tracking]  How its tags' positions are tracked (decisions §18): tag roles only, `default` unless set; absent for anchors and seeders.
  * @property {NetworkTime} window_duration  The receive window kept open after each beacon for downlink commands (ours); 0 for none.
  */
 /**
@@ -694,15 +700,38 @@
  * @property {SettingValue} value  The value.
  */
 /**
- * One reference tag's fixes since the start, against its configured
- * position (`GET /nets/{net}/accuracy`).
+ * One tag's positions since the start against where it truly is
+ * (`GET /nets/{net}/accuracy`, decisions §12 and §18): a reference tag
+ * against its configured position; on a simulator instance, every other
+ * tag against the simulator's true position at each beacon.
  * @typedef {object} TagAccuracy
- * @property {number} fixes  Positions solved.
- * @property {number} mean_error_mm  Mean horizontal error, mm.
- * @property {number} r95_mm  95th percentile of the horizontal error, mm (within 1%).
- * @property {number} rms_mm  Root mean square of the horizontal error, mm.
- * @property {SerialNumber} serial_number  The reference tag.
- * @property {number} within_estimate  Share of fixes (0 to 1) whose horizontal error was within their own `error_mm`.
+ * @property {number} fix_max_mm  The largest fix error, mm.
+ * @property {number} fix_r95_mm  95th percentile of the fixes' horizontal error, mm.
+ * @property {number} fix_rms_mm  Root mean square of the per-beacon fixes' horizontal error, mm (before tracking).
+ * @property {number} fixes  Positions delivered (tracked, or per beacon when `tracking` is off).
+ * @property {number} max_error_mm  Their largest horizontal error, mm.
+ * @property {number} mean_error_mm  Mean horizontal error of the delivered positions, mm.
+ * @property {number} r95_mm  95th percentile of their horizontal error, mm (within 1%).
+ * @property {boolean} reference  True for a reference tag (configured coordinates); false for a tag measured against the simulator's truth.
+ * @property {number} rms_mm  Root mean square of their horizontal error, mm.
+ * @property {SerialNumber} serial_number  The tag.
+ * @property {number} within_estimate  Share of delivered positions (0 to 1) whose horizontal error was within their own `error_mm`.
+ */
+/**
+ * A located tag's last position (`GET /nets/{net}/positions`, decisions
+ * §18): what a dashboard shows without a stream.
+ * @typedef {object} TagPosition
+ * @property {number} age_ms  How long ago that was, ms.
+ * @property {number} error_mm  The 95% horizontal error estimate, mm.
+ * @property {ItemName | null} name  Its name in the configuration, if it has one.
+ * @property {number} network_time  When the network solved it, in units of 1/975,000 s.
+ * @property {SerialNumber} serial_number  The tag.
+ * @property {number} time_ms  When the server received it, ms since the Unix epoch.
+ * @property {number | null} vx  East velocity, mm/s; null when the tag's role does not track it.
+ * @property {number | null} vy  North velocity, mm/s; null when untracked.
+ * @property {number} x  East, mm.
+ * @property {number} y  North, mm.
+ * @property {number} z  Height, mm.
  */
 /**
  * An IANA time zone name; daylight-saving changes follow it.
@@ -711,6 +740,10 @@
 /**
  * The MQTT topics' first levels, without '+', '#' or a trailing '/'; {net_name} is the configuration's name.
  * @typedef {string} TopicPrefix
+ */
+/**
+ * How strongly a tag role's positions are tracked (decisions §18).
+ * @typedef {"off" | "light" | "default" | "strong"} Tracking
  */
 /**
  * A device the network hears that the configuration does not hold.

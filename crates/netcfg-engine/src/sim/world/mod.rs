@@ -18,7 +18,7 @@ use netcfg_model::{
 };
 use tokio::time::Instant;
 
-use super::{SimFault, SimOptions, motion::Area, radio::Radio};
+use super::{SimFault, SimOptions, TruthBoard, motion::Area, radio::Radio};
 use crate::protocol::{AnchorCounters, Frame, Message, NackReason};
 use device::{SimDevice, join_reports};
 use push::PendingPush;
@@ -69,10 +69,12 @@ pub(super) struct World {
     seeder_period: u64,
     /// Seeder ticks since the start, as of the last step.
     ticks_so_far: u64,
+    /// Where each tag was at its latest beacons (the accuracy tally's).
+    truth: TruthBoard,
 }
 
 impl World {
-    pub(super) fn new(options: SimOptions) -> Self {
+    pub(super) fn new(options: SimOptions, truth: TruthBoard) -> Self {
         let radio = Radio::new(options.radio.clone(), 0);
         let mut world = Self {
             options,
@@ -87,6 +89,7 @@ impl World {
             area: Area::of_anchors(&[]),
             seeder_period: 9_750,
             ticks_so_far: 0,
+            truth,
         };
         world.add_extras();
         world

@@ -123,6 +123,8 @@ impl World {
             if device.is_anchor() {
                 device.offsets = self.radio.anchor_offsets();
             }
+        } else if let Some(still) = self.radio.still_position(device.serial) {
+            device.true_position = Some(still);
         }
         if let Some(role) = self.roles.iter().find(|role| role.id == device.role_id)
             && device.role_id.is_tag_role()

@@ -182,6 +182,7 @@ impl World {
                 (None, Some(walker)) => walker.position_at(seconds, &self.area, &mut self.radio),
                 (None, None) => continue,
             };
+            self.truth.record(serial, at_units, here);
             let beacon = match self.network_mode {
                 NetworkMode::MultiTime => self.radio.arrival_times(
                     serial,

@@ -1,0 +1,293 @@
+//! The tracker against simulated beacons in the test site (20 m × 15 m,
+//! six anchors at 2 to 4 m, 30 mm timing noise, 5% of measurements NLOS
+//! with a mean delay of 500 mm): standing and walking tags, tracked and
+//! per fix, against the truth (decisions §18's goals). Deterministic
+//! (seeded); `cargo test -p netcfg-model track -- --nocapture` shows the
+//! figures.
+#![allow(
+    clippy::print_stderr,
+    reason = "the figures are the point of these tests"
+)]
+
+use super::testkit::{Errors, Rng, SITE, horizontal_distance, measure, rms};
+use super::{Geometry, Measure, Point, Solver, Track, TrackSettings, Tracker, Tracking};
+
+/// Beacons a second.
+const RATE_HZ: f64 = 10.0;
+
+const SITE_ERRORS: Errors = Errors {
+    sigma_mm: 30.0,
+    nlos: 0.05,
+    nlos_mean_mm: 500.0,
+};
+
+/// Where a walking tag is: a random-waypoint walk at 1.1 to 1.7 m/s with
+/// pauses of up to 5 s, inside the anchors' area less 2 m.
+struct Walk {
+    from: [f64; 2],
+    to: [f64; 2],
+    departs: f64,
+    arrives: f64,
+    rests_until: f64,
+    speed_mm_s: f64,
+}
+
+impl Walk {
+    fn new(rng: &mut Rng) -> Self {
+        let start = Self::point(rng);
+        Self {
+            from: start,
+            to: start,
+            departs: 0.0,
+            arrives: 0.0,
+            rests_until: 0.0,
+            speed_mm_s: 1_100.0 + 600.0 * rng.uniform(),
+        }
+    }
+
+    fn point(rng: &mut Rng) -> [f64; 2] {
+        [
+            2_000.0 + 16_000.0 * rng.uniform(),
+            2_000.0 + 11_000.0 * rng.uniform(),
+        ]
+    }
+
+    /// The true position at `seconds`, and whether the tag is within half
+    /// a second of a turn (a departure or an arrival).
+    fn at(&mut self, seconds: f64, rng: &mut Rng) -> (Point, bool) {
+        while seconds >= self.rests_until {
+            self.from = self.to;
+            self.to = Self::point(rng);
+            self.departs = self.rests_until;
+            let length = (self.to[0] - self.from[0]).hypot(self.to[1] - self.from[1]);
+            self.arrives = self.departs + length / self.speed_mm_s;
+            self.rests_until = self.arrives + 5.0 * rng.uniform();
+        }
+        let share = ((seconds - self.departs) / (self.arrives - self.departs)).clamp(0.0, 1.0);
+        let turning = (seconds - self.departs).abs() < 0.5 || (seconds - self.arrives).abs() < 0.5;
+        let point = [
+            self.from[0] + (self.to[0] - self.from[0]) * share,
+            self.from[1] + (self.to[1] - self.from[1]) * share,
+            1_000.0,
+        ];
+        (point, turning)
+    }
+}
+
+/// What one run gave.
+#[derive(Default)]
+struct Tally {
+    fix_errors: Vec<f64>,
+    tracked_errors: Vec<f64>,
+    tracked_within: usize,
+    turning_errors: Vec<f64>,
+    straight_errors: Vec<f64>,
+    /// Crossings of x = the truth's x by fixes, and by tracked positions.
+    fix_crossings: usize,
+    tracked_crossings: usize,
+    refused: usize,
+}
+
+impl Tally {
+    fn ratio(&self) -> f64 {
+        rms(&self.tracked_errors) / rms(&self.fix_errors)
+    }
+
+    fn coverage(&self) -> f64 {
+        self.tracked_within as f64 / self.tracked_errors.len() as f64
+    }
+
+    fn mean(values: &[f64]) -> f64 {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+
+    fn print(&self, what: &str) {
+        eprintln!(
+            "{what}: per fix RMS {:.1} mm (max {:.0}), tracked RMS {:.1} mm (max {:.0}), ratio {:.3}; \
+             within error_mm {:.1}%; refused {}; turning/straight mean {:.1}/{:.1} mm; crossings {} / {}",
+            rms(&self.fix_errors),
+            self.fix_errors.iter().copied().fold(0.0, f64::max),
+            rms(&self.tracked_errors),
+            self.tracked_errors.iter().copied().fold(0.0, f64::max),
+            self.ratio(),
+            100.0 * self.coverage(),
+            self.refused,
+            Self::mean(&self.turning_errors),
+            Self::mean(&self.straight_errors),
+            self.fix_crossings,
+            self.tracked_crossings,
+        );
+    }
+}
+
+/// `seconds` of beacons from one tag whose truth `truth` gives, solved and
+/// tracked with `tracking`.
+fn run(
+    tracking: Tracking,
+    seconds: f64,
+    seed: u64,
+    mut truth: impl FnMut(f64, &mut Rng) -> (Point, bool),
+) -> Tally {
+    let mut rng = Rng::new(seed);
+    let geometry = Geometry::of_anchors(Measure::ArrivalTimes, &SITE);
+    let mut solver = Solver::new(geometry);
+    let mut tracker = Tracker::new(TrackSettings::new(tracking, 3_000));
+    let mut tally = Tally::default();
+    let mut previous: Option<Point> = None;
+    let (mut fix_side, mut tracked_side) = (None, None);
+    let beacons = (seconds * RATE_HZ) as usize;
+    for beacon in 0..beacons {
+        let now = beacon as f64 / RATE_HZ;
+        let (tag, turning) = truth(now, &mut rng);
+        let links = measure(&mut rng, Measure::ArrivalTimes, &SITE, tag, SITE_ERRORS);
+        let Ok(fix) = solver.solve(&links, previous) else {
+            continue;
+        };
+        previous = Some(fix.position);
+        tally
+            .fix_errors
+            .push(horizontal_distance(fix.position, tag));
+        count_crossing(
+            &mut fix_side,
+            fix.position[0] > tag[0],
+            &mut tally.fix_crossings,
+        );
+        let Some(Track {
+            position, error_mm, ..
+        }) = tracker.update(now, &fix)
+        else {
+            tally.refused += 1;
+            continue;
+        };
+        let error = horizontal_distance(position, tag);
+        tally.tracked_errors.push(error);
+        tally.tracked_within += usize::from(error <= error_mm);
+        if turning {
+            tally.turning_errors.push(error);
+        } else {
+            tally.straight_errors.push(error);
+        }
+        count_crossing(
+            &mut tracked_side,
+            position[0] > tag[0],
+            &mut tally.tracked_crossings,
+        );
+    }
+    tally
+}
+
+fn count_crossing(side: &mut Option<bool>, east: bool, crossings: &mut usize) {
+    if side.is_some_and(|was| was != east) {
+        *crossings += 1;
+    }
+    *side = Some(east);
+}
+
+/// Ten minutes of a tag standing still.
+fn standing(tracking: Tracking, seed: u64) -> Tally {
+    let spot = [7_000.0 + 100.0 * (seed % 37) as f64, 6_000.0, 1_000.0];
+    run(tracking, 600.0, seed, |_, _| (spot, false))
+}
+
+/// Five minutes of a tag walking.
+fn walking(tracking: Tracking, seed: u64) -> Tally {
+    let mut walk = None;
+    run(tracking, 300.0, seed, move |seconds, rng| {
+        walk.get_or_insert_with(|| Walk::new(rng)).at(seconds, rng)
+    })
+}
+
+#[test]
+fn a_standing_tag_is_tracked_at_half_the_error_of_its_fixes_and_never_far() {
+    for seed in [1, 2] {
+        let tally = standing(Tracking::Default, seed);
+        tally.print(&format!("standing, default, seed {seed}"));
+        assert!(tally.ratio() <= 0.5, "ratio {}", tally.ratio());
+        let worst = tally.tracked_errors.iter().copied().fold(0.0, f64::max);
+        assert!(worst <= 300.0, "{worst} mm");
+        let coverage = tally.coverage();
+        assert!((0.85..=0.995).contains(&coverage), "{coverage}");
+    }
+}
+
+#[test]
+fn a_walking_tag_is_tracked_closer_than_its_fixes_and_followed_through_turns() {
+    for seed in [11, 12] {
+        let tally = walking(Tracking::Default, seed);
+        tally.print(&format!("walking, default, seed {seed}"));
+        assert!(tally.ratio() <= 0.75, "ratio {}", tally.ratio());
+        let turning = Tally::mean(&tally.turning_errors);
+        let straight = Tally::mean(&tally.straight_errors);
+        assert!(
+            turning <= 2.0 * straight,
+            "{turning} mm in turns, {straight} mm straight"
+        );
+        let coverage = tally.coverage();
+        assert!((0.85..=0.995).contains(&coverage), "{coverage}");
+    }
+}
+
+#[test]
+fn a_tag_on_an_edge_crosses_it_a_third_as_often_tracked() {
+    let tally = standing(Tracking::Default, 5);
+    assert!(
+        tally.tracked_crossings * 3 <= tally.fix_crossings,
+        "{} crossings tracked, {} per fix",
+        tally.tracked_crossings,
+        tally.fix_crossings
+    );
+}
+
+#[test]
+fn stronger_tracking_smooths_more_and_off_passes_fixes_through() {
+    let ratios: Vec<f64> = [Tracking::Light, Tracking::Default, Tracking::Strong]
+        .into_iter()
+        .map(|tracking| {
+            let tally = standing(tracking, 7);
+            tally.print(&format!("standing, {}", tracking.as_str()));
+            walking(tracking, 17).print(&format!("walking, {}", tracking.as_str()));
+            tally.ratio()
+        })
+        .collect();
+    assert!(ratios[0] > ratios[1] && ratios[1] > ratios[2], "{ratios:?}");
+    let off = standing(Tracking::Off, 7);
+    assert_eq!(off.fix_errors, off.tracked_errors);
+}
+
+#[test]
+fn the_track_starts_again_after_silence_and_after_refusals() {
+    let fix = |x: f64, y: f64| super::Fix {
+        position: [x, y, 1_000.0],
+        horizontal_covariance: [[900.0, 0.0], [0.0, 900.0]],
+        error_mm: 75.0,
+        links_used: 6,
+        rejected: 0,
+    };
+    let mut tracker = Tracker::new(TrackSettings::default());
+    for step in 0..20 {
+        assert!(
+            tracker
+                .update(f64::from(step) * 0.1, &fix(0.0, 0.0))
+                .is_some()
+        );
+    }
+    // The tag is carried 5 m away: four fixes refused, the fifth restarts.
+    for step in 20..24 {
+        assert!(
+            tracker
+                .update(f64::from(step) * 0.1, &fix(5_000.0, 0.0))
+                .is_none()
+        );
+    }
+    let restarted = tracker.update(2.4, &fix(5_000.0, 0.0)).unwrap();
+    assert_eq!(restarted.position[0], 5_000.0);
+    // After 2 s of silence a far fix starts a new track at once.
+    let after_silence = tracker.update(4.5, &fix(0.0, 3_000.0)).unwrap();
+    assert_eq!(after_silence.position[1], 3_000.0);
+    // Settings change at once: off gives fixes without a velocity.
+    tracker.set_settings(TrackSettings::new(Tracking::Off, 3_000));
+    assert_eq!(
+        tracker.update(4.6, &fix(10.0, 10.0)).unwrap().velocity,
+        None
+    );
+}
