@@ -7,10 +7,12 @@
 // the zones with how many tags are inside, drawn and edited on the plan
 // (views/floor_zones.js, views/zone_forms.js, lib/zone_layer.js). Over
 // the plan of a running replay, its timeline (views/floor_replay.js).
+// Behind each tag, its trail of the last seconds; over a tag, its speed as
+// the canvas's tooltip (views/floor_trail.js).
 //
-// Positions never go through Preact: they land in the plan's Map and the
-// plan redraws on the next animation frame. Only the tag list re-renders,
-// once a second.
+// Positions never go through Preact: they land in the plan's Map (and the
+// trails') and the plan redraws on the next animation frame. Only the tag
+// list re-renders, once a second.
 
 import { html, useState, useEffect, useRef, useMemo } from "../lib/html.js";
 import { get, patch, path, ApiError } from "../lib/api.js";
@@ -26,6 +28,7 @@ import { NewZoneForm, ZoneEditor, saveOutline } from "./zone_forms.js";
 import { ZoneLayer, ZONE_COLORS } from "../lib/zone_layer.js";
 import { isReplayInstance } from "../lib/replay.js";
 import { ReplayBar } from "./floor_replay.js";
+import { Trails, drawTrails, withTrails, TRAIL_MS, TRAIL_COLOR } from "./floor_trail.js";
 
 const ANCHOR = 2;
 const SEEDER = 3;
@@ -92,11 +95,32 @@ function failureOf(failure) {
 }
 
 /**
+ * The canvas's title while the pointer is over a tag: its speed ("1.4
+ * m/s", or "untracked"); the details the plan draws beside the pointer say
+ * the rest. None elsewhere.
+ * @param {FloorPlan} floor @param {Trails} trails
+ */
+function showSpeed(floor, trails) {
+  const canvas = floor.canvas;
+  const hover = floor.hover;
+  if (hover?.kind === "tag") {
+    const serial = hover.tag.serial_number;
+    const name = floor.callbacks.tagName?.(serial);
+    const title = `Tag ${serial}${name ? ` (${name})` : ""}: ${trails.speedText(serial)}`;
+    if (canvas.title !== title) canvas.title = title;
+  } else if (canvas.hasAttribute("title")) {
+    canvas.removeAttribute("title");
+  }
+}
+
+/**
  * Makes the plan (lib/floorplan.js) and its zones' layer (lib/zone_layer.js)
  * on the canvas, again for each configuration, with the callbacks that
- * save a dropped anchor or zone outline (undone on the plan when refused).
+ * save a dropped anchor or zone outline (undone on the plan when refused),
+ * and the tags' trails drawn under the zones (`view.trails`, while
+ * `view.trailsShown`).
  * What changes between renders is read through refs (`view.latest`,
- * `view.latestZones`, `view.canDrag`, `view.drawing`).
+ * `view.latestZones`, `view.canDrag`, `view.drawing`, `view.trailsShown`).
  * @param {string} net
  * @param {{current: FloorPlan | null}} plan  set to the plan
  * @param {{current: ZoneLayer | null}} zoneLayer  set to its layer
@@ -125,8 +149,14 @@ function useFloorPlan(net, plan, zoneLayer, view) {
       },
     }, stats);
     plan.current = floor;
-    // Where a plan point is on the canvas, for the browser tests (they click there).
-    const where = { toScreen: (/** @type {number} */ x, /** @type {number} */ y) => floor.toScreen(x, y) };
+    /** @type {Trails} */
+    const trails = view.trails;
+    // Where a plan point is on the canvas, for the browser tests (they click
+    // there), and a tag's trail: its points (mm) and the vertices drawn.
+    const where = {
+      toScreen: (/** @type {number} */ x, /** @type {number} */ y) => floor.toScreen(x, y),
+      trail: (/** @type {string} */ serial) => ({ points: trails.points(serial), drawn: view.trailsShown.current ? trails.drawn(serial) : 0 }),
+    };
     /** @type {any} */ (window).netcfgFloorPlan = where;
     zoneLayer.current = new ZoneLayer(floor, {
       count: (zone) => view.latestZones.current.book.count(zone),
@@ -151,7 +181,16 @@ function useFloorPlan(net, plan, zoneLayer, view) {
         }
       },
     });
+    floor.setOverlay(withTrails(zoneLayer.current, () => {
+      if (view.trailsShown.current) drawTrails(floor, trails, performance.now());
+    }));
+    const speed = () => showSpeed(floor, trails);
+    element.addEventListener("pointermove", speed);
+    element.addEventListener("pointerleave", speed);
     return () => {
+      element.removeEventListener("pointermove", speed);
+      element.removeEventListener("pointerleave", speed);
+      element.removeAttribute("title");
       floor.destroy();
       plan.current = null;
       zoneLayer.current = null;
@@ -212,15 +251,15 @@ function useZoneDrafts(zones, zoneLayer, canvas) {
 
 /**
  * Hands the plan and its zones' layer what the view loaded and chose, as
- * it changes, and the live positions.
+ * it changes, and the live positions (to the trails too).
  * @param {string} net
  * @param {{current: FloorPlan | null}} plan
  * @param {{current: ZoneLayer | null}} zoneLayer
  * @param {{anchors: import("../lib/floorplan.js").Anchor[], limits: any, selected: string | null, showCoverage: boolean,
- *   coverage: import("../lib/types.js").Coverage | null | undefined,
- *   survey: import("../lib/types.js").SurveyReport | null, zones: ReturnType<typeof useZones>, drafts: ReturnType<typeof useZoneDrafts>}} data
+ *   coverage: import("../lib/types.js").Coverage | null | undefined, survey: import("../lib/types.js").SurveyReport | null,
+ *   zones: ReturnType<typeof useZones>, drafts: ReturnType<typeof useZoneDrafts>, trails: Trails, showTrails: boolean}} data
  */
-function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCoverage, coverage, survey, zones, drafts }) {
+function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCoverage, coverage, survey, zones, drafts, trails, showTrails }) {
   const { selectedZone, setSelectedZone, outline, preview } = drafts;
   useEffect(() => plan.current?.setAnchors(anchors), [anchors]);
   useEffect(() => plan.current?.setLimits(limits?.position_limits || []), [limits]);
@@ -230,12 +269,19 @@ function usePlanData(net, plan, zoneLayer, { anchors, limits, selected, showCove
   useEffect(() => zoneLayer.current?.setZones(zones.zones), [zones.list.data]);
   useEffect(() => zoneLayer.current?.select(selectedZone), [selectedZone]);
   useEffect(() => zoneLayer.current?.setPending(outline || preview), [outline, preview]);
+  useEffect(() => plan.current?.requestDraw(), [showTrails]);
   // A selected zone that is gone (deleted, renamed elsewhere) is unselected.
   useEffect(() => {
     if (selectedZone !== null && zones.list.data && !zones.zones.some((zone) => zone.name === selectedZone)) setSelectedZone(null);
   }, [zones.list.data]);
   useLive(["position"], (data, type) => {
-    if (type === "position" && Array.isArray(data.positions)) plan.current?.updatePositions(data.positions);
+    if (type !== "position" || !Array.isArray(data.positions)) return;
+    // Kept while trails are off too: turned on, they show the last seconds.
+    trails.add(data.positions, performance.now());
+    const floor = plan.current;
+    if (!floor) return;
+    floor.updatePositions(data.positions);
+    if (floor.hover?.kind === "tag") showSpeed(floor, trails);
   }, net);
 }
 
@@ -259,6 +305,10 @@ export default function View({ params }) {
   const canDrag = useRef(false);
   canDrag.current = dragging;
   const [showCoverage, setShowCoverage] = useState(false);
+  const [showTrails, setShowTrails] = useState(true);
+  const trailsShown = useRef(true);
+  trailsShown.current = showTrails;
+  const trails = useMemo(() => new Trails(), [net]);
   const [dropFailure, setDropFailure] = useState(/** @type {{anchor: string, message: string, problems: string[]} | null} */ (null));
 
   /** @type {Device[]} */
@@ -294,9 +344,9 @@ export default function View({ params }) {
     return answer;
   }
 
-  useFloorPlan(net, plan, zoneLayer, { canvas, canDrag, latest, latestZones, saveAnchor, setSelected, setDropFailure, ...drafts });
+  useFloorPlan(net, plan, zoneLayer, { canvas, canDrag, latest, latestZones, saveAnchor, setSelected, setDropFailure, trails, trailsShown, ...drafts });
   usePlanData(net, plan, zoneLayer, {
-    anchors, limits: limits.data, selected, showCoverage, coverage: coverage.data, survey: survey.report, zones, drafts,
+    anchors, limits: limits.data, selected, showCoverage, coverage: coverage.data, survey: survey.report, zones, drafts, trails, showTrails,
   });
 
   const selectedZoneItem = zones.zones.find((zone) => zone.name === selectedZone) || null;
@@ -315,7 +365,8 @@ export default function View({ params }) {
     ${dropFailure && html`<${FailureNotice} failure=${dropFailure} onDismiss=${() => setDropFailure(null)}
       text=${`Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}`} />`}
     <${Toolbar} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts} anchors=${anchors.length}
-      dragging=${dragging} setDragging=${setDragging} showCoverage=${showCoverage} setShowCoverage=${setShowCoverage} />
+      dragging=${dragging} setDragging=${setDragging} showCoverage=${showCoverage} setShowCoverage=${setShowCoverage}
+      showTrails=${showTrails} setShowTrails=${setShowTrails} />
     ${replaying && html`<${ReplayBar} net=${net} />`}
     <div class="floor">
       <canvas ref=${canvas} tabindex="0" role="img" style=${{ height: "min(560px, 62vh)", cursor: "grab" }}
@@ -328,7 +379,7 @@ export default function View({ params }) {
         onPreview=${drafts.setPreview} onSaved=${drafts.zoneSaved} onDeleted=${() => { setSelectedZone(null); zones.list.reload(); }} onClose=${() => setSelectedZone(null)} />`}
     ${help(anchors.length > 0)}
     ${showCoverage && html`<${CoverageLegend} coverage=${coverage.data} loading=${coverage.loading} />`}
-    <${Legend} surveyed=${survey.report !== null} />
+    <${Legend} surveyed=${survey.report !== null} trails=${showTrails} />
     <${ZonePanel} zones=${zones.zones} book=${zones.book} running=${running} selected=${selectedZone} onSelect=${setSelectedZone}
       names=${names} failure=${zones.list.error} />
     <${SurveyPanel} survey=${survey} running=${running} names=${names} />
@@ -345,18 +396,20 @@ export default function View({ params }) {
  */
 const help = (anchors) => html`<p id="floor-help" class="muted">
       Scroll or use Zoom in and Zoom out to zoom; drag the plan or, with the plan focused, use the arrow keys to pan (+ and − zoom, 0 fits).
-      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there).
-      ${anchors && "To correct where an anchor is, tick Move anchors by dragging and drag it, or use the form below. "}
+      Hover over a tag or anchor for its details (with Coverage on, anywhere for the predicted error there); a tag's tooltip gives its speed, or says it is untracked.
+      ${anchors ? " To correct where an anchor is, tick Move anchors by dragging and drag it, or use the form below. " : " "}
       Draw zone adds a zone point by point; click a zone to select it and drag its points, or edit them in its form.
     </p>`;
 
 /**
  * The plan's toolbar: zoom, fit, whether anchors move by dragging (when
- * there are any), the coverage, and the tools that draw a zone.
+ * there are any), the coverage, the tags' trails, and the tools that draw
+ * a zone.
  * @param {{plan: {current: FloorPlan | null}, zoneLayer: {current: ZoneLayer | null}, drafts: ReturnType<typeof useZoneDrafts>,
- *   anchors: number, dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void}} props
+ *   anchors: number, dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void,
+ *   showTrails: boolean, setShowTrails: (on: boolean) => void}} props
  */
-function Toolbar({ plan, zoneLayer, drafts, anchors, dragging, setDragging, showCoverage, setShowCoverage }) {
+function Toolbar({ plan, zoneLayer, drafts, anchors, dragging, setDragging, showCoverage, setShowCoverage, showTrails, setShowTrails }) {
   const { drawn, outline } = drafts;
   return html`<div class="toolbar" role="toolbar" aria-label="Floor plan view">
     <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
@@ -364,6 +417,7 @@ function Toolbar({ plan, zoneLayer, drafts, anchors, dragging, setDragging, show
     <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
     ${anchors > 0 && html`<${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging} onChange=${setDragging} />`}
     <${Check} id="floor-coverage" label="Coverage" checked=${showCoverage} onChange=${setShowCoverage} />
+    <${Check} id="floor-trails" label="Trails" checked=${showTrails} onChange=${setShowTrails} />
     <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
       onStart=${drafts.startDrawing} onCancel=${drafts.stopDrawing}
       onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
@@ -400,8 +454,8 @@ function splitKey(key) {
   return /** @type {[string, number]} */ ([key.slice(0, cut), Number(key.slice(cut + 1))]);
 }
 
-/** @param {{surveyed: boolean}} props */
-function Legend({ surveyed }) {
+/** @param {{surveyed: boolean, trails: boolean}} props */
+function Legend({ surveyed, trails }) {
   /** @param {string} color @param {string} symbol @param {string} text */
   const item = (color, symbol, text) => html`<li style=${{ display: "flex", gap: ".35rem", alignItems: "center" }}>
     <span aria-hidden="true" style=${{ color, fontSize: "1.1rem" }}>${symbol}</span>${text}
@@ -418,6 +472,7 @@ function Legend({ surveyed }) {
       ${item(ZONE_COLORS.occupiedEdge, "▰", "Zone with tags inside")}
       ${item(COLORS.selected, "○", "Selected")}
       ${item(COLORS.tag, "◯", "Tag's 95% error (when zoomed in)")}
+      ${trails && item(TRAIL_COLOR, "∿", `Tag's trail, its last ${TRAIL_MS / 1000} s`)}
       ${surveyed && html`
         ${item(VERDICT_COLORS.good, "◯", "Survey: good")}
         ${item(VERDICT_COLORS.check, "◯", "Survey: check")}

@@ -1,6 +1,9 @@
 // Roles of a configuration: the built-in ones (0 UNCONFIGURED, 2 ANCHOR,
 // 3 SEEDER, 4 DEFAULT TAG: never deleted, never renamed) and custom tag
 // roles (ids from 5). Periods are in network time units of 1/975,000 s.
+// Tag roles (ids from 4) also say how their tags' positions are tracked
+// and how fast their tags can move (decisions §18); the other roles have
+// neither, and their forms show both locked, saying why.
 
 import { html } from "../lib/html.js";
 import { path } from "../lib/api.js";
@@ -18,6 +21,23 @@ const SENSORS = [
 ];
 
 const LED = ["Off", "Very Dim", "Dim", "Bright"];
+
+/** The tracking strengths (the API's values) and what each does. */
+const TRACKING = [
+  ["off", "every beacon's fix as it is"],
+  ["light", "follows turns fastest, smooths least"],
+  ["default", "between light and strong"],
+  ["strong", "smooths most, slowest through turns"],
+];
+/** A tag role's max_speed_mm_s when it has none set. */
+const DEFAULT_MAX_SPEED = 3000;
+
+/** Tag roles (ids from 4) track their tags; unconfigured, anchors and seeders (0, 2, 3) do not. */
+const isTagRole = (/** @type {{id: number}} */ role) => role.id >= 4;
+const notTracked = (/** @type {{id: number}} */ role) => (isTagRole(role) ? null : "Only tag roles are tracked");
+
+/** A speed in mm/s as m/s with one decimal: "3.0 m/s". @param {any} mmPerSecond */
+const metresPerSecond = (mmPerSecond) => `${(Number(mmPerSecond) / 1000).toFixed(1)} m/s`;
 
 /** @param {string} name @returns {(values: Record<string, any>) => string} */
 const periodHint = (name) => (values) => {
@@ -71,6 +91,12 @@ export default function View({ params }) {
         },
       },
       { label: "LED", value: (role) => role.led_brightness },
+      {
+        label: "Tracking",
+        value: (role) => (isTagRole(role) && role.tracking
+          ? `${role.tracking}, ${metresPerSecond(role.max_speed_mm_s ?? DEFAULT_MAX_SPEED)}`
+          : html`<span class="muted">–</span>`),
+      },
       { label: "Interfaces", value: (role, extra) => (extra.uses[role.id] || 0).toLocaleString(), number: true },
     ],
     builtIn: (role) => (role.id <= 4 ? "Built-in roles (ids 0 to 4) cannot be deleted or renamed." : null),
@@ -78,7 +104,10 @@ export default function View({ params }) {
       const count = extra.uses[role.id] || 0;
       return count > 0 ? `In use by ${count} interface${count === 1 ? "" : "s"}: give them another role first.` : null;
     },
-    blank: { name: "", network_period: "97500", window_duration: "", device_count: "", led_brightness: "Bright" },
+    blank: {
+      name: "", network_period: "97500", window_duration: "", device_count: "", led_brightness: "Bright",
+      tracking: "default", max_speed_mm_s: String(DEFAULT_MAX_SPEED),
+    },
     fields: [
       {
         name: "name",
@@ -118,6 +147,30 @@ export default function View({ params }) {
         label: "LED brightness",
         kind: "select",
         options: LED.map((value) => [value, value]),
+      },
+      {
+        name: "tracking",
+        label: "Tracking",
+        kind: "select",
+        // A role that is not tracked shows none (its field is locked).
+        options: (values) => /** @type {[string, string][]} */ ([
+          ...(values.tracking ? [] : [["", "–"]]),
+          ...TRACKING.map(([value, does]) => [value, `${value}: ${does}`]),
+        ]),
+        hint: "How its tags' positions are smoothed between beacons",
+        locked: notTracked,
+      },
+      {
+        name: "max_speed_mm_s",
+        label: "Max speed (mm/s)",
+        type: "integer",
+        min: 100,
+        max: 100000,
+        hint: (values) => {
+          const speed = Number(values.max_speed_mm_s) > 0 ? ` (${metresPerSecond(values.max_speed_mm_s)})` : "";
+          return `100 to 100,000${speed}: the tracker refuses a fix that would need a tag to move faster`;
+        },
+        locked: notTracked,
       },
     ],
   };
