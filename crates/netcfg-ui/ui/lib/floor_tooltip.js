@@ -39,6 +39,7 @@ export function hoverLines(plan, hover, now) {
       `Tag ${tag.serial_number}${name ? ` (${name})` : ""}`,
       `x ${metres(tag.x)}, y ${metres(tag.y)}, z ${metres(tag.z)}`,
       `quality ${tag.quality}${tag.error_mm != null ? `, 95% error ${formatError(tag.error_mm)}` : ""}, ${formatAge(now - tag.seenAt)} ago`,
+      tag.vx != null && tag.vy != null ? `speed ${(Math.hypot(tag.vx, tag.vy) / 1000).toFixed(1)} m/s` : "untracked",
     ];
   }
   const cell = hover.cell;

@@ -52,6 +52,8 @@ import { drawFrame } from "./floor_draw.js";
  * @property {number} quality
  * @property {number | null} error_mm  the solver's 95% horizontal error estimate (none from an older server)
  * @property {number} network_time
+ * @property {number | null} [vx]    mm/s east, when its role tracks it
+ * @property {number | null} [vy]    mm/s north
  * @property {number} seenAt         performance.now() when it last came
  */
 
@@ -275,7 +277,7 @@ export class FloorPlan {
   /**
    * A batch of the `position` event, taken in place: one object per tag,
    * reused for each new position.
-   * @param {{serial_number: string, x: number, y: number, z: number, quality: number, error_mm?: number | null, network_time: number}[]} positions
+   * @param {{serial_number: string, x: number, y: number, z: number, quality: number, error_mm?: number | null, network_time: number, vx?: number | null, vy?: number | null}[]} positions
    */
   updatePositions(positions) {
     const now = performance.now();
@@ -290,6 +292,8 @@ export class FloorPlan {
         tag.quality = position.quality;
         tag.error_mm = position.error_mm ?? null;
         tag.network_time = position.network_time;
+        tag.vx = position.vx ?? null;
+        tag.vy = position.vy ?? null;
         tag.seenAt = now;
       } else {
         tags.set(position.serial_number, {
@@ -300,6 +304,8 @@ export class FloorPlan {
           quality: position.quality,
           error_mm: position.error_mm ?? null,
           network_time: position.network_time,
+          vx: position.vx ?? null,
+          vy: position.vy ?? null,
           seenAt: now,
         });
       }
