@@ -51,6 +51,7 @@ mod recordings;
 mod report;
 mod rules;
 mod sse;
+mod tracking;
 mod wrk;
 mod zones;
 
@@ -165,6 +166,9 @@ pub enum Only {
     /// configurations (33,000 positions a second), the bytes of a position
     /// on disk, a replay at ten times, the server's memory during an upload
     Recordings,
+    /// Tracks: standing and walking tags, tracked against per fix, against
+    /// the simulator's truth
+    Tracking,
 }
 
 /// A part of the bench that measures on its own servers and prints its
@@ -219,7 +223,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     // The parts that print their own figures, in the order of the steps
     // above.
-    let parts: [(Only, Part); 7] = [
+    let parts: [(Only, Part); 8] = [
         (Only::FrontEnd, front_end::measure),
         (Only::Floods, floods::measure),
         (Only::Rules, rules::measure),
@@ -227,6 +231,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         (Only::Zones, zones::measure),
         (Only::Outputs, outputs::measure),
         (Only::Recordings, recordings::measure),
+        (Only::Tracking, tracking::measure),
     ];
     for (only, measure) in parts {
         if runs(only) {

@@ -63,7 +63,8 @@ fn reference_points() -> Vec<[f64; 2]> {
         .collect()
 }
 
-fn device_body(serial: &str, role: u8, at: [f64; 3]) -> String {
+/// A device's body: one interface of `role` at `at` (mm).
+pub(super) fn device_body(serial: &str, role: u8, at: [f64; 3]) -> String {
     format!(
         r#"{{"serial_number": "{serial}", "disabled": false, "interfaces": [{{"identifier": 0, "role_id": {role}, "x": {}, "y": {}, "z": {}}}]}}"#,
         at[0], at[1], at[2]
