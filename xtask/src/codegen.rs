@@ -2,7 +2,7 @@
 //! the OpenAPI documents of both tables (`docs/openapi/<version>.json`), the
 //! configuration reference table in `docs/configuration.md` (issue 7), and
 //! from the 5.1 document the web front end's JSDoc types
-//! (`crates/netcfg-ui/ui/lib/types.js`, jsdoc.rs; issue 45).
+//! (`crates/netcfg-ui/ui/lib/types.js` and `types_events.js`, jsdoc.rs; issue 45).
 //!
 //! Each generated file has an ordinary test that fails when the committed
 //! file is stale and rewrites it when `UPDATE_EXPECT` is set (the way
@@ -56,6 +56,10 @@ pub(crate) fn codegen(check_only: bool) -> Result<()> {
     }
     crate::jsdoc::write_or_check(&crate::workspace_root(), check_only)?;
     let verb = if update { "written" } else { "current" };
-    eprintln!("codegen: {} {verb}", crate::jsdoc::TARGET);
+    eprintln!(
+        "codegen: {} and {} {verb}",
+        crate::jsdoc::TARGET,
+        crate::jsdoc::EVENTS_TARGET
+    );
     Ok(())
 }

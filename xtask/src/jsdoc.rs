@@ -1,7 +1,13 @@
-//! The web front end's JSDoc types, `crates/netcfg-ui/ui/lib/types.js`,
-//! generated from the 5.1 OpenAPI document (`docs/openapi/5.1.json`, itself
-//! generated from the code): one `@typedef` for each of its
-//! `components.schemas`, under the schema's own name.
+//! The web front end's JSDoc types, generated from the 5.1 OpenAPI document
+//! (`docs/openapi/5.1.json`, itself generated from the code): one
+//! `@typedef` for each of its `components.schemas`, under the schema's own
+//! name, in two modules by what they describe:
+//! - `crates/netcfg-ui/ui/lib/types_events.js`: the live events' data, the
+//!   schemas named `…Event` and those only they use ([`event_schemas`]);
+//! - `crates/netcfg-ui/ui/lib/types.js`: every other schema (the resources,
+//!   bodies and answers of the API).
+//!
+//! A type of the other module is named `import("./types.js").Name`.
 //!
 //! `cargo xtask codegen` writes the file after the OpenAPI documents;
 //! `cargo xtask codegen --check` fails when it is stale, and so does the
@@ -24,15 +30,17 @@
 //! Names the front end uses that are not schemas (the envelope, the events'
 //! data by type) are written by hand in `ui/lib/types_extra.js`.
 
-use std::{fmt::Write as _, fs, path::Path};
+use std::{collections::BTreeSet, fmt::Write as _, fs, path::Path};
 
 use anyhow::{Context, Result, bail};
 use serde_json::{Map, Value};
 
 /// The document the types are read from, from the workspace root.
 pub(crate) const SOURCE: &str = "docs/openapi/5.1.json";
-/// The generated module, from the workspace root.
+/// The generated module of the resources, from the workspace root.
 pub(crate) const TARGET: &str = "crates/netcfg-ui/ui/lib/types.js";
+/// The generated module of the live events' data.
+pub(crate) const EVENTS_TARGET: &str = "crates/netcfg-ui/ui/lib/types_events.js";
 /// An `enum` of more values than this is typed as its values' type (the
 /// IANA time zones would be one line of 600 names).
 const ENUM_LIMIT: usize = 64;
@@ -47,51 +55,159 @@ const HEADER: &str = "\
 // The API's schemas (components.schemas of the 5.1 OpenAPI document) as
 // JSDoc types, for the type checker only (crates/netcfg-ui/jsconfig.json):
 // this module exports no value and nothing imports it at run time; views
-// name its types with `import(\"../lib/types.js\").Device`. Names that are
-// not schemas (the envelope, the events' data) are in types_extra.js.
+// name its types with `import(\"../lib/types.js\").Device`; the live
+// events' data is in types_events.js. Names that are not schemas (the
+// envelope, the events by type) are in types_extra.js.
 ";
 
-/// Writes `types.js` from the OpenAPI document, or with `check_only` fails
-/// when the file differs from what it would write.
+/// Writes `types.js` and `types_events.js` from the OpenAPI document, or
+/// with `check_only` fails when a file differs from what it would write.
 pub(crate) fn write_or_check(root: &Path, check_only: bool) -> Result<()> {
     let source = root.join(SOURCE);
     let text = fs::read_to_string(&source)
         .with_context(|| format!("could not read {}", source.display()))?;
     let document: Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", source.display()))?;
-    let generated = generate(&document)?;
-    let target = root.join(TARGET);
-    let current = fs::read_to_string(&target).unwrap_or_default();
-    if current == generated {
-        return Ok(());
+    for (target, generated) in generate(&document)? {
+        let path = root.join(target);
+        let current = fs::read_to_string(&path).unwrap_or_default();
+        if current == generated {
+            continue;
+        }
+        if check_only {
+            bail!("{target} is stale against {SOURCE}: run `cargo xtask codegen`");
+        }
+        fs::write(&path, generated)
+            .with_context(|| format!("could not write {}", path.display()))?;
     }
-    if check_only {
-        bail!("{TARGET} is stale against {SOURCE}: run `cargo xtask codegen`");
-    }
-    fs::write(&target, generated).with_context(|| format!("could not write {}", target.display()))
+    Ok(())
 }
 
-/// The whole module for an OpenAPI document.
-pub(crate) fn generate(document: &Value) -> Result<String> {
+/// Each module for an OpenAPI document: its path and its text.
+pub(crate) fn generate(document: &Value) -> Result<[(&'static str, String); 2]> {
     let schemas = document
         .pointer("/components/schemas")
         .and_then(Value::as_object)
         .context("the document has no components.schemas")?;
+    let events = event_schemas(document, schemas);
     let mut names: Vec<&String> = schemas.keys().collect();
     names.sort();
-    // One comment after another, no blank line between them: the file is
-    // long enough (each starts with its `/**`).
-    let mut out = String::from(HEADER);
-    out.push('\n');
-    for name in names {
-        out.push_str(&typedef(name, &schemas[name.as_str()]));
+    let module = |in_events: bool| {
+        let refs = Refs {
+            in_events,
+            events: &events,
+        };
+        // One comment after another, no blank line between them: the file
+        // is long enough (each starts with its `/**`).
+        let mut out = String::from(HEADER);
+        out.push('\n');
+        for name in names
+            .iter()
+            .filter(|name| events.contains(name.as_str()) == in_events)
+        {
+            out.push_str(&typedef(name, &schemas[name.as_str()], &refs));
+        }
+        out.push_str("\nexport {};\n");
+        out
+    };
+    Ok([(TARGET, module(false)), (EVENTS_TARGET, module(true))])
+}
+
+/// The live events' schemas: those named `…Event`, and every schema that
+/// only they refer to (wherever else in the document a schema is named,
+/// the paths' answers included, keeps it with the resources).
+fn event_schemas(document: &Value, schemas: &Map<String, Value>) -> BTreeSet<String> {
+    // Who names each schema: another schema, or "" for the rest of the
+    // document.
+    let mut named_by: Vec<(String, String)> = Vec::new();
+    for (owner, schema) in schemas {
+        collect_refs(schema, &mut |name| {
+            named_by.push((name.to_owned(), owner.clone()))
+        });
     }
-    out.push_str("\nexport {};\n");
-    Ok(out)
+    let mut rest = document.clone();
+    if let Some(components) = rest.get_mut("components").and_then(Value::as_object_mut) {
+        components.remove("schemas");
+    }
+    collect_refs(&rest, &mut |name| {
+        named_by.push((name.to_owned(), String::new()))
+    });
+    let mut events: BTreeSet<String> = schemas
+        .keys()
+        .filter(|name| name.ends_with("Event"))
+        .cloned()
+        .collect();
+    loop {
+        let joining: Vec<String> = schemas
+            .keys()
+            .filter(|name| !events.contains(*name))
+            .filter(|name| {
+                let mut owners = named_by
+                    .iter()
+                    .filter(|(named, _)| named == *name)
+                    .peekable();
+                owners.peek().is_some() && owners.all(|(_, owner)| events.contains(owner))
+            })
+            .cloned()
+            .collect();
+        if joining.is_empty() {
+            return events;
+        }
+        events.extend(joining);
+    }
+}
+
+/// Calls `found` with the name of every schema `value` refers to.
+fn collect_refs(value: &Value, found: &mut impl FnMut(&str)) {
+    match value {
+        Value::Object(object) => {
+            if let Some(reference) = object.get("$ref").and_then(Value::as_str)
+                && let Some(name) = reference.strip_prefix("#/components/schemas/")
+            {
+                found(name);
+            }
+            for inner in object.values() {
+                collect_refs(inner, found);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                collect_refs(item, found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// How a module names a schema: plainly when it is its own, by an import
+/// of the other module otherwise.
+struct Refs<'a> {
+    in_events: bool,
+    events: &'a BTreeSet<String>,
+}
+
+impl Refs<'_> {
+    /// Every schema in one module (the tests' schemas).
+    #[cfg(test)]
+    fn one_module() -> Refs<'static> {
+        static NONE: BTreeSet<String> = BTreeSet::new();
+        Refs {
+            in_events: false,
+            events: &NONE,
+        }
+    }
+
+    fn name(&self, name: &str) -> String {
+        match (self.events.contains(name), self.in_events) {
+            (true, false) => format!("import(\"./types_events.js\").{name}"),
+            (false, true) => format!("import(\"./types.js\").{name}"),
+            _ => name.to_owned(),
+        }
+    }
 }
 
 /// One schema's comment: its description, then its typedef.
-fn typedef(name: &str, schema: &Value) -> String {
+fn typedef(name: &str, schema: &Value, refs: &Refs<'_>) -> String {
     let mut out = String::from("/**\n");
     if let Some(description) = description(schema) {
         for line in description.lines() {
@@ -113,7 +229,7 @@ fn typedef(name: &str, schema: &Value) -> String {
                 } else {
                     format!("[{property}]")
                 };
-                let _ = write!(out, " * @property {{{}}} {key}", type_of(value).text);
+                let _ = write!(out, " * @property {{{}}} {key}", type_of(value, refs).text);
                 if let Some(description) = description(value) {
                     let _ = write!(out, "  {}", one_line(&description));
                 }
@@ -121,7 +237,7 @@ fn typedef(name: &str, schema: &Value) -> String {
             }
         }
         _ => {
-            let _ = writeln!(out, " * @typedef {{{}}} {name}", type_of(schema).text);
+            let _ = writeln!(out, " * @typedef {{{}}} {name}", type_of(schema, refs).text);
         }
     }
     out.push_str(" */\n");
@@ -214,14 +330,14 @@ fn split_union(ty: &Type) -> Vec<String> {
 }
 
 /// The TypeScript type of a schema.
-fn type_of(schema: &Value) -> Type {
+fn type_of(schema: &Value, refs: &Refs<'_>) -> Type {
     if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
-        return Type::plain(reference.rsplit('/').next().unwrap_or(reference));
+        return Type::plain(refs.name(reference.rsplit('/').next().unwrap_or(reference)));
     }
     if let Some(value) = schema.get("const") {
         return Type::plain(value.to_string());
     }
-    let base = base_type(schema);
+    let base = base_type(schema, refs);
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         if values.len() > ENUM_LIMIT {
             return base.unwrap_or_else(|| Type::plain("any"));
@@ -240,7 +356,7 @@ fn type_of(schema: &Value) -> Type {
                     .iter()
                     .map(|member| {
                         if has_type(member) {
-                            type_of(member)
+                            type_of(member, refs)
                         } else {
                             // It only narrows the schema's own type.
                             base.clone().unwrap_or_else(|| Type::plain("any"))
@@ -271,14 +387,14 @@ fn has_type(schema: &Value) -> bool {
 }
 
 /// The type its `type` keyword says (with its `properties` or `items`).
-fn base_type(schema: &Value) -> Option<Type> {
+fn base_type(schema: &Value, refs: &Refs<'_>) -> Option<Type> {
     match schema.get("type")? {
-        Value::String(name) => Some(named_type(name, schema)),
+        Value::String(name) => Some(named_type(name, schema, refs)),
         Value::Array(names) => Some(Type::union(
             names
                 .iter()
                 .filter_map(Value::as_str)
-                .map(|name| named_type(name, schema))
+                .map(|name| named_type(name, schema, refs))
                 .collect(),
         )),
         _ => None,
@@ -286,26 +402,26 @@ fn base_type(schema: &Value) -> Option<Type> {
 }
 
 /// The type of one JSON Schema type name, for `schema`.
-fn named_type(name: &str, schema: &Value) -> Type {
+fn named_type(name: &str, schema: &Value, refs: &Refs<'_>) -> Type {
     match name {
         "string" => Type::plain("string"),
         "integer" | "number" => Type::plain("number"),
         "boolean" => Type::plain("boolean"),
         "null" => Type::plain("null"),
-        "array" => array_type(schema),
-        "object" => object_type(schema),
+        "array" => array_type(schema, refs),
+        "object" => object_type(schema, refs),
         _ => Type::plain("any"),
     }
 }
 
-fn array_type(schema: &Value) -> Type {
+fn array_type(schema: &Value, refs: &Refs<'_>) -> Type {
     if let Some(items) = schema.get("prefixItems").and_then(Value::as_array) {
-        let items: Vec<String> = items.iter().map(|item| type_of(item).text).collect();
+        let items: Vec<String> = items.iter().map(|item| type_of(item, refs).text).collect();
         return Type::plain(format!("[{}]", items.join(", ")));
     }
     let item = schema
         .get("items")
-        .map_or_else(|| Type::plain("any"), type_of);
+        .map_or_else(|| Type::plain("any"), |items| type_of(items, refs));
     let min = schema.get("minItems").and_then(Value::as_u64);
     let max = schema.get("maxItems").and_then(Value::as_u64);
     match (min, max) {
@@ -317,10 +433,10 @@ fn array_type(schema: &Value) -> Type {
     }
 }
 
-fn object_type(schema: &Value) -> Type {
+fn object_type(schema: &Value, refs: &Refs<'_>) -> Type {
     let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
         let values = match schema.get("additionalProperties") {
-            Some(additional @ Value::Object(_)) => type_of(additional).text,
+            Some(additional @ Value::Object(_)) => type_of(additional, refs).text,
             _ => "any".to_owned(),
         };
         return Type::plain(format!("Record<string, {values}>"));
@@ -339,7 +455,7 @@ fn object_type(schema: &Value) -> Type {
             } else {
                 "?"
             };
-            format!("{key}{optional}: {}", type_of(value).text)
+            format!("{key}{optional}: {}", type_of(value, refs).text)
         })
         .collect();
     Type::plain(format!("{{{}}}", fields.join(", ")))
@@ -398,7 +514,7 @@ fn one_line(text: &str) -> String {
 mod tests {
     use serde_json::json;
 
-    use super::{generate, type_of, write_or_check};
+    use super::{Refs, generate, type_of, write_or_check};
 
     /// The committed `types.js` is what the committed OpenAPI document
     /// makes (CI runs this); `UPDATE_EXPECT=1` rewrites it.
@@ -450,7 +566,11 @@ mod tests {
             (json!({}), "any"),
         ];
         for (schema, expected) in cases {
-            assert_eq!(type_of(&schema).text, expected, "{schema}");
+            assert_eq!(
+                type_of(&schema, &Refs::one_module()).text,
+                expected,
+                "{schema}"
+            );
         }
     }
 
@@ -468,9 +588,32 @@ mod tests {
             },
             "Mode": {"description": "A mode.", "oneOf": [{"type": "string", "const": "on"}]}
         }}});
-        let module = generate(&document)?;
+        let [(_, module), _] = generate(&document)?;
         let expected = "\n/**\n * A mode.\n * @typedef {\"on\"} Mode\n */\n/**\n * A tag.\n *\n * Second paragraph.\n * @typedef {object} Tag\n * @property {number} id\n * @property {string | null} [name]  Its name, wrapped.\n */\n\nexport {};\n";
         assert!(module.ends_with(expected), "{module}");
+        Ok(())
+    }
+
+    #[test]
+    fn the_events_and_what_only_they_use_go_to_their_own_module() -> anyhow::Result<()> {
+        let document = json!({
+            "paths": {"/levels": {"get": {"responses": {"200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Level"}}}}}}}},
+            "components": {"schemas": {
+                "Level": {"type": "integer"},
+                "Ping": {"type": "object", "properties": {"level": {"$ref": "#/components/schemas/Level"}}},
+                "PingEvent": {"type": "object", "properties": {"ping": {"$ref": "#/components/schemas/Ping"}, "level": {"$ref": "#/components/schemas/Level"}}},
+            }}
+        });
+        let [(resources_path, resources), (events_path, events)] = generate(&document)?;
+        assert!(resources_path.ends_with("types.js") && events_path.ends_with("types_events.js"));
+        assert!(resources.contains("@typedef {number} Level"), "{resources}");
+        assert!(!resources.contains("Ping"), "{resources}");
+        assert!(events.contains("@typedef {object} Ping\n"), "{events}");
+        assert!(
+            events.contains("@property {import(\"./types.js\").Level} [level]"),
+            "{events}"
+        );
+        assert!(events.contains("@property {Ping} [ping]"), "{events}");
         Ok(())
     }
 }

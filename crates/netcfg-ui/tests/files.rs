@@ -237,5 +237,8 @@ fn nothing_is_loaded_from_another_host() {
         }
     }
     // The types' modules, and no other: a module with code is scanned.
-    assert_eq!(types_only, 2, "lib/types.js and lib/types_extra.js");
+    assert_eq!(
+        types_only, 3,
+        "lib/types.js, lib/types_events.js and lib/types_extra.js"
+    );
 }

@@ -12,7 +12,7 @@ import {
 } from "../../ui/lib/zones.js";
 
 /** @typedef {import("../../ui/lib/zones.js").Point} Point */
-/** @typedef {import("../../ui/lib/types.js").ZoneEvent} ZoneEvent */
+/** @typedef {import("../../ui/lib/types_events.js").ZoneEvent} ZoneEvent */
 
 /** @type {Point[]} */
 const SQUARE = [[0, 0], [4000, 0], [4000, 4000], [0, 4000]];

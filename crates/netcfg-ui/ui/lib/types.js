@@ -5,8 +5,9 @@
 // The API's schemas (components.schemas of the 5.1 OpenAPI document) as
 // JSDoc types, for the type checker only (crates/netcfg-ui/jsconfig.json):
 // this module exports no value and nothing imports it at run time; views
-// name its types with `import("../lib/types.js").Device`. Names that are
-// not schemas (the envelope, the events' data) are in types_extra.js.
+// name its types with `import("../lib/types.js").Device`; the live
+// events' data is in types_events.js. Names that are not schemas (the
+// envelope, the events by type) are in types_extra.js.
 
 /**
  * What a device answered to an action.
@@ -56,14 +57,6 @@
  * @property {string | null} unlocated  For a tag the engine cannot locate, why (for instance `heard by 1 anchor, needs 3`); null while it is located.
  */
 /**
- * `change`: a resource of `net` changed through the API.
- * @typedef {object} ChangeEvent
- * @property {string} method  The request's method.
- * @property {string} net  The configuration.
- * @property {string} path  The request's path.
- * @property {string} resource  The resource: the route's path template (for example `/nets/{net_name}/devices/{device_key}`).
- */
-/**
  * channel
  * @typedef {1 | 2 | 3 | 4 | 5 | 7 | 9} Channel
  */
@@ -72,14 +65,6 @@
  * @typedef {object} CommandFailure
  * @property {string} message  Why it failed.
  * @property {SerialNumber} serial_number  The device.
- */
-/**
- * `position` with `positions=compact`: one row per tag, its fields in `columns` order.
- * @typedef {object} CompactPositionEvent
- * @property {string[]} columns  The fields of a row, in order: serial_number, x, y, z, quality, error_mm, network_time_offset, vx, vy.
- * @property {string} net  The configuration.
- * @property {number} network_time  The batch's earliest network time (1/975,000 s); each row's `network_time_offset` counts from it.
- * @property {[SerialNumber, number, number, number, number, number, number, number | null, number | null][]} rows  One row per tag: its newest position.
  */
 /**
  * Configuration name: 1 to 64 characters of A-Z a-z 0-9 . _ -, not starting with '.'.
@@ -188,20 +173,6 @@
  * @typedef {object} DeviceCommandStatus
  * @property {CommandFailure[]} failures  The devices that failed, with why.
  * @property {DeviceActionReply[]} replies  The replies, in the order asked.
- */
-/**
- * `device`: a device of `net` joined, was lost, or reported health.
- * @typedef {object} DeviceEvent
- * @property {Connectivity} connectivity  Its connectivity now.
- * @property {DeviceHappening} event  What happened.
- * @property {string} net  The configuration.
- * @property {SerialNumber} serial_number  The device.
- * @property {DeviceStatus | null} status  Its latest status report, if any.
- * @property {Synchronisation} synchronisation  Its synchronisation now.
- */
-/**
- * What happened to a device (`device`).
- * @typedef {"joined" | "lost" | "health"} DeviceHappening
  */
 /**
  * A device's integer id within its configuration.
@@ -391,17 +362,6 @@
  * @property {number} timestamp_ms  When it was raised, in milliseconds since the Unix epoch.
  */
 /**
- * `notification`: a new notification of `net`.
- * @typedef {object} NotificationEvent
- * @property {number} identifier  The notification's identifier within the configuration.
- * @property {Level} level  How serious it is.
- * @property {string} message  What happened.
- * @property {string} net  The configuration whose network raised it.
- * @property {boolean} read  Whether a user has read it.
- * @property {SerialNumber | null} serial_number  The device it concerns, if any.
- * @property {number} timestamp_ms  When it was raised, in milliseconds since the Unix epoch.
- */
-/**
  * One object, or a list of them (answers to bodies that may name one
  * item or several).
  * @typedef {Device | Device[]} OneOrMany
@@ -483,26 +443,6 @@
  * @property {number} z  Height, mm.
  */
 /**
- * One tag's position in a `position` batch.
- * @typedef {object} PositionEntry
- * @property {number} error_mm  The 95% horizontal error estimate, mm: the tracker's, or the solver's when the tag is not tracked.
- * @property {number} network_time  When the network solved it, in units of 1/975,000 s.
- * @property {number} quality  Quality, 0 (worst) to 10,000 (best).
- * @property {SerialNumber} serial_number  The tag.
- * @property {number | null} [vx]  East velocity, mm/s (tracked tags only, decisions §18).
- * @property {number | null} [vy]  North velocity, mm/s (tracked tags only).
- * @property {number} x  East, mm.
- * @property {number} y  North, mm.
- * @property {number} z  Height, mm.
- */
-/**
- * `position`: the newest position of each tag of `net` that moved since
- * this client's previous batch.
- * @typedef {object} PositionEvent
- * @property {string} net  The configuration.
- * @property {PositionEntry[]} positions  Each tag's newest position.
- */
-/**
  * A bounding box, in millimetres: positions outside it are limited to it.
  * @typedef {object} PositionLimit
  * @property {number} id  The limit's id within the configuration.
@@ -570,11 +510,6 @@
  * @property {number} position_ms  Where it is, milliseconds from the recording's first datagram.
  * @property {RecordingName} recording  The recording played.
  * @property {ReplaySpeed} speed  How fast it plays.
- */
-/**
- * `resync`: this client fell behind and missed events; reload the state.
- * @typedef {object} ResyncEvent
- * @property {string} reason  Why.
  */
 /**
  * A named set of radio settings of a configuration.
@@ -659,18 +594,6 @@
 /**
  * The value of a setting: a JSON boolean, integer, number or string.
  * @typedef {boolean | number | string} SettingValue
- */
-/**
- * What happened to a configuration (`state`).
- * @typedef {"created" | "deleted" | "renamed" | "started" | "stopped" | "link_down"} StateChange
- */
-/**
- * `state`: a configuration was created, deleted, renamed, started or
- * stopped, or its link went down.
- * @typedef {object} StateEvent
- * @property {string} net  The configuration (its name before a rename).
- * @property {string | null} [renamed_to]  The new name, for a rename.
- * @property {StateChange} state  What happened.
  */
 /**
  * Two anchors' measured range against their configured distance.
@@ -770,24 +693,6 @@
  * @property {number | null} z_max  The highest height inside, mm; none: no ceiling.
  * @property {number | null} z_min  The lowest height inside, mm; none: no floor.
  * @property {number} zone_id  The zone's number, given when it was added and kept through renames: the zone's id in the User stream's TagZoneInfo and GeofencerZoneInfo.
- */
-/**
- * `zone`: a tag of `net` entered or left a zone (decisions §13). Never
- * dropped the way positions are.
- * @typedef {object} ZoneEvent
- * @property {ZoneHappening} event  Entering or leaving.
- * @property {string} net  The configuration.
- * @property {number} network_time  The network time of that position, in units of 1/975,000 s; 0 when a change of the zone decided it.
- * @property {SerialNumber} serial_number  The tag.
- * @property {number} time_ms  When, in milliseconds since the Unix epoch.
- * @property {number} x  The tag's position that decided it: east, mm.
- * @property {number} y  North, mm.
- * @property {number} z  Height, mm.
- * @property {string} zone  The zone's name.
- */
-/**
- * Entering or leaving (`zone`).
- * @typedef {"enter" | "exit"} ZoneHappening
  */
 /**
  * A tag inside a zone, as `GET .../zones/{zone_name}/occupancy` lists it.

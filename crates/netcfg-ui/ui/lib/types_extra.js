@@ -1,8 +1,8 @@
 // The API's JSDoc types that are not schemas of the OpenAPI document, so
-// that types.js (generated from it by `cargo xtask codegen`) cannot hold
-// them: the envelope every JSON answer comes in (docs/api.md, "The
+// that types.js and types_events.js (generated from it by `cargo xtask
+// codegen`) cannot hold them: the envelope every JSON answer comes in (docs/api.md, "The
 // envelope", "Errors clients can act on") and the `data` of each live event
-// type ("Live events"). Written by hand, from the types of types.js; for the
+// type ("Live events"). Written by hand, from the types of those two; for the
 // type checker only: this module exports no value and nothing imports it at
 // run time.
 
@@ -37,13 +37,13 @@
 /**
  * The `data` of each event type.
  * @typedef {object} EventData
- * @property {import("./types.js").NotificationEvent} notification
- * @property {import("./types.js").StateEvent} state
- * @property {import("./types.js").DeviceEvent} device
- * @property {import("./types.js").PositionEvent} position
- * @property {import("./types.js").ChangeEvent} change
- * @property {import("./types.js").ResyncEvent} resync
- * @property {import("./types.js").ZoneEvent} zone
+ * @property {import("./types_events.js").NotificationEvent} notification
+ * @property {import("./types_events.js").StateEvent} state
+ * @property {import("./types_events.js").DeviceEvent} device
+ * @property {import("./types_events.js").PositionEvent} position
+ * @property {import("./types_events.js").ChangeEvent} change
+ * @property {import("./types_events.js").ResyncEvent} resync
+ * @property {import("./types_events.js").ZoneEvent} zone
  */
 
 export {};

@@ -6,7 +6,7 @@
 // lib/zone_layer.js draws with them and views/floor_zones.js keeps the book.
 
 /** @typedef {import("./types.js").Zone} Zone */
-/** @typedef {import("./types.js").ZoneEvent} ZoneEvent */
+/** @typedef {import("./types_events.js").ZoneEvent} ZoneEvent */
 /** @typedef {import("./types.js").ZoneOccupant} ZoneOccupant */
 /** @typedef {[number, number]} Point  x, y in mm */
 

@@ -14,7 +14,7 @@ import { shortTime } from "../lib/format.js";
 import { Occupancy, MIN_POINTS } from "../lib/zones.js";
 
 /** @typedef {import("../lib/types.js").Zone} Zone */
-/** @typedef {import("../lib/types.js").ZoneEvent} ZoneEvent */
+/** @typedef {import("../lib/types_events.js").ZoneEvent} ZoneEvent */
 
 /** How many `/occupancy` questions are under way at once. */
 const ASKING_AT_ONCE = 4;
