@@ -13,7 +13,7 @@ use std::{
 use netcfg_model::{
     Position, RoleId, SerialNumber, TagAccuracy,
     locate::{
-        Fix, Geometry, Link, Measure, Point, Solver, TrackSettings, Tracker, Unsolved,
+        Fix, Geometry, Link, Measure, Point, Solver, Track, TrackSettings, Tracker, Unsolved,
         quality_from_error,
     },
     time::ticks::{MM_PER_TICK, seconds_from_units},
@@ -373,13 +373,7 @@ impl Locator {
     /// Adds a fix and its delivered position (if any) to the tag's tally:
     /// against its configured position for a reference tag, against the
     /// simulator's truth for any other tag of a simulator instance.
-    fn tally(
-        &mut self,
-        serial: SerialNumber,
-        network_time: u64,
-        fix: &Fix,
-        track: Option<&netcfg_model::locate::Track>,
-    ) {
+    fn tally(&mut self, serial: SerialNumber, network_time: u64, fix: &Fix, track: Option<&Track>) {
         let truth = match self.references.get(&serial) {
             Some(reference) => *reference,
             None => match self
@@ -415,11 +409,7 @@ impl Locator {
 }
 
 /// The position a tracked beacon delivers.
-fn report(
-    serial_number: SerialNumber,
-    fix: &Fix,
-    track: &netcfg_model::locate::Track,
-) -> PositionReport {
+fn report(serial_number: SerialNumber, fix: &Fix, track: &Track) -> PositionReport {
     let round = |value: f64| {
         value
             .round()

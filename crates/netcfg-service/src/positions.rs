@@ -5,7 +5,7 @@
 use std::{collections::HashMap, sync::Mutex};
 
 use netcfg_model::{
-    ConfigName, SerialNumber, TagPosition, event::PositionEntry, sync::lock,
+    ConfigName, DeviceKey, SerialNumber, TagPosition, event::PositionEntry, sync::lock,
     time::clock::wall_clock_ms,
 };
 
@@ -63,16 +63,11 @@ impl Service {
     ) -> Result<Vec<TagPosition>, ServiceError> {
         self.require_running(name, "give its tags' positions")
             .await?;
-        let devices = self.devices(name).await?;
-        if let Some(serial) = serial
-            && !devices.iter().any(|device| device.serial_number == serial)
-        {
-            return Err(netcfg_store::StoreError::NotFound {
-                kind: netcfg_store::Missing::Device,
-                what: format!("device {serial}"),
-            }
-            .into());
+        if let Some(serial) = serial {
+            // 404 for a serial the configuration does not hold.
+            self.device(name, DeviceKey::Serial(serial)).await?;
         }
+        let devices = self.devices(name).await?;
         let now = wall_clock_ms();
         let mut positions: Vec<TagPosition> = self
             .inner

@@ -90,6 +90,21 @@ fn tracked_tags_carry_their_velocity_and_their_last_positions_are_read_without_a
     });
     events.close();
 
+    // A new tag role tracks at default and 3,000 mm/s; the anchor role
+    // has neither field.
+    let created = server
+        .send(&Request::json(
+            "POST",
+            "/nets/room/roles",
+            &json!({"name": "forklifts", "network_period": 97_500}),
+        ))
+        .expect(201);
+    assert_eq!(created["role"]["tracking"], "default", "{created}");
+    assert_eq!(created["role"]["max_speed_mm_s"], 3_000, "{created}");
+    let anchor = server.send(&Request::get("/nets/room/roles/2")).expect(200);
+    assert!(anchor["role"].get("tracking").is_none(), "{anchor}");
+    assert!(anchor["role"].get("max_speed_mm_s").is_none(), "{anchor}");
+
     // Only tag roles track, within the speed limits.
     for (role, body, field) in [
         (2, json!({"tracking": "light"}), "tracking"),

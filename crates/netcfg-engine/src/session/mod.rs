@@ -255,16 +255,21 @@ impl Session {
     /// New tracking for the roles' tags: the plan holds it and the
     /// locator's trackers take it at once (decisions §18).
     pub(crate) fn retrack(&self, roles: &[Role]) {
-        let mut plan = write(&self.plan);
-        let mut retracked = NetworkPlan::clone(&plan);
-        for role in &mut retracked.roles {
-            if let Some(newer) = roles.iter().find(|newer| newer.id == role.id) {
-                role.tracking = newer.tracking;
-                role.max_speed_mm_s = newer.max_speed_mm_s;
+        let retracked = {
+            let mut plan = write(&self.plan);
+            let mut retracked = NetworkPlan::clone(&plan);
+            for role in &mut retracked.roles {
+                if let Some(newer) = roles.iter().find(|newer| newer.id == role.id) {
+                    role.tracking = newer.tracking;
+                    role.max_speed_mm_s = newer.max_speed_mm_s;
+                }
             }
-        }
+            let retracked = Arc::new(retracked);
+            *plan = Arc::clone(&retracked);
+            retracked
+        };
+        // One lock at a time: the locator's after the plan's is released.
         lock(&self.locator).take_tracking(&retracked);
-        *plan = Arc::new(retracked);
     }
 
     /// Pushes a new plan to the running network (a 5.0 `reload`).

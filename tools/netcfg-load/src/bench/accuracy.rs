@@ -71,13 +71,20 @@ pub(super) fn device_body(serial: &str, role: u8, at: [f64; 3]) -> String {
     )
 }
 
-/// The room: its anchors and reference tags, on the simulator.
-fn build_room(client: &Client, net: &str) -> Result<()> {
+/// The room's configuration on the simulator, with its six anchors (the
+/// tracking bench's room too).
+pub(super) fn room_with_anchors(client: &Client, net: &str) -> Result<()> {
     create_net(client, net)?;
     for (serial, role, x, y, z) in ANCHORS {
         let body = device_body(serial, role, [x, y, z]);
         client.expect_ok("POST", &format!("/nets/{net}/devices"), Some(&body))?;
     }
+    Ok(())
+}
+
+/// The room: its anchors and reference tags, on the simulator.
+fn build_room(client: &Client, net: &str) -> Result<()> {
+    room_with_anchors(client, net)?;
     for (index, [x, y]) in reference_points().into_iter().enumerate() {
         let body = device_body(&reference_serial(index), 4, [x, y, TAG_HEIGHT]);
         client.expect_ok("POST", &format!("/nets/{net}/devices"), Some(&body))?;

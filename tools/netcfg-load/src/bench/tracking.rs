@@ -22,18 +22,12 @@ use std::{path::Path, thread, time::Duration};
 
 use anyhow::{Context, Result};
 
-use super::{accuracy::device_body, create_net, met, net_action, step};
+use super::{
+    accuracy::{device_body, room_with_anchors},
+    met, net_action, step,
+};
 use crate::server::{Client, Launch, Rng, Value};
 
-/// Anchors: serial, role, x, y, z (mm).
-const ANCHORS: [(&str, u8, f64, f64, f64); 6] = [
-    ("01:04:0001", 3, 0.0, 0.0, 2_000.0),
-    ("01:04:0002", 2, 20_000.0, 0.0, 3_000.0),
-    ("01:04:0003", 2, 20_000.0, 15_000.0, 4_000.0),
-    ("01:04:0004", 2, 0.0, 15_000.0, 2_500.0),
-    ("01:04:0005", 2, 10_000.0, 0.0, 3_500.0),
-    ("01:04:0006", 2, 10_000.0, 15_000.0, 2_000.0),
-];
 /// Reference tags: serial, x, y (mm), at 1 m.
 const REFERENCES: [(&str, f64, f64); 3] = [
     ("01:05:0001", 4_000.0, 3_500.0),
@@ -84,17 +78,13 @@ impl Figures {
     }
 }
 
+/// The accuracy bench's room with this bench's tags.
 fn build_room(client: &Client, net: &str) -> Result<()> {
-    create_net(client, net)?;
-    let mut devices: Vec<String> = ANCHORS
+    room_with_anchors(client, net)?;
+    let mut devices: Vec<String> = REFERENCES
         .iter()
-        .map(|(serial, role, x, y, z)| device_body(serial, *role, [*x, *y, *z]))
+        .map(|(serial, x, y)| device_body(serial, 4, [*x, *y, TAG_HEIGHT]))
         .collect();
-    devices.extend(
-        REFERENCES
-            .iter()
-            .map(|(serial, x, y)| device_body(serial, 4, [*x, *y, TAG_HEIGHT])),
-    );
     devices.extend(STILL.iter().map(|(serial, _, _)| tag_body(serial)));
     devices.extend(WALKERS.iter().map(|serial| tag_body(serial)));
     for body in devices {
