@@ -12,6 +12,8 @@ use crate::{
 };
 
 const LED_BRIGHTNESS: [&str; 4] = ["Off", "Very Dim", "Dim", "Bright"];
+const TRACKING: [&str; 4] = ["off", "light", "default", "strong"];
+const MAX_SPEEDS: [i64; 3] = [500, 3_000, 10_000];
 const SENSOR_PERIODS: [i64; 3] = [0, 975, 9750];
 const ROLE_PERIODS: [i64; 3] = [9750, 48750, 97500];
 const ROLE_OPTIONAL: [&str; 8] = [
@@ -134,6 +136,15 @@ impl Worker {
             let brightness = *self.rng.pick(&LED_BRIGHTNESS).unwrap_or(&"Dim");
             fields.push(("led_brightness", Value::from(brightness)));
         }
+        // A tag role's tracking, taken at once by a running network.
+        if self.rng.chance(15) {
+            let tracking = *self.rng.pick(&TRACKING).unwrap_or(&"light");
+            fields.push(("tracking", Value::from(tracking)));
+        }
+        if self.rng.chance(15) {
+            let speed = *self.rng.pick(&MAX_SPEEDS).unwrap_or(&3_000);
+            fields.push(("max_speed_mm_s", Value::from(speed)));
+        }
         if fields.is_empty() {
             fields.push(("device_count", Value::from(self.rng.range(0, 50))));
         }
@@ -151,7 +162,11 @@ impl Worker {
             ROLE_OPTIONAL
                 .iter()
                 .map(|field| (*field, Value::from(0)))
-                .chain([("led_brightness", Value::from("Bright"))]),
+                .chain([
+                    ("led_brightness", Value::from("Bright")),
+                    ("tracking", Value::from("default")),
+                    ("max_speed_mm_s", Value::from(3_000)),
+                ]),
         );
         let expected = merged(defaults, &body);
         self.create(net, Kind::Roles, "create role", &body, 201, expected)
