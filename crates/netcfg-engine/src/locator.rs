@@ -13,10 +13,10 @@ use std::{
 use netcfg_model::{
     Position, RoleId, SerialNumber, TagAccuracy,
     locate::{
-        Fix, Geometry, Link, Measure, Point, Solver, Track, TrackSettings, Tracker, Unsolved,
-        quality_from_error,
+        Fix, Geometry, HeightBelief, Link, Measure, Point, Solver, Track, TrackSettings, Tracker,
+        Unsolved, quality_from_error,
     },
-    time::ticks::{MM_PER_TICK, seconds_from_units},
+    time::ticks::{MM_PER_TICK, seconds_from_units, units_from_ticks},
 };
 
 use crate::{
@@ -65,6 +65,8 @@ struct TagState {
     streak: i16,
     /// Whether the engine has said it cannot be located.
     told_unlocated: bool,
+    /// Its height, learned where the anchors cannot resolve z per beacon.
+    height: HeightBelief,
     tracker: Tracker,
 }
 
@@ -306,9 +308,14 @@ impl Locator {
                 last: None,
                 streak: 0,
                 told_unlocated: false,
+                height: HeightBelief::default(),
                 tracker: Tracker::new(settings),
             });
-            match self.solver.solve(&self.links, state.last) {
+            let emitted = emission_seconds(beacon, in_ticks, seconds);
+            match self
+                .solver
+                .solve_near(&self.links, state.last, &state.height, emitted)
+            {
                 Ok(fix) => {
                     state.last = Some(fix.position);
                     state.streak = if state.streak > 0 {
@@ -320,7 +327,12 @@ impl Locator {
                         state.told_unlocated = false;
                         news.push(LocationNews::Located(serial));
                     }
-                    let track = state.tracker.update(seconds, &fix);
+                    let track = state.tracker.update(emitted, &fix);
+                    if track.is_some() {
+                        // A fix the tracker refuses is likely an outlier:
+                        // it teaches the height nothing.
+                        state.height.learn(emitted, &fix);
+                    }
                     self.tally(serial, network_time, &fix, track.as_ref());
                     if let Some(track) = track {
                         located.push(report(serial, &fix, &track));
@@ -405,6 +417,28 @@ impl Locator {
             .collect();
         report.sort_by_key(|accuracy| accuracy.serial_number);
         report
+    }
+}
+
+/// Beacons whose own time is further than this from their frame's (s)
+/// are timed by the frame: their base is not on the network's clock.
+const MAX_BASE_SKEW_S: f64 = 1.0;
+
+/// When the beacon left the tag (seconds of network time), as the tracker
+/// needs it: a frame gathers the beacons of up to one step of the
+/// simulator (10 ms) or of an anchor's batch, so the frame's time is late
+/// by a varying share of that, and at 3 m/s 10 ms is 30 mm. In
+/// `multitime` each beacon's base is its own time in ticks; in
+/// `multirange` (base 0) the frame's time is all there is.
+fn emission_seconds(beacon: &BeaconReport, in_ticks: bool, frame_seconds: f64) -> f64 {
+    if !in_ticks || beacon.base == 0 {
+        return frame_seconds;
+    }
+    let own = seconds_from_units(units_from_ticks(beacon.base));
+    if (own - frame_seconds).abs() <= MAX_BASE_SKEW_S {
+        own
+    } else {
+        frame_seconds
     }
 }
 

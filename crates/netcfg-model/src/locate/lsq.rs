@@ -47,6 +47,17 @@ pub(super) struct Model {
     /// Whether the values share an unknown additive offset (TDoA's emission
     /// time).
     pub(super) offset: bool,
+    /// Where z is not solved from the links alone: a belief about the tag's
+    /// height that makes z an unknown again, drawn towards the belief.
+    pub(super) prior: Option<HeightPrior>,
+}
+
+/// A soft hold of z: one more observation, "z is `z_mm`", weighed
+/// `weight` times a link (the measurement variance over the belief's).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct HeightPrior {
+    pub(super) z_mm: f64,
+    pub(super) weight: f64,
 }
 
 impl Model {
@@ -60,17 +71,24 @@ impl Model {
             solve_z,
             held_z,
             offset: geometry.measure == Measure::ArrivalTimes,
+            prior: None,
         }
     }
 
-    /// How many unknowns are solved.
+    /// How many unknowns the links alone must determine (a z drawn to a
+    /// prior brings its own observation, so it does not count).
     pub(super) fn unknowns(&self) -> usize {
         2 + usize::from(self.solve_z) + usize::from(self.offset)
     }
 
+    /// Whether z moves in the estimate: solved, or drawn to a prior.
+    pub(super) fn estimates_z(&self) -> bool {
+        self.solve_z || self.prior.is_some()
+    }
+
     fn is_active(&self, index: usize) -> bool {
         match index {
-            Z => self.solve_z,
+            Z => self.estimates_z(),
             OFFSET => self.offset,
             _ => true,
         }
@@ -78,7 +96,7 @@ impl Model {
 
     /// `position` with z held where the model holds it.
     pub(super) fn place(&self, mut position: Point) -> Point {
-        if !self.solve_z {
+        if !self.estimates_z() {
             position[Z] = self.held_z;
         }
         position
@@ -95,7 +113,11 @@ impl Model {
         ];
         let distance = delta.iter().map(|d| d * d).sum::<f64>().sqrt();
         let scale = if distance > 1e-9 { 1.0 / distance } else { 0.0 };
-        let z = if self.solve_z { delta[Z] * scale } else { 0.0 };
+        let z = if self.estimates_z() {
+            delta[Z] * scale
+        } else {
+            0.0
+        };
         let offset = if self.offset { 1.0 } else { 0.0 };
         (
             distance,
@@ -241,13 +263,20 @@ impl Model {
         best
     }
 
-    /// The cost, normal matrix and gradient Hᵀr at one point.
+    /// The cost, normal matrix and gradient Hᵀr at one point (with the
+    /// prior's observation of z, if any).
     fn evaluate(&self, links: &[Link], position: Point, offset: f64) -> Evaluation {
         let mut evaluation = Evaluation {
             rss: 0.0,
             normal: Matrix4::zeros(),
             gradient: Vector4::zeros(),
         };
+        if let Some(prior) = self.prior {
+            let residual = prior.z_mm - position[Z];
+            evaluation.rss += prior.weight * residual * residual;
+            evaluation.normal[(Z, Z)] += prior.weight;
+            evaluation.gradient[Z] += prior.weight * residual;
+        }
         for link in links {
             let (distance, row) = self.row(link.anchor, position);
             let residual = link.value_mm - distance - offset;
@@ -351,6 +380,7 @@ mod tests {
             solve_z: false,
             held_z: 1_200.0,
             offset: false,
+            prior: None,
         };
         let truth = [3_000.0, 5_000.0, 1_200.0];
         let solution = model
@@ -370,6 +400,7 @@ mod tests {
             solve_z: false,
             held_z: 1_000.0,
             offset: true,
+            prior: None,
         };
         let truth = [6_000.0, 2_000.0, 1_000.0];
         let solution = model
@@ -389,6 +420,7 @@ mod tests {
             solve_z: true,
             held_z: 0.0,
             offset: true,
+            prior: None,
         };
         // Every anchor in one horizontal plane, the point in it too: z has no
         // information at all.

@@ -49,6 +49,7 @@
 
 mod bound;
 mod coverage;
+mod height;
 mod lsq;
 mod noise;
 mod r95;
@@ -67,6 +68,7 @@ pub use bound::horizontal_bound;
 pub use coverage::{
     COVERAGE_MARGIN_MM, Coverage, CoverageError, CoverageRequest, MAX_CELLS, coverage,
 };
+pub use height::{HEIGHT_DRIFT_MM2_PER_S, HEIGHT_PRIOR_SD_MM, HeightBelief};
 pub use r95::{quality_from_error, r95_horizontal};
 pub use solver::Solver;
 pub use survey::{
@@ -240,6 +242,10 @@ pub struct Fix {
     /// The 95% horizontal error radius (mm) of that covariance
     /// ([`r95_horizontal`]).
     pub error_mm: f64,
+    /// The standard deviation (mm) of z where the fix estimates it (solved,
+    /// or drawn to a learned height by [`Solver::solve_near`]); `None`
+    /// where z is held.
+    pub vertical_sd_mm: Option<f64>,
     /// Links the fix uses, after outlier rejection.
     pub links_used: u8,
     /// Links dropped as outliers (non-line-of-sight), at most 2.

@@ -6,7 +6,9 @@
     reason = "the figures are the point of these tests"
 )]
 
-use super::testkit::{Errors, Rng, SITE, TAG, horizontal_distance, measure, quantile, rms};
+use super::testkit::{
+    BENCH_ROOM, Errors, Rng, SITE, TAG, horizontal_distance, measure, quantile, rms,
+};
 use super::{Geometry, Measure, Point, Solver, horizontal_bound};
 
 const FIXES: usize = 5_000;
@@ -152,16 +154,8 @@ fn nlos_links_are_rejected() {
 /// each of nine reference points, near the walls too.
 #[test]
 fn nlos_links_are_rejected_over_the_room() {
-    const ROOM: [Point; 6] = [
-        [0.0, 0.0, 2_000.0],
-        [20_000.0, 0.0, 3_000.0],
-        [20_000.0, 15_000.0, 4_000.0],
-        [0.0, 15_000.0, 2_500.0],
-        [10_000.0, 0.0, 3_500.0],
-        [10_000.0, 15_000.0, 2_000.0],
-    ];
     // The anchors measure z poorly here: it is held at the tags' height.
-    let geometry = Geometry::of_anchors(Measure::ArrivalTimes, &ROOM);
+    let geometry = Geometry::of_anchors(Measure::ArrivalTimes, &BENCH_ROOM);
     assert_eq!(geometry.height, super::Height::Held(1_000.0));
     let nlos = Errors {
         sigma_mm: 30.0,
@@ -174,8 +168,8 @@ fn nlos_links_are_rejected_over_the_room() {
         .flat_map(|y| [4_000.0, 10_000.0, 16_000.0].map(|x| (x, y)))
     {
         let tag = [x, y, 1_000.0];
-        let clean = run(geometry, &ROOM, tag, Errors::gaussian(30.0), 31);
-        let dirty = run(geometry, &ROOM, tag, nlos, 32);
+        let clean = run(geometry, &BENCH_ROOM, tag, Errors::gaussian(30.0), 31);
+        let dirty = run(geometry, &BENCH_ROOM, tag, nlos, 32);
         let (clean_r95, dirty_r95) = (quantile(&clean.errors, 0.95), quantile(&dirty.errors, 0.95));
         let share = dirty_r95 / (2.5 * clean_r95 + 50.0);
         eprintln!(

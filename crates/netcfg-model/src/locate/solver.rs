@@ -1,7 +1,8 @@
 //! The solver: one beacon's links to a fix, robust to non-line-of-sight
 //! outliers, with an error estimate it can stand behind.
 
-use super::lsq::{Model, Solution};
+use super::height::HeightBelief;
+use super::lsq::{HeightPrior, Model, Solution};
 use super::noise::{NoisePool, consistent};
 use super::r95::r95_horizontal;
 use super::{DEFAULT_TAG_HEIGHT_MM, Fix, Geometry, Link, Point, Unsolved};
@@ -75,6 +76,39 @@ impl Solver {
     /// locate the beacon (in 2-D: anchors on one line);
     /// [`Unsolved::Diverged`] when Gauss–Newton does not converge.
     pub fn solve(&mut self, links: &[Link], start: Option<Point>) -> Result<Fix, Unsolved> {
+        self.solve_with(links, start, None)
+    }
+
+    /// Solves one beacon of a tag whose height the solver has learned
+    /// ([`HeightBelief`]): where the geometry holds z ([`Height::Held`]),
+    /// z becomes an unknown drawn to the belief, so a tag carried higher
+    /// or lower than the held height is not pulled sideways by the
+    /// difference, and the fix's covariance includes what the height's
+    /// uncertainty does to x and y. Where z is solved, the belief is not
+    /// used. Otherwise as [`Solver::solve`].
+    ///
+    /// [`Height::Held`]: super::Height::Held
+    ///
+    /// # Errors
+    /// As [`Solver::solve`].
+    pub fn solve_near(
+        &mut self,
+        links: &[Link],
+        start: Option<Point>,
+        height: &HeightBelief,
+        seconds: f64,
+    ) -> Result<Fix, Unsolved> {
+        let belief = (!self.model.solve_z).then(|| height.prior(seconds));
+        self.solve_with(links, start, belief)
+    }
+
+    /// The solve, with z drawn to `belief` (height mm, variance mm²) if given.
+    fn solve_with(
+        &mut self,
+        links: &[Link],
+        start: Option<Point>,
+        belief: Option<(f64, f64)>,
+    ) -> Result<Fix, Unsolved> {
         let mut set = Links::usable(links);
         let needs = self.geometry.links_needed();
         if set.len < needs {
@@ -86,24 +120,35 @@ impl Solver {
         if !self.model.solve_z && collinear(set.as_slice()) {
             return Err(Unsolved::Degenerate);
         }
-        let unknowns = self.model.unknowns();
         let sigma = self.noise.sigma_mm();
+        let model = Model {
+            prior: belief.map(|(z_mm, variance)| HeightPrior {
+                z_mm,
+                weight: sigma * sigma / variance.max(1.0),
+            }),
+            ..self.model
+        };
+        let unknowns = model.unknowns();
         let start = start
             .filter(|point| point.iter().all(|value| value.is_finite()))
-            .unwrap_or_else(|| centroid(set.as_slice()));
+            .unwrap_or_else(|| {
+                let [x, y, z] = centroid(set.as_slice());
+                [x, y, belief.map_or(z, |(z_mm, _)| z_mm)]
+            });
 
-        let mut solution = self.fit(set.as_slice(), start, sigma)?;
-        let mut fits = self.fits_noise(&solution, set.as_slice(), sigma);
+        let mut solution = self.fit(&model, set.as_slice(), start, sigma)?;
+        let mut fits = self.fits_noise(&model, &solution, set.as_slice(), sigma);
         self.noise.pool(solution.rss, set.len - unknowns, fits);
         let mut rejected = 0;
         while !fits && rejected < MAX_REJECTIONS && set.len > unknowns + 1 {
-            let Some((index, better)) = self.best_leaving_one_out(&set, &solution, sigma) else {
+            let Some((index, better)) = self.best_leaving_one_out(&model, &set, &solution, sigma)
+            else {
                 break;
             };
             set = set.without(index);
             solution = better;
             rejected += 1;
-            fits = self.fits_noise(&solution, set.as_slice(), sigma);
+            fits = self.fits_noise(&model, &solution, set.as_slice(), sigma);
         }
 
         let dof = set.len - unknowns;
@@ -117,6 +162,9 @@ impl Solver {
             position: solution.position,
             horizontal_covariance,
             error_mm: r95_horizontal(horizontal_covariance),
+            vertical_sd_mm: model
+                .estimates_z()
+                .then(|| solution.vertical_dilution() * variance.sqrt()),
             links_used: set.len as u8,
             rejected,
         })
@@ -126,15 +174,21 @@ impl Solver {
     /// off) from the centroid; in 3-D, a solution well above the anchors is
     /// tried again from its mirror image below them, and the lower-cost one
     /// (on a tie, the lower one) kept.
-    fn fit(&self, links: &[Link], start: Point, noise_mm: f64) -> Result<Solution, Unsolved> {
+    fn fit(
+        &self,
+        model: &Model,
+        links: &[Link],
+        start: Point,
+        noise_mm: f64,
+    ) -> Result<Solution, Unsolved> {
         let centroid = centroid(links);
-        let solution = match self.model.fit(links, start, noise_mm) {
-            Err(_) if self.model.place(start) != self.model.place(centroid) => {
-                self.model.fit(links, centroid, noise_mm)?
+        let solution = match model.fit(links, start, noise_mm) {
+            Err(_) if model.place(start) != model.place(centroid) => {
+                model.fit(links, centroid, noise_mm)?
             }
             result => result?,
         };
-        if !self.model.solve_z {
+        if !model.solve_z {
             return Ok(solution);
         }
         let heights = links.iter().map(|link| link.anchor[2]);
@@ -146,18 +200,18 @@ impl Solver {
         let lowest = heights.clone().fold(f64::INFINITY, f64::min);
         let mean = heights.sum::<f64>() / links.len() as f64;
         let below = [x, y, (2.0 * mean - z).min(lowest)];
-        match self.model.fit(links, below, noise_mm) {
+        match model.fit(links, below, noise_mm) {
             Ok(other) if other.rss <= solution.rss * (1.0 + 1e-9) + 1e-9 => Ok(other),
             _ => Ok(solution),
         }
     }
 
-    fn fits_noise(&self, solution: &Solution, links: &[Link], sigma: f64) -> bool {
-        let dof = links.len() - self.model.unknowns();
+    fn fits_noise(&self, model: &Model, solution: &Solution, links: &[Link], sigma: f64) -> bool {
+        let dof = links.len() - model.unknowns();
         let residuals = links.iter().map(|link| {
             (
-                solution.residual(&self.model, link),
-                solution.leverage(&self.model, link),
+                solution.residual(model, link),
+                solution.leverage(model, link),
             )
         });
         consistent(sigma, solution.rss, dof, residuals)
@@ -167,6 +221,7 @@ impl Solver {
     /// without it (each started from the current one).
     fn best_leaving_one_out(
         &self,
+        model: &Model,
         set: &Links,
         current: &Solution,
         noise_mm: f64,
@@ -174,7 +229,8 @@ impl Solver {
         let mut best: Option<(usize, Solution)> = None;
         for index in 0..set.len {
             let subset = set.without(index);
-            let Ok(solution) = self.fit(subset.as_slice(), current.position, noise_mm) else {
+            let Ok(solution) = self.fit(model, subset.as_slice(), current.position, noise_mm)
+            else {
                 continue;
             };
             if best

@@ -174,6 +174,7 @@ fn judge_one(
         solve_z: false,
         held_z: configured[2],
         offset: false,
+        prior: None,
     };
     let Some((kept, mut solution)) = place(&held, links, configured) else {
         return AnchorJudgement::unplaced();

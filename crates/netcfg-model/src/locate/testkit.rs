@@ -48,6 +48,18 @@ pub(super) const SITE: [Point; 6] = [
     [0.0, 15_000.0, 3_200.0],
 ];
 
+/// The benchmark's room (`netcfg-load bench --only accuracy` and
+/// `tracking`): 20 m × 15 m, anchors at the corners and the middle of the
+/// long walls at 2 to 4 m, where they measure z too poorly to solve it.
+pub(super) const BENCH_ROOM: [Point; 6] = [
+    [0.0, 0.0, 2_000.0],
+    [20_000.0, 0.0, 3_000.0],
+    [20_000.0, 15_000.0, 4_000.0],
+    [0.0, 15_000.0, 2_500.0],
+    [10_000.0, 0.0, 3_500.0],
+    [10_000.0, 15_000.0, 2_000.0],
+];
+
 /// The tag the statistical tests locate.
 pub(super) const TAG: Point = [7_000.0, 6_000.0, 1_000.0];
 

@@ -21,9 +21,14 @@
 //! A fix is refused (the beacon delivers no position) when it lies outside
 //! the 99.9% ellipse of both models' predictions, or when reaching it from the last
 //! tracked position would need more than the role's `max_speed_mm_s`. The
-//! track starts again from the next fix after [`RESTART_AFTER_S`] without
-//! a position or [`RESTART_AFTER_REFUSALS`] refusals in a row (the tag
-//! really did move, or the track had gone wrong).
+//! track starts again after [`RESTART_AFTER_S`] without a position or on
+//! the [`RESTART_AFTER_REFUSALS`]th refusal in a row (the tag really did
+//! move, or the track had gone wrong). A track starts from two fixes in a
+//! row that agree (the second within reach of the first at the speed limit,
+//! give or take both fixes' 99.9% error): the first delivers nothing, so a
+//! single fix far off, an NLOS reception the solver could not reject,
+//! never starts a track (one in a few hundred first fixes was over 1 m off
+//! in the bench's room).
 //!
 //! ```
 //! use netcfg_model::locate::{Fix, Tracker, Tracking, TrackSettings};
@@ -33,11 +38,14 @@
 //!     position: [x, 2_000.0, 1_000.0],
 //!     horizontal_covariance: [[900.0, 0.0], [0.0, 900.0]],
 //!     error_mm: 75.0,
+//!     vertical_sd_mm: None,
 //!     links_used: 6,
 //!     rejected: 0,
 //! };
-//! // A tag walking east at 1 m/s, one beacon every 100 ms.
-//! for step in 0..50 {
+//! // A tag walking east at 1 m/s, one beacon every 100 ms: the first fix
+//! // waits for a second that agrees, then the track starts.
+//! assert!(tracker.update(0.0, &fix(0.0)).is_none());
+//! for step in 1..50 {
 //!     let seconds = f64::from(step) * 0.1;
 //!     tracker.update(seconds, &fix(1_000.0 * seconds)).unwrap();
 //! }
@@ -177,6 +185,40 @@ pub struct Tracker {
     settings: TrackSettings,
     estimate: Option<Estimate>,
     refusals: u8,
+    /// Without a track: the last fix, waiting for one that agrees.
+    candidate: Option<Candidate>,
+}
+
+/// A fix that may start a track.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    seconds: f64,
+    position: Point,
+    noise: Matrix2<f64>,
+}
+
+impl Candidate {
+    /// Whether `fix`, `seconds` later, could be the same tag: no further
+    /// than the speed limit allows plus both fixes' 99.9% error.
+    fn agrees(
+        &self,
+        seconds: f64,
+        fix: &Fix,
+        noise: Matrix2<f64>,
+        settings: &TrackSettings,
+    ) -> bool {
+        let step = seconds - self.seconds;
+        if !(0.0..=LONGEST_STEP_S).contains(&step) {
+            return false;
+        }
+        let spread = self.noise + noise;
+        let half_trace = (spread[(0, 0)] + spread[(1, 1)]) / 2.0;
+        let half_difference = (spread[(0, 0)] - spread[(1, 1)]) / 2.0;
+        let largest = half_trace + half_difference.hypot(spread[(0, 1)]);
+        let distance =
+            (fix.position[0] - self.position[0]).hypot(fix.position[1] - self.position[1]);
+        distance <= settings.max_speed_mm_s * step + (GATE * largest.max(0.0)).sqrt()
+    }
 }
 
 const OBSERVE: Matrix2x4<f64> = Matrix2x4::new(1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0);
@@ -188,6 +230,7 @@ impl Tracker {
             settings,
             estimate: None,
             refusals: 0,
+            candidate: None,
         }
     }
 
@@ -226,7 +269,22 @@ impl Tracker {
             }
         };
         if restart {
-            self.start(seconds, fix, noise);
+            // A track starts from two fixes that agree, so that one fix
+            // far off (NLOS the solver could not reject) never starts one.
+            let candidate = self.candidate.take();
+            let Some(first) =
+                candidate.filter(|first| first.agrees(seconds, fix, noise, &self.settings))
+            else {
+                self.estimate = None;
+                self.refusals = 0;
+                self.candidate = Some(Candidate {
+                    seconds,
+                    position: fix.position,
+                    noise,
+                });
+                return None;
+            };
+            self.start(&first);
         } else {
             let estimate = self.estimate.as_ref()?;
             let step = seconds - estimate.seconds;
@@ -234,18 +292,8 @@ impl Tracker {
                 self.refusals += 1;
                 return None;
             }
-            let mut next = *estimate;
-            next.advance(step, accelerations, measured, noise);
-            next.seconds = seconds;
-            let smoothing = match self.settings.tracking {
-                Tracking::Light => 0.5,
-                Tracking::Strong => 0.1,
-                _ => 0.25,
-            };
-            next.height_mm += smoothing * (fix.position[2] - next.height_mm);
-            self.estimate = Some(next);
-            self.refusals = 0;
         }
+        self.absorb(seconds, accelerations, measured, noise, fix);
         let estimate = self.estimate.as_mut()?;
         let (state, covariance) = estimate.combined();
         let speed = state[2].hypot(state[3]);
@@ -264,25 +312,52 @@ impl Tracker {
         })
     }
 
-    /// Starts a track at `fix`: position as measured, velocity unknown
-    /// within the speed limit.
-    fn start(&mut self, seconds: f64, fix: &Fix, noise: Matrix2<f64>) {
+    /// Takes an accepted fix into the estimate.
+    fn absorb(
+        &mut self,
+        seconds: f64,
+        accelerations: [f64; 2],
+        measured: Vector2<f64>,
+        noise: Matrix2<f64>,
+        fix: &Fix,
+    ) {
+        let Some(estimate) = self.estimate.as_mut() else {
+            return;
+        };
+        let step = seconds - estimate.seconds;
+        estimate.advance(step, accelerations, measured, noise);
+        estimate.seconds = seconds;
+        let smoothing = match self.settings.tracking {
+            Tracking::Light => 0.5,
+            Tracking::Strong => 0.1,
+            _ => 0.25,
+        };
+        estimate.height_mm += smoothing * (fix.position[2] - estimate.height_mm);
+        self.refusals = 0;
+    }
+
+    /// Starts a track at the first of two agreeing fixes: position as
+    /// measured, velocity unknown within the speed limit (the second fix
+    /// is then taken as any other).
+    fn start(&mut self, first: &Candidate) {
         let speed_variance = (self.settings.max_speed_mm_s / 2.0).powi(2);
         let mut covariance = Matrix4::zeros();
-        covariance.fixed_view_mut::<2, 2>(0, 0).copy_from(&noise);
+        covariance
+            .fixed_view_mut::<2, 2>(0, 0)
+            .copy_from(&first.noise);
         covariance[(2, 2)] = speed_variance;
         covariance[(3, 3)] = speed_variance;
         let model = Model {
-            state: Vector4::new(fix.position[0], fix.position[1], 0.0, 0.0),
+            state: Vector4::new(first.position[0], first.position[1], 0.0, 0.0),
             covariance,
         };
         self.estimate = Some(Estimate {
             models: [model; 2],
             // A new track is as likely to be moving as standing.
             weights: [0.5, 0.5],
-            seconds,
-            height_mm: fix.position[2],
-            position: [fix.position[0], fix.position[1]],
+            seconds: first.seconds,
+            height_mm: first.position[2],
+            position: [first.position[0], first.position[1]],
         });
         self.refusals = 0;
     }
