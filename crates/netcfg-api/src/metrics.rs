@@ -31,6 +31,7 @@ pub struct Metrics {
     datagrams_sent: IntCounter,
     datagrams_dropped: IntCounter,
     notifications: IntCounterVec,
+    position_batches: IntCounterVec,
     subscribers: IntGauge,
     running: IntGauge,
     ready: IntGauge,
@@ -128,6 +129,17 @@ impl Metrics {
             )
             .expect("valid"),
         );
+        let position_batches = registered(
+            &registry,
+            IntCounterVec::new(
+                Opts::new(
+                    "netcfg_event_position_batches_total",
+                    "Position batches sent to live-event subscribers: frames as cut, and catch-up batches standing for several frames a subscriber fell behind on",
+                ),
+                &["kind"],
+            )
+            .expect("valid"),
+        );
         let outputs = OutputGauges::new(&registry);
         let subscribers = gauge(
             &registry,
@@ -185,6 +197,7 @@ impl Metrics {
             latency,
             commit_seconds,
             notifications,
+            position_batches,
             subscribers,
             running,
             ready,
@@ -232,6 +245,12 @@ impl Metrics {
             for (level, count) in ["1", "2", "3", "4"].into_iter().zip(published) {
                 mirror(&self.notifications.with_label_values(&[level]), count);
             }
+            let (frames, catch_ups) = events.position_batches_sent();
+            mirror(&self.position_batches.with_label_values(&["frame"]), frames);
+            mirror(
+                &self.position_batches.with_label_values(&["catch_up"]),
+                catch_ups,
+            );
             self.subscribers
                 .set(i64::try_from(events.subscribers()).unwrap_or(i64::MAX));
             self.running

@@ -262,7 +262,7 @@ fn site_figures(options: &Options, site: &[String], binary: &Path, dir: &Path) -
     let rss_idle_before_kb = server.rss_kib()?;
     let sampler = server.sample_rss();
     let reads = reads(options, dir, &server)?;
-    let (fdatasync_ms, writes) = disk_and_writes(options, site, dir, &server)?;
+    let writes = disk_and_writes(options, site, dir, &server)?;
     let rss_load_peak_kb = sampler.finish();
     thread::sleep(Duration::from_secs(1));
     let rss_idle_after_kb = server.rss_kib()?;
@@ -285,15 +285,11 @@ fn site_figures(options: &Options, site: &[String], binary: &Path, dir: &Path) -
         Ok(server)
     })?;
 
-    let [writes_1, writes_32] =
-        <[Load; 2]>::try_from(writes).map_err(|_| anyhow::anyhow!("two write runs expected"))?;
     Ok(Figures {
         devices: site.len(),
         response_bytes: rendered.len(),
         reads,
-        writes_1,
-        writes_32,
-        fdatasync_ms,
+        writes,
         growth,
         footprint: Footprint {
             configurations: FLEET,
@@ -387,17 +383,19 @@ fn reads(options: &Options, dir: &Path, server: &Server) -> Result<Vec<ReadPoint
     Ok(reads)
 }
 
-/// Step 4's disk and writes: the data directory's fdatasyncs (ms), then
-/// durable writes (full-body PATCHes of the site's tags) at 1 and 32
-/// connections.
+/// Step 4's disk and writes: the data directory's fdatasyncs, then at 1
+/// and 32 connections reads of one device and durable writes of the same
+/// devices (full-body PATCHes of the site's tags), the store's commits and
+/// changes counted over the writes.
 fn disk_and_writes(
     options: &Options,
     site: &[String],
     dir: &Path,
     server: &Server,
-) -> Result<(Vec<f64>, Vec<Load>)> {
+) -> Result<report::WritePath> {
     let serials = fixture::tag_serials(site);
     check_full_body_patch(&server.client(), &serials)?;
+    let get_one = wrk::get_one_script(dir, NET, &serials)?;
     let patch = wrk::patch_script(
         dir,
         NET,
@@ -414,24 +412,63 @@ fn disk_and_writes(
         report::median(&fdatasync_ms),
         report::percentile(&fdatasync_ms, 99)
     );
-    let mut writes = Vec::new();
+    let mut points = Vec::new();
     for connections in [1, 32] {
-        step(&format!("durable writes at {connections} connections"));
-        let load = checked(wrk::run(
+        step(&format!(
+            "reads of one device and durable writes at {connections} connections"
+        ));
+        let get = checked(wrk::run(
+            &get_one,
+            &server.url(),
+            connections,
+            options.seconds,
+        )?)?;
+        let before = store_counts(server)?;
+        let patch = checked(wrk::run(
             &patch,
             &server.url(),
             connections,
             options.seconds,
         )?)?;
+        let after = store_counts(server)?;
+        let (commits, changes) = (after.0 - before.0, after.1 - before.1);
         eprintln!(
-            "    {:.0} PATCH/s (p50 {:.3} ms, p99 {:.3} ms)",
-            load.rate(),
-            load.p50_ms,
-            load.p99_ms
+            "    {:.0} GET/s (p50 {:.3} ms); {:.0} PATCH/s (p50 {:.3} ms, p99 {:.3} ms); {changes} changes in {commits} commits",
+            get.rate(),
+            get.p50_ms,
+            patch.rate(),
+            patch.p50_ms,
+            patch.p99_ms
         );
-        writes.push(load);
+        points.push(report::WritePoint {
+            get,
+            patch,
+            commits,
+            changes,
+        });
     }
-    Ok((fdatasync_ms, writes))
+    let [one, many] = <[report::WritePoint; 2]>::try_from(points)
+        .map_err(|_| anyhow::anyhow!("two write runs expected"))?;
+    Ok(report::WritePath {
+        fdatasync_ms,
+        one,
+        many,
+    })
+}
+
+/// The store's commits and committed changes since the server started.
+fn store_counts(server: &Server) -> Result<(u64, u64)> {
+    let text = server.client().expect_ok("GET", "/metrics", None)?.body;
+    let text = String::from_utf8_lossy(&text);
+    let count = |name: &str| {
+        outputs::server_api::metric(&text, name)
+            .map(|value| value as u64)
+            .with_context(|| format!("no {name} in /metrics"))
+    };
+    Ok((
+        count("netcfg_store_commits_total")?,
+        count("netcfg_store_changes_total")?,
+    ))
 }
 
 /// Step 5's fleet: the site copied into [`FLEET`] configurations in all.

@@ -70,6 +70,16 @@ impl RateLimit {
         }
     }
 
+    /// How many sends are allowed now.
+    fn budget(&self, now: Instant) -> usize {
+        let recent = self
+            .sent
+            .iter()
+            .filter(|sent| now.saturating_duration_since(**sent) < Duration::from_secs(1))
+            .count();
+        self.rate.saturating_sub(recent)
+    }
+
     fn record(&mut self, now: Instant) {
         if self.sent.len() >= self.rate {
             self.sent.pop_front();
@@ -219,17 +229,26 @@ impl EventStream {
             }
             let now = Instant::now();
             let allowed_at = self.positions.next_allowed(now);
-            if allowed_at <= now
-                && let Some((net, taken)) = subscriber.take_positions()
+            let budget = self.positions.budget(now);
+            if budget > 0
+                && let Some((net, taken)) = subscriber.take_positions_within(budget)
             {
                 let form = subscriber.form;
-                let bytes = match taken {
-                    Ok(frame) => frame.bytes(form).cloned(),
-                    Err(since_tick) => self.hub.positions_since(&net, since_tick, form),
-                };
-                if let Some(bytes) = bytes {
-                    chunk.push(bytes);
-                    self.positions.record(now);
+                match taken {
+                    Ok(frames) => {
+                        for bytes in frames.iter().filter_map(|frame| frame.bytes(form)) {
+                            chunk.push(bytes.clone());
+                            self.positions.record(now);
+                            self.hub.count_position_batch(false);
+                        }
+                    }
+                    Err(since_tick) => {
+                        if let Some(bytes) = self.hub.positions_since(&net, since_tick, form) {
+                            chunk.push(bytes);
+                            self.positions.record(now);
+                            self.hub.count_position_batch(true);
+                        }
+                    }
                 }
             }
             if let Some(bytes) = chunk.into_bytes() {
@@ -329,6 +348,25 @@ mod tests {
         assert!(chunk.starts_with("event: resync\n"), "{chunk}");
         assert_eq!(chunk.matches("event: change").count(), 1, "{chunk}");
         assert!(chunk.contains(&format!("/nets/site/{}", super::super::MAX_QUEUED)));
+    }
+
+    #[tokio::test]
+    async fn a_stream_woken_late_sends_each_frame_it_may_not_one_merged_batch() {
+        let (hub, site, mut stream) = opened_stream().await;
+        move_tags(&hub, &site, 2);
+        move_tags(&hub, &site, 3);
+        let chunk = text(&stream.next_chunk().await.unwrap());
+        assert_eq!(chunk.matches("event: position").count(), 2, "{chunk}");
+        assert_eq!(hub.position_batches_sent(), (2, 0));
+        // More frames than a stream keeps (4) come as one catch-up batch
+        // of each tag's newest position.
+        for tags in 1..=5 {
+            move_tags(&hub, &site, tags);
+        }
+        let chunk = text(&stream.next_chunk().await.unwrap());
+        assert_eq!(chunk.matches("event: position").count(), 1, "{chunk}");
+        assert_eq!(chunk.matches("serial_number").count(), 5, "{chunk}");
+        assert_eq!(hub.position_batches_sent(), (2, 1));
     }
 
     #[tokio::test]

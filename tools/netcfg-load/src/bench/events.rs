@@ -179,6 +179,7 @@ fn measure_form(
         shares: Vec::new(),
         received_bytes: 0,
         ended_early: 0,
+        catch_ups: 0,
     };
     for round in 1..=READ_ROUNDS {
         step(&format!(
@@ -206,9 +207,12 @@ fn measure_form(
         step(&format!(
             "events: positions={form}, round {round} of {READ_ROUNDS}: reads with {SUBSCRIBERS} subscribers reading"
         ));
+        let catch_ups_before = catch_ups_sent(server)?;
         let window = subscribers.start_window()?;
         let (with, cpu) = reads(server, get, devices_url, seconds)?;
         let counted = subscribers.end_window(window);
+        let catch_ups = catch_ups_sent(server)?.saturating_sub(catch_ups_before);
+        run.catch_ups += catch_ups;
         eprintln!("    {}; CPU {}", load_text(&with), cpu.text());
         run.with.push((with, cpu));
         run.ended_early += subscribers.stop();
@@ -238,8 +242,22 @@ fn measure_form(
                 .iter()
                 .map(|&batches| batches as f64 / expected),
         );
+        let fewest = counted.batches.iter().copied().min().unwrap_or(0);
+        eprintln!(
+            "    {} frames by the clock, the most a subscriber counted {most}, the fewest {fewest}; {catch_ups} catch-up batches sent about the window",
+            counted.frames
+        );
     }
     Ok(run)
+}
+
+/// Catch-up batches the server has sent since it started (`/metrics`).
+fn catch_ups_sent(server: &Server) -> Result<u64> {
+    let text = server.client().expect_ok("GET", "/metrics", None)?.body;
+    let name = r#"netcfg_event_position_batches_total{kind="catch_up"}"#;
+    let value = super::outputs::server_api::metric(&String::from_utf8_lossy(&text), name)
+        .context("no catch-up batches in /metrics")?;
+    Ok(value as u64)
 }
 
 /// A load's rate and latencies, for the console.

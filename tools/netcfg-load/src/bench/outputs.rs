@@ -49,7 +49,7 @@ mod delivery;
 mod outage;
 mod peers;
 mod print;
-mod server_api;
+pub(super) mod server_api;
 
 use std::{path::Path, time::Duration};
 

@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use super::wrk::Load;
 
 mod events;
+mod writes;
 pub(crate) use events::{EventFigures, EventRun};
+pub(crate) use writes::{WritePath, WritePoint};
 
 /// Reads of the devices route and of the baseline, at one connection count.
 pub(crate) struct ReadPoint {
@@ -65,11 +67,8 @@ pub(crate) struct Figures {
     pub(crate) devices: usize,
     pub(crate) response_bytes: usize,
     pub(crate) reads: Vec<ReadPoint>,
-    pub(crate) writes_1: Load,
-    pub(crate) writes_32: Load,
-    /// Timed fdatasyncs of a 4 KiB block in the data directory, in ms,
-    /// measured just before the writes.
-    pub(crate) fdatasync_ms: Vec<f64>,
+    /// The disk's sync and the durable writes beside it.
+    pub(crate) writes: WritePath,
     pub(crate) growth: Growth,
     pub(crate) footprint: Footprint,
 }
@@ -148,7 +147,7 @@ impl Figures {
     /// The headline figures, each with its target.
     fn lines(&self) -> Vec<Line> {
         let mut lines = self.read_lines();
-        lines.extend(self.disk_and_write_lines());
+        lines.extend(self.writes.lines());
         lines.extend(self.growth_and_footprint_lines());
         lines
     }
@@ -179,50 +178,6 @@ impl Figures {
                 met: Some(point.p99_ratio() <= 1.5),
             });
         }
-        lines
-    }
-
-    /// The disk's fdatasync, and the durable writes beside it.
-    fn disk_and_write_lines(&self) -> Vec<Line> {
-        let mut lines = Vec::new();
-        let (fsync_p50, fsync_p99) = (
-            median(&self.fdatasync_ms),
-            percentile(&self.fdatasync_ms, 99),
-        );
-        lines.push(Line {
-            key: "fdatasync",
-            what: format!(
-                "disk: fdatasync of a {} KiB block in the data directory, p50 / p99 ({} rounds)",
-                super::disk::BLOCK_BYTES / 1024,
-                self.fdatasync_ms.len()
-            ),
-            value: format!("{fsync_p50:.3} / {fsync_p99:.3} ms"),
-            target: "",
-            met: None,
-        });
-        let to_fsync = self.writes_1.p50_ms / fsync_p50;
-        lines.push(Line {
-            key: "patch_to_fdatasync",
-            what: format!(
-                "durable writes: PATCH p50 at 1 connection / fdatasync p50 ({:.3} / {fsync_p50:.3} ms)",
-                self.writes_1.p50_ms
-            ),
-            value: format!("{to_fsync:.2}"),
-            target: "<= 2.5",
-            met: Some(to_fsync <= 2.5),
-        });
-        let writes = self.writes_32.rate() / self.writes_1.rate();
-        lines.push(Line {
-            key: "writes_ratio",
-            what: format!(
-                "durable writes: PATCH 32 / 1 connections ({:.0} / {:.0} req/s)",
-                self.writes_32.rate(),
-                self.writes_1.rate()
-            ),
-            value: format!("{writes:.2}"),
-            target: ">= 10",
-            met: Some(writes >= 10.0),
-        });
         lines
     }
 
@@ -303,27 +258,7 @@ impl Figures {
                 point.devices.errors + point.baseline.errors
             );
         }
-        md.push_str("\n## Durable writes\n\n| connections | PATCH req/s | p50 / p99 ms | errors |\n|---|---|---|---|\n");
-        for load in [&self.writes_1, &self.writes_32] {
-            let _ = writeln!(
-                md,
-                "| {} | {:.0} | {:.2} / {:.2} | {} |",
-                load.connections,
-                load.rate(),
-                load.p50_ms,
-                load.p99_ms,
-                load.errors
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\nThe disk, in the same run: fdatasync of a {} KiB block in the data directory, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms ({} rounds).",
-            super::disk::BLOCK_BYTES / 1024,
-            median(&self.fdatasync_ms),
-            percentile(&self.fdatasync_ms, 99),
-            percentile(&self.fdatasync_ms, 100),
-            self.fdatasync_ms.len()
-        );
+        self.writes.markdown(md);
     }
 
     /// report.json's fields of the site's steps.
@@ -343,22 +278,10 @@ impl Figures {
             })
             .collect();
         let (footprint, growth) = (&self.footprint, &self.growth);
-        json!({
+        let mut figures = json!({
             "site_devices": self.devices,
             "devices_response_bytes": self.response_bytes,
             "reads": reads,
-            "fdatasync_ms": {
-                "block_bytes": super::disk::BLOCK_BYTES,
-                "p50": median(&self.fdatasync_ms),
-                "p99": percentile(&self.fdatasync_ms, 99),
-                "samples": self.fdatasync_ms,
-            },
-            "writes": {
-                "ratio_32_to_1": self.writes_32.rate() / self.writes_1.rate(),
-                "p50_1_to_fdatasync_p50": self.writes_1.p50_ms / median(&self.fdatasync_ms),
-                "connections_1": load(&self.writes_1),
-                "connections_32": load(&self.writes_32),
-            },
             "growth": {
                 "ratio": growth.ratio(),
                 "early_at": growth.early_at,
@@ -381,7 +304,13 @@ impl Figures {
                 "rss_idle_after_load_kb": footprint.rss_idle_after_kb,
                 "rss_load_peak_kb": footprint.rss_load_peak_kb,
             },
-        })
+        });
+        if let (Some(figures), Value::Object(writes)) =
+            (figures.as_object_mut(), self.writes.json())
+        {
+            figures.extend(writes);
+        }
+        figures
     }
 }
 
@@ -553,9 +482,21 @@ pub(crate) mod tests {
                     baseline: load(64, 20_000, 4.0, 10.0),
                 },
             ],
-            writes_1: load(1, 1_000, 1.25, 3.0),
-            writes_32: load(32, 10_000, 8.0, 20.0),
-            fdatasync_ms: vec![0.4, 0.5, 0.5, 0.6, 9.0],
+            writes: WritePath {
+                fdatasync_ms: vec![0.4, 0.5, 0.5, 0.6, 9.0],
+                one: WritePoint {
+                    get: load(1, 3_000, 0.5, 1.0),
+                    patch: load(1, 1_000, 1.25, 3.0),
+                    commits: 1_000,
+                    changes: 1_000,
+                },
+                many: WritePoint {
+                    get: load(32, 20_000, 3.0, 9.0),
+                    patch: load(32, 10_000, 8.0, 20.0),
+                    commits: 1_250,
+                    changes: 10_000,
+                },
+            },
             growth: Growth {
                 early_at: 10,
                 late_at: 10_000,
@@ -606,8 +547,11 @@ pub(crate) mod tests {
                 ("reads_ratio_64", Some(true)),
                 ("reads_p99_ratio_64", Some(true)),
                 ("fdatasync", None),
-                ("patch_to_fdatasync", Some(true)),
-                ("writes_ratio", Some(true)),
+                ("write_own_cost", Some(true)),
+                ("write_concurrent_share", Some(true)),
+                ("write_changes_per_commit", Some(true)),
+                ("patch_to_fdatasync", None),
+                ("writes_ratio", None),
                 ("growth_ratio", Some(true)),
                 ("startup", None),
                 ("rss_idle", Some(true)),
@@ -617,8 +561,9 @@ pub(crate) mod tests {
         let mut worse = site();
         worse.reads[1].devices.requests = 17_999;
         worse.reads[1].devices.p99_ms = 15.1;
-        worse.writes_1.p50_ms = 1.26;
-        worse.writes_32.requests = 9_999;
+        worse.writes.one.patch.p50_ms = 1.26;
+        worse.writes.many.patch.requests = 9_999;
+        worse.writes.many.commits = 1_251;
         worse.growth.late_ms = vec![1.6, 1.6, 1.6];
         worse.footprint.rss_idle_full_kb = 20 * 1024;
         let unmet: Vec<_> = worse
@@ -632,8 +577,9 @@ pub(crate) mod tests {
             [
                 "reads_ratio_64",
                 "reads_p99_ratio_64",
-                "patch_to_fdatasync",
-                "writes_ratio",
+                "write_own_cost",
+                "write_concurrent_share",
+                "write_changes_per_commit",
                 "growth_ratio",
                 "rss_idle"
             ]
@@ -651,10 +597,10 @@ pub(crate) mod tests {
     #[test]
     fn the_console_summary_says_which_targets_are_met() {
         let mut site = site();
-        site.writes_32.requests = 1_000;
+        site.writes.many.patch.requests = 1_000;
         let text = report(Some(site), Some(events(vec![0.5], 0))).text();
         assert!(text.contains("target >= 0.9: met"), "{text}");
-        assert!(text.contains("target >= 10: NOT met"), "{text}");
+        assert!(text.contains("target >= 0.5: NOT met"), "{text}");
         assert!(text.contains("target >= 99% each: NOT met"), "{text}");
         assert!(text.contains("50.0% / 50.0% / 50.0%"), "{text}");
         assert!(
@@ -662,7 +608,7 @@ pub(crate) mod tests {
             "{text}"
         );
         // One line per figure, and the load average.
-        assert_eq!(text.lines().count(), 9 + 6 + 1);
+        assert_eq!(text.lines().count(), 12 + 6 + 1);
     }
 
     #[test]
@@ -690,13 +636,15 @@ pub(crate) mod tests {
                 .unwrap();
         assert_eq!(json["seconds_per_point"], 2);
         let summary = json["summary"].as_array().unwrap();
-        assert_eq!(summary.len(), 9 + 6);
+        assert_eq!(summary.len(), 12 + 6);
         assert_eq!(summary[0]["key"], "reads_ratio_64");
         assert_eq!(summary[0]["met"], true);
         assert_eq!(summary[2]["met"], Value::Null);
         assert_eq!(json["site_devices"], 1_050);
         assert_eq!(json["reads"][1]["ratio"], 0.9);
         assert_eq!(json["writes"]["ratio_32_to_1"], 10.0);
+        assert_eq!(json["writes"]["own_cost_ratio"], 1.5);
+        assert_eq!(json["writes"]["changes_per_commit_32"], 8.0);
         assert_eq!(json["footprint"]["startup_full_median_ms"], 50.0);
         assert_eq!(
             json["events"]["runs"][0]["memory"]["per_subscriber_kib"],

@@ -60,6 +60,24 @@ pub(crate) fn patch_script(
     serials: &[String],
     body: &str,
 ) -> Result<PathBuf> {
+    let request = format!(
+        r#"local body = string.format('{body}', serial, serial, counter)
+  return wrk.format("PATCH", "/nets/{net}/devices/" .. serial,
+    {{ ["Content-Type"] = "application/json" }}, body)"#
+    );
+    cycling_script(&dir.join("patch.lua"), serials, &request)
+}
+
+/// The script of `GET /nets/{net}/devices/{serial}`, cycling over
+/// `serials` as [`patch_script`] does: the read a PATCH is weighed against.
+pub(crate) fn get_one_script(dir: &Path, net: &str, serials: &[String]) -> Result<PathBuf> {
+    let request = format!(r#"return wrk.format("GET", "/nets/{net}/devices/" .. serial)"#);
+    cycling_script(&dir.join("get-one.lua"), serials, &request)
+}
+
+/// A script whose requests cycle over `serials` (`request`, Lua, builds
+/// each from `serial` and `counter`), each wrk thread from its own place.
+fn cycling_script(path: &Path, serials: &[String], request: &str) -> Result<PathBuf> {
     let list: Vec<String> = serials
         .iter()
         .map(|serial| format!("\"{serial}\""))
@@ -77,16 +95,13 @@ end
 function request()
   counter = counter + 1
   local serial = serials[((offset + counter) % #serials) + 1]
-  local body = string.format('{body}', serial, serial, counter)
-  return wrk.format("PATCH", "/nets/{net}/devices/" .. serial,
-    {{ ["Content-Type"] = "application/json" }}, body)
+  {request}
 end
 {DONE}"#,
         list = list.join(", "),
     );
-    let path = dir.join("patch.lua");
-    fs::write(&path, script).with_context(|| format!("could not write {}", path.display()))?;
-    Ok(path)
+    fs::write(path, script).with_context(|| format!("could not write {}", path.display()))?;
+    Ok(path.to_owned())
 }
 
 /// Runs wrk for `seconds` with `connections` against `url`.

@@ -53,8 +53,9 @@ pub(super) fn status(client: &Client, net: &str) -> Result<Status> {
     Status::from_json(&status)
 }
 
-/// The value of an unlabelled metric in the Prometheus text format.
-fn metric(text: &str, name: &str) -> Option<f64> {
+/// The value of a metric in the Prometheus text format: `name` is the
+/// metric's name with its labels as the server writes them, if any.
+pub(in crate::bench) fn metric(text: &str, name: &str) -> Option<f64> {
     text.lines().find_map(|line| {
         let rest = line.strip_prefix(name)?;
         let value = rest.strip_prefix(' ').or_else(|| {

@@ -55,6 +55,9 @@ pub(crate) struct EventRun {
     pub(crate) received_bytes: u64,
     /// Subscribers whose stream ended or failed before they were stopped.
     pub(crate) ended_early: usize,
+    /// Catch-up batches the server sent over the windows (each stands for
+    /// several frames a subscriber fell behind on), from `/metrics`.
+    pub(crate) catch_ups: u64,
 }
 
 impl EventRun {
@@ -398,6 +401,7 @@ pub(crate) mod tests {
                 shares,
                 received_bytes: 5_000_000,
                 ended_early,
+                catch_ups: 0,
             }],
             rounds_rss_kb: vec![1_000, 1_050, 1_100],
         }
