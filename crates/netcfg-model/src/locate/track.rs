@@ -115,9 +115,9 @@ impl Tracking {
     fn accelerations(self) -> Option<[f64; 2]> {
         match self {
             Self::Off => None,
-            Self::Light => Some([100.0, 5_000.0]),
-            Self::Default => Some([20.0, 3_000.0]),
-            Self::Strong => Some([7.0, 2_000.0]),
+            Self::Light => Some([100.0, 10_000.0]),
+            Self::Default => Some([20.0, 6_000.0]),
+            Self::Strong => Some([7.0, 3_000.0]),
         }
     }
 }
@@ -187,6 +187,8 @@ pub struct Tracker {
     refusals: u8,
     /// Without a track: the last fix, waiting for one that agrees.
     candidate: Option<Candidate>,
+    /// With a track: the last fix refused, if the last fix was refused.
+    last_refused: Option<Candidate>,
 }
 
 /// A fix that may start a track.
@@ -231,6 +233,7 @@ impl Tracker {
             estimate: None,
             refusals: 0,
             candidate: None,
+            last_refused: None,
         }
     }
 
@@ -289,8 +292,24 @@ impl Tracker {
             let estimate = self.estimate.as_ref()?;
             let step = seconds - estimate.seconds;
             if !self.accepts(estimate, step, accelerations, measured, noise, fix) {
-                self.refusals += 1;
-                return None;
+                // Two refused fixes in a row that agree are a manoeuvre
+                // (a stop, a start, a turn sharper than the models
+                // foresee), not an outlier: the track starts again from
+                // them at once, instead of refusing until the fifth.
+                let agreed = self
+                    .last_refused
+                    .take()
+                    .filter(|refused| refused.agrees(seconds, fix, noise, &self.settings));
+                let Some(refused) = agreed else {
+                    self.refusals += 1;
+                    self.last_refused = Some(Candidate {
+                        seconds,
+                        position: fix.position,
+                        noise,
+                    });
+                    return None;
+                };
+                self.start(&refused);
             }
         }
         self.absorb(seconds, accelerations, measured, noise, fix);
@@ -334,6 +353,7 @@ impl Tracker {
         };
         estimate.height_mm += smoothing * (fix.position[2] - estimate.height_mm);
         self.refusals = 0;
+        self.last_refused = None;
     }
 
     /// Starts a track at the first of two agreeing fixes: position as

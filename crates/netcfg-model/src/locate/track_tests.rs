@@ -303,20 +303,26 @@ fn the_track_starts_again_after_silence_and_after_refusals() {
                 .is_some()
         );
     }
-    // The tag is carried 5 m away: five fixes refused (the fifth starts
-    // again), the sixth agrees with the fifth and the track goes on there.
+    // Fixes far off and far from each other: refused, and the fifth in a
+    // row starts again (it waits for a second that agrees).
     for step in 20..25 {
+        let x = if step % 2 == 0 { 5_000.0 } else { -5_000.0 };
         assert!(
             tracker
-                .update(f64::from(step) * 0.1, &fix(5_000.0, 0.0))
+                .update(f64::from(step) * 0.1, &fix(x, 0.0))
                 .is_none()
         );
     }
     let restarted = tracker.update(2.5, &fix(5_000.0, 0.0)).unwrap();
     assert!((restarted.position[0] - 5_000.0).abs() < 1.0);
+    // The tag is carried 3 m away: the first fix there is refused, the
+    // second agrees with it, a manoeuvre, and the track goes on there.
+    assert!(tracker.update(2.6, &fix(5_000.0, 3_000.0)).is_none());
+    let carried = tracker.update(2.7, &fix(5_000.0, 3_000.0)).unwrap();
+    assert!((carried.position[1] - 3_000.0).abs() < 1.0);
     // After 2 s of silence a far fix waits for a second, then a new track.
-    assert!(tracker.update(4.6, &fix(0.0, 3_000.0)).is_none());
-    let after_silence = tracker.update(4.7, &fix(0.0, 3_000.0)).unwrap();
+    assert!(tracker.update(4.8, &fix(0.0, 3_000.0)).is_none());
+    let after_silence = tracker.update(4.9, &fix(0.0, 3_000.0)).unwrap();
     assert!((after_silence.position[1] - 3_000.0).abs() < 1.0);
     // One fix far off does not start a track: the next, which disagrees
     // with it, waits in its place.
@@ -327,7 +333,7 @@ fn the_track_starts_again_after_silence_and_after_refusals() {
     // Settings change at once: off gives fixes without a velocity.
     tracker.set_settings(TrackSettings::new(Tracking::Off, 3_000));
     assert_eq!(
-        tracker.update(4.8, &fix(10.0, 10.0)).unwrap().velocity,
+        tracker.update(5.0, &fix(10.0, 10.0)).unwrap().velocity,
         None
     );
 }
@@ -370,4 +376,51 @@ fn a_tag_standing_near_a_corner_at_the_held_height_stays_within_its_error() {
         assert!((0.85..=0.995).contains(&coverage), "{coverage}");
         assert!(tally.ratio() <= 0.5, "ratio {}", tally.ratio());
     }
+}
+
+/// The share of a run's fixes the tracker refused.
+fn refused_share(tally: &Tally) -> f64 {
+    tally.refused as f64 / tally.fix_errors.len() as f64
+}
+
+#[test]
+fn stops_and_starts_are_followed_not_refused() {
+    // Tags stop and start at once in the simulation (a vehicle from 2.6
+    // m/s to rest between two beacons): the manoeuvring model and the
+    // restart on two agreeing refusals keep the refused share near what
+    // NLOS alone costs a standing tag.
+    for (speed, most) in [(1_400.0, 0.02), (2_600.0, 0.04)] {
+        let mut walk = None;
+        let tally = run_in(
+            &BENCH_ROOM,
+            HeightBelief::default(),
+            Tracking::Default,
+            300.0,
+            11,
+            move |seconds, rng| {
+                walk.get_or_insert_with(|| {
+                    let mut walk = Walk::new(rng, 1_000.0);
+                    walk.speed_mm_s = speed;
+                    walk
+                })
+                .at(seconds, rng)
+            },
+        );
+        tally.print(&format!("moving at {speed} mm/s"));
+        assert!(refused_share(&tally) <= most, "{}", refused_share(&tally));
+    }
+    let spot = [9_000.0, 9_500.0, 1_000.0];
+    let standing = run_in(
+        &BENCH_ROOM,
+        HeightBelief::default(),
+        Tracking::Default,
+        300.0,
+        1,
+        |_, _| (spot, false),
+    );
+    assert!(
+        refused_share(&standing) <= 0.015,
+        "{}",
+        refused_share(&standing)
+    );
 }
