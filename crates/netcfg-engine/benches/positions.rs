@@ -2,10 +2,13 @@
 //! (33,000 beacons a second) from their simulators, which report what the
 //! anchors measured, through the pseudo-terminals to the engine, which
 //! solves every beacon, then as CDP datagrams to UDP listeners on loopback:
-//! the share of beacons delivered as positions (goal: at least 99.9%) and
-//! the process's CPU (goal: at most 40% of one core for server and
-//! simulators), against a baseline measured in the same run (the same
-//! sites with no tags).
+//! the share of the positions the engine produced that reached the
+//! listeners (goal: at least 99.9%) and the process's CPU (goal: at most
+//! 40% of one core for server and simulators), against a baseline
+//! measured in the same run (the same sites with no tags). Each tag is
+//! tracked (its role's `default`), and a fix the tracker refuses produces
+//! no position (decisions §18): the share of beacons that became positions
+//! is printed beside, not judged.
 
 #![allow(
     clippy::print_stdout,
@@ -93,6 +96,8 @@ fn listen() -> Listener {
 struct Figures {
     cpu_percent: f64,
     generated: u64,
+    /// Positions the engine produced (solved, and not refused by a tracker).
+    produced: u64,
     delivered: u64,
     seconds: f64,
 }
@@ -149,6 +154,7 @@ fn run(runtime: &tokio::runtime::Runtime, label: &str, tags: u32) -> Figures {
         .collect();
     let started = Instant::now();
     let cpu_before = cpu_ticks();
+    let produced_before = netcfg_engine::counters().positions_received;
     thread::sleep(RUN);
     let cpu = cpu_ticks() - cpu_before;
     let seconds = started.elapsed().as_secs_f64();
@@ -160,6 +166,7 @@ fn run(runtime: &tokio::runtime::Runtime, label: &str, tags: u32) -> Figures {
     Figures {
         cpu_percent: cpu as f64 / seconds,
         generated: simulators.iter().map(|sim| sim.stats().positions()).sum(),
+        produced: netcfg_engine::counters().positions_received - produced_before,
         delivered: listener.positions.load(Ordering::Relaxed),
         seconds,
     }
@@ -173,11 +180,15 @@ fn main() {
         .unwrap();
     let baseline = run(&runtime, "baseline", 0);
     let loaded = run(&runtime, "tags", TAGS);
-    let share = if loaded.generated == 0 {
-        0.0
-    } else {
-        loaded.delivered as f64 / loaded.generated as f64
+    let share = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
     };
+    let located = share(loaded.produced, loaded.generated);
+    let delivered = share(loaded.delivered, loaded.produced);
     let rate = loaded.generated as f64 / loaded.seconds;
     let target = CONFIGURATIONS * TAGS * 10;
     println!(
@@ -189,9 +200,15 @@ fn main() {
         loaded.generated
     );
     println!(
-        "  solved and delivered as PositionV3 on the User streams: {} ({:.3}%, goal >= 99.9%)",
+        "  solved and tracked into positions: {} ({:.3}% of the beacons; the rest the trackers refused or could not be solved)",
+        loaded.produced,
+        located * 100.0
+    );
+    println!(
+        "  delivered as PositionV3 on the User streams: {} ({:.3}% of the positions, goal >= 99.9%; {:.3}% of the beacons)",
         loaded.delivered,
-        share * 100.0
+        delivered * 100.0,
+        share(loaded.delivered, loaded.generated) * 100.0
     );
     println!("cpu (engine + simulators + listener, one process; 100% = one core):");
     println!(
@@ -208,10 +225,10 @@ fn main() {
     );
     println!(
         "{}",
-        if share >= 0.999 && loaded.cpu_percent <= 40.0 {
-            "PASS: at least 99.9% solved and delivered within 40% of a core"
+        if delivered >= 0.999 && loaded.cpu_percent <= 40.0 {
+            "PASS: at least 99.9% of the positions delivered within 40% of a core"
         } else {
-            "FAIL: under 99.9% delivered or over 40% of a core"
+            "FAIL: under 99.9% of the positions delivered or over 40% of a core"
         }
     );
 }

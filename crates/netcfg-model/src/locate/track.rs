@@ -262,15 +262,22 @@ impl Tracker {
         };
         let noise = matrix(fix.horizontal_covariance);
         let measured = Vector2::new(fix.position[0], fix.position[1]);
-        let restart = match &self.estimate {
-            None => true,
-            Some(estimate) => {
-                let step = seconds - estimate.seconds;
-                !(0.0..=LONGEST_STEP_S).contains(&step)
-                    || (self.refusals >= RESTART_AFTER_REFUSALS - 1
-                        && !self.accepts(estimate, step, accelerations, measured, noise, fix))
-            }
-        };
+        // The estimate predicted to this fix's time, once: the gates and
+        // the update both start from it.
+        let predicted = self.estimate.as_ref().and_then(|estimate| {
+            let step = seconds - estimate.seconds;
+            (0.0..=LONGEST_STEP_S).contains(&step).then(|| {
+                let mut predicted = *estimate;
+                predicted.predict(step, accelerations);
+                (predicted, step)
+            })
+        });
+        let accepted = predicted
+            .as_ref()
+            .is_some_and(|(predicted, step)| self.accepts(predicted, *step, measured, noise, fix));
+        let restart =
+            predicted.is_none() || (self.refusals >= RESTART_AFTER_REFUSALS - 1 && !accepted);
+        let mut predicted = predicted.map(|(predicted, _)| predicted);
         if restart {
             // A track starts from two fixes that agree, so that one fix
             // far off (NLOS the solver could not reject) never starts one.
@@ -288,31 +295,29 @@ impl Tracker {
                 return None;
             };
             self.start(&first);
-        } else {
-            let estimate = self.estimate.as_ref()?;
-            let step = seconds - estimate.seconds;
-            if !self.accepts(estimate, step, accelerations, measured, noise, fix) {
-                // Two refused fixes in a row that agree are a manoeuvre
-                // (a stop, a start, a turn sharper than the models
-                // foresee), not an outlier: the track starts again from
-                // them at once, instead of refusing until the fifth.
-                let agreed = self
-                    .last_refused
-                    .take()
-                    .filter(|refused| refused.agrees(seconds, fix, noise, &self.settings));
-                let Some(refused) = agreed else {
-                    self.refusals += 1;
-                    self.last_refused = Some(Candidate {
-                        seconds,
-                        position: fix.position,
-                        noise,
-                    });
-                    return None;
-                };
-                self.start(&refused);
-            }
+            predicted = None;
+        } else if !accepted {
+            // Two refused fixes in a row that agree are a manoeuvre
+            // (a stop, a start, a turn sharper than the models
+            // foresee), not an outlier: the track starts again from
+            // them at once, instead of refusing until the fifth.
+            let agreed = self
+                .last_refused
+                .take()
+                .filter(|refused| refused.agrees(seconds, fix, noise, &self.settings));
+            let Some(refused) = agreed else {
+                self.refusals += 1;
+                self.last_refused = Some(Candidate {
+                    seconds,
+                    position: fix.position,
+                    noise,
+                });
+                return None;
+            };
+            self.start(&refused);
+            predicted = None;
         }
-        self.absorb(seconds, accelerations, measured, noise, fix);
+        self.absorb(seconds, accelerations, measured, noise, fix, predicted);
         let estimate = self.estimate.as_mut()?;
         let (state, covariance) = estimate.combined();
         let speed = state[2].hypot(state[3]);
@@ -331,7 +336,8 @@ impl Tracker {
         })
     }
 
-    /// Takes an accepted fix into the estimate.
+    /// Takes an accepted fix into the estimate, from its prediction to
+    /// the fix's time (made here when not given).
     fn absorb(
         &mut self,
         seconds: f64,
@@ -339,12 +345,16 @@ impl Tracker {
         measured: Vector2<f64>,
         noise: Matrix2<f64>,
         fix: &Fix,
+        predicted: Option<Estimate>,
     ) {
         let Some(estimate) = self.estimate.as_mut() else {
             return;
         };
-        let step = seconds - estimate.seconds;
-        estimate.advance(step, accelerations, measured, noise);
+        match predicted {
+            Some(predicted) => *estimate = predicted,
+            None => estimate.predict(seconds - estimate.seconds, accelerations),
+        }
+        estimate.correct(measured, noise);
         estimate.seconds = seconds;
         let smoothing = match self.settings.tracking {
             Tracking::Light => 0.5,
@@ -385,23 +395,20 @@ impl Tracker {
     /// Whether the gates let `measured` in.
     fn accepts(
         &self,
-        estimate: &Estimate,
+        predicted: &Estimate,
         step: f64,
-        accelerations: [f64; 2],
         measured: Vector2<f64>,
         noise: Matrix2<f64>,
         fix: &Fix,
     ) -> bool {
-        let travelled = (measured[0] - estimate.position[0])
-            .hypot(measured[1] - estimate.position[1])
+        let travelled = (measured[0] - predicted.position[0])
+            .hypot(measured[1] - predicted.position[1])
             - fix.error_mm;
         if travelled > self.settings.max_speed_mm_s * step.max(1e-3) {
             return false;
         }
         // Improbable under both models: a turn the steady model did not
         // foresee is still probable under the manoeuvring one.
-        let mut predicted = *estimate;
-        predicted.predict(step, accelerations);
         predicted.models.iter().any(|model| {
             let innovation = measured - OBSERVE * model.state;
             let spread = OBSERVE * model.covariance * OBSERVE.transpose() + noise;
@@ -438,16 +445,9 @@ impl Estimate {
         self.weights = predicted_weights;
     }
 
-    /// Predicts and takes a measurement: each model's Kalman update, the
-    /// weights by how well each predicted it.
-    fn advance(
-        &mut self,
-        step: f64,
-        accelerations: [f64; 2],
-        measured: Vector2<f64>,
-        noise: Matrix2<f64>,
-    ) {
-        self.predict(step, accelerations);
+    /// Takes a measurement into the predicted estimate: each model's Kalman
+    /// update, the weights by how well each predicted it.
+    fn correct(&mut self, measured: Vector2<f64>, noise: Matrix2<f64>) {
         let mut likelihoods = [0.0; 2];
         for (model, likelihood) in self.models.iter_mut().zip(&mut likelihoods) {
             let innovation = measured - OBSERVE * model.state;
