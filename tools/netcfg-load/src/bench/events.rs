@@ -232,20 +232,23 @@ fn measure_form(
                 counted.frames
             );
         }
-        let expected = most.max(1) as f64;
+        // Each subscriber's share: the batches it received of those some
+        // subscriber received within the window (by their keys).
+        let expected = counted.window_batches.max(1) as f64;
         run.window_seconds += f64::from(counted.frames) / 10.0;
         run.frames_by_clock += counted.frames;
         run.received_bytes += counted.bytes;
         run.shares.extend(
             counted
-                .batches
+                .received
                 .iter()
-                .map(|&batches| batches as f64 / expected),
+                .map(|&received| received as f64 / expected),
         );
         let fewest = counted.batches.iter().copied().min().unwrap_or(0);
+        let fewest_received = counted.received.iter().copied().min().unwrap_or(0);
         eprintln!(
-            "    {} frames by the clock, the most a subscriber counted {most}, the fewest {fewest}; {catch_ups} catch-up batches sent about the window",
-            counted.frames
+            "    {} frames by the clock; by the clock the most a subscriber counted {most}, the fewest {fewest}; by their keys {} batches in the window, the fewest a subscriber received {fewest_received}; {catch_ups} catch-up batches sent about the window",
+            counted.frames, counted.window_batches
         );
     }
     Ok(run)

@@ -217,7 +217,7 @@ impl EventFigures {
             Line {
                 key: share_key,
                 what: format!(
-                    "events ({}): position batches received / 10 a second over {:.1} s, max_rate {}: min / median / mean",
+                    "events ({}): position batches received / those of the window (by their keys) over {:.1} s, max_rate {}: min / median / mean",
                     run.form, run.window_seconds, self.max_rate
                 ),
                 value: format!(
