@@ -489,4 +489,23 @@ mod tests {
         );
         assert!(report.reference);
     }
+
+    #[test]
+    fn a_beacon_is_tracked_at_its_own_time_when_it_has_one() {
+        use netcfg_model::time::ticks::TICKS_PER_UNIT;
+        let beacon = |base: u64| BeaconReport {
+            serial_number: SerialNumber::from_u32(1),
+            base,
+            links: Vec::new(),
+        };
+        let frame = 2.0;
+        // 1.95 s of network time in ticks: the frame's time is 50 ms late.
+        let own = 1_901_250 * TICKS_PER_UNIT;
+        assert!((emission_seconds(&beacon(own), true, frame) - 1.95).abs() < 1e-6);
+        // Ranges carry no time of their own; nor does a base of 0.
+        assert_eq!(emission_seconds(&beacon(own), false, frame), frame);
+        assert_eq!(emission_seconds(&beacon(0), true, frame), frame);
+        // A base on another clock than the network's is not trusted.
+        assert_eq!(emission_seconds(&beacon(own * 10), true, frame), frame);
+    }
 }

@@ -233,7 +233,8 @@ pub struct Link {
 /// A solved beacon.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fix {
-    /// The estimated position; z is the held height when [`Height::Held`].
+    /// The estimated position; where [`Height::Held`], z is the held height
+    /// ([`Solver::solve`]) or the tag's learned one ([`Solver::solve_near`]).
     pub position: Point,
     /// The estimate's x, y covariance (mm²): σ̂² (HᵀH)⁻¹ restricted to x, y,
     /// with σ̂ the solver's pooled noise estimate (or this fix's own, if

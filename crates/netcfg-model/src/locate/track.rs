@@ -200,6 +200,14 @@ struct Candidate {
 }
 
 impl Candidate {
+    fn of(seconds: f64, fix: &Fix, noise: Matrix2<f64>) -> Self {
+        Self {
+            seconds,
+            position: fix.position,
+            noise,
+        }
+    }
+
     /// Whether `fix`, `seconds` later, could be the same tag: no further
     /// than the speed limit allows plus both fixes' 99.9% error.
     fn agrees(
@@ -287,11 +295,7 @@ impl Tracker {
             else {
                 self.estimate = None;
                 self.refusals = 0;
-                self.candidate = Some(Candidate {
-                    seconds,
-                    position: fix.position,
-                    noise,
-                });
+                self.candidate = Some(Candidate::of(seconds, fix, noise));
                 return None;
             };
             self.start(&first);
@@ -307,11 +311,7 @@ impl Tracker {
                 .filter(|refused| refused.agrees(seconds, fix, noise, &self.settings));
             let Some(refused) = agreed else {
                 self.refusals += 1;
-                self.last_refused = Some(Candidate {
-                    seconds,
-                    position: fix.position,
-                    noise,
-                });
+                self.last_refused = Some(Candidate::of(seconds, fix, noise));
                 return None;
             };
             self.start(&refused);
