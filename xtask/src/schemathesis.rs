@@ -37,7 +37,10 @@ pub(crate) fn schemathesis() -> Result<()> {
     for version in ["5.1", "5.0"] {
         eprintln!("schemathesis: the {version} table");
         let url = format!("{}/api.json?version={version}", server.url());
-        run(&root, &url, version)?;
+        if let Err(failure) = run(&root, &url, version) {
+            tell_of_the_server(server.pid(), &scratch.join("server.log"));
+            return Err(failure);
+        }
     }
     eprintln!("schemathesis: both tables clean");
     Ok(())
@@ -97,6 +100,60 @@ fn run(root: &Path, url: &str, version: &str) -> Result<()> {
         bail!("schemathesis found failures in the {version} table (see above)");
     }
     bail!("schemathesis could not complete the {version} table")
+}
+
+/// What the server was doing when a run failed: the end of its log and,
+/// as a request that times out means it hangs, every thread's stack (gdb,
+/// where the machine has it). A hang seen once in CI (a fresh machine,
+/// never here) left nothing else to read.
+fn tell_of_the_server(pid: u32, log: &Path) {
+    const LOG_TAIL: usize = 60;
+    let log = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = log.lines().collect();
+    eprintln!("schemathesis: the server's log ends:");
+    for line in &lines[lines.len().saturating_sub(LOG_TAIL)..] {
+        eprintln!("  {line}");
+    }
+    let stacks = Command::new("gdb")
+        .args([
+            "-p",
+            &pid.to_string(),
+            "-batch",
+            "-ex",
+            "thread apply all bt 40",
+        ])
+        .output();
+    match stacks {
+        Ok(output) => eprintln!(
+            "schemathesis: the server's threads (their frames in netcfg's code):\n{}",
+            our_frames(&String::from_utf8_lossy(&output.stdout))
+        ),
+        Err(error) => eprintln!("schemathesis: no stacks of the server's threads (gdb: {error})"),
+    }
+}
+
+/// gdb's stacks cut to what says where a thread waits: each thread's
+/// heading, its innermost frame, and its frames in the workspace's own source.
+fn our_frames(stacks: &str) -> String {
+    let mut kept = Vec::new();
+    let mut innermost = false;
+    for line in stacks.lines() {
+        if line.starts_with("Thread ") {
+            kept.push(line);
+            innermost = true;
+        } else if line.starts_with('#') && (innermost || ours(line)) {
+            kept.push(line);
+            innermost = false;
+        }
+    }
+    kept.join("\n")
+}
+
+/// Whether a frame is in the workspace's own source.
+fn ours(frame: &str) -> bool {
+    [" at crates/", " at bins/"]
+        .iter()
+        .any(|place| frame.contains(place))
 }
 
 /// The summary block at the end of a report.
