@@ -208,37 +208,60 @@ fn cargo(args: &[&str], extra_env: &[(&str, &str)]) -> Result<()> {
 }
 
 fn ci() -> Result<()> {
-    tools::install_for_ci()?;
-    cargo(&["fmt", "--all", "--", "--check"], &[])?;
-    layers()?;
-    ui::ui()?;
-    cargo(
-        &[
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-        &[],
-    )?;
-    cargo(
-        &["doc", "--workspace", "--no-deps"],
-        &[("RUSTDOCFLAGS", "-D warnings")],
-    )?;
-    cargo(&["test", "--workspace"], &[])?;
-    browser::browser_check()?;
-    schemathesis::schemathesis()?;
-    load::run(&netcfg_load::Task::Soak(soak::Options {
-        minutes: 1.0,
-        threads: soak::THREADS,
-    }))?;
-    load::run(&netcfg_load::Task::Crash(crash::Options {
-        kills: 20,
-        threads: crash::THREADS,
-    }))?;
-    dist::check()?;
+    // Each step says how long it took: CI must end within 45 minutes on a
+    // fresh machine, and its log is where a step that grew is seen.
+    let started = std::time::Instant::now();
+    let timed = |step: &str, run: &mut dyn FnMut() -> Result<()>| -> Result<()> {
+        let begun = std::time::Instant::now();
+        let outcome = run();
+        eprintln!(
+            "ci: {step} took {:.0} s ({:.1} min in all)",
+            begun.elapsed().as_secs_f64(),
+            started.elapsed().as_secs_f64() / 60.0
+        );
+        outcome
+    };
+    timed("installing the tools", &mut tools::install_for_ci)?;
+    timed("fmt", &mut || {
+        cargo(&["fmt", "--all", "--", "--check"], &[])
+    })?;
+    timed("layers", &mut layers)?;
+    timed("ui", &mut ui::ui)?;
+    timed("clippy", &mut || {
+        cargo(
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )
+    })?;
+    timed("doc", &mut || {
+        cargo(
+            &["doc", "--workspace", "--no-deps"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )
+    })?;
+    timed("test", &mut || cargo(&["test", "--workspace"], &[]))?;
+    timed("browser", &mut browser::browser_check)?;
+    timed("schemathesis", &mut schemathesis::schemathesis)?;
+    timed("soak", &mut || {
+        load::run(&netcfg_load::Task::Soak(soak::Options {
+            minutes: 1.0,
+            threads: soak::THREADS,
+        }))
+    })?;
+    timed("crash", &mut || {
+        load::run(&netcfg_load::Task::Crash(crash::Options {
+            kills: 20,
+            threads: crash::THREADS,
+        }))
+    })?;
+    timed("dist --check", &mut dist::check)?;
     eprintln!("ci: every check passed");
     Ok(())
 }

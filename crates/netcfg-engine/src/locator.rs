@@ -4,11 +4,7 @@
 //! follows each tag with its role's tracker (§18), and keeps the tags'
 //! accuracy and which tags cannot be located.
 
-use std::{
-    collections::{HashMap, HashSet},
-    fmt,
-    sync::Arc,
-};
+use std::{collections::HashMap, fmt, sync::Arc};
 
 use netcfg_model::{
     Position, RoleId, SerialNumber, TagAccuracy,
@@ -176,19 +172,25 @@ impl TagTally {
     }
 }
 
+/// Maps and sets keyed by serial numbers, looked up many times a beacon:
+/// foldhash, not SipHash (their keys come from the configuration and the
+/// network, not from a request).
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
+
 /// One configuration's location server.
 #[derive(Debug)]
 pub(crate) struct Locator {
     solver: Solver,
-    anchors: HashMap<SerialNumber, Point>,
-    unsynchronised: HashSet<SerialNumber>,
-    references: HashMap<SerialNumber, Point>,
+    anchors: FastMap<SerialNumber, Point>,
+    unsynchronised: FastSet<SerialNumber>,
+    references: FastMap<SerialNumber, Point>,
     /// Each planned tag's role's tracking; tags the plan does not hold are
     /// tracked as the DEFAULT TAG role says.
-    settings: HashMap<SerialNumber, TrackSettings>,
+    settings: FastMap<SerialNumber, TrackSettings>,
     default_settings: TrackSettings,
-    tags: HashMap<SerialNumber, TagState>,
-    tallies: HashMap<SerialNumber, TagTally>,
+    tags: FastMap<SerialNumber, TagState>,
+    tallies: FastMap<SerialNumber, TagTally>,
     truth: Option<Truth>,
     links: Vec<Link>,
 }
@@ -198,8 +200,8 @@ impl Locator {
     /// roles' tracking; with `truth` (a simulator instance), every tag's
     /// accuracy is tallied against it too.
     pub(crate) fn new(plan: &NetworkPlan, truth: Option<Truth>) -> Self {
-        let mut anchors = HashMap::new();
-        let mut references = HashMap::new();
+        let mut anchors = FastMap::default();
+        let mut references = FastMap::default();
         for device in &plan.devices {
             if device.disabled {
                 continue;
@@ -222,15 +224,15 @@ impl Locator {
         let mut locator = Self {
             solver: Solver::new(geometry),
             anchors,
-            unsynchronised: HashSet::new(),
+            unsynchronised: FastSet::default(),
             tallies: references
                 .keys()
                 .map(|serial| (*serial, TagTally::new(true)))
                 .collect(),
             references,
-            settings: HashMap::new(),
+            settings: FastMap::default(),
             default_settings: TrackSettings::default(),
-            tags: HashMap::new(),
+            tags: FastMap::default(),
             truth,
             links: Vec::new(),
         };
@@ -279,7 +281,7 @@ impl Locator {
     }
 
     /// The anchors' configured positions.
-    pub(crate) fn anchors(&self) -> &HashMap<SerialNumber, Point> {
+    pub(crate) fn anchors(&self) -> &FastMap<SerialNumber, Point> {
         &self.anchors
     }
 

@@ -36,6 +36,16 @@ fn tracked_tags_carry_their_velocity_and_their_last_positions_are_read_without_a
     server
         .send(&Request::get("/nets/room/positions"))
         .expect(409);
+    // A tag the configuration holds that the network never locates (it is
+    // disabled): its last position is an empty list, not a 404.
+    server
+        .send(&Request::json(
+            "POST",
+            "/nets/room/devices",
+            &json!({"serial_number": "01:05:0FFE", "disabled": true,
+                    "interfaces": [{"identifier": 0, "role_id": 4}]}),
+        ))
+        .expect(201);
     act(&server, "room", "start");
 
     let located = wait_until(|| positions(&server, ""), |list| list.len() == 2);
@@ -54,6 +64,8 @@ fn tracked_tags_carry_their_velocity_and_their_last_positions_are_read_without_a
         still[0]["y"].as_f64().unwrap(),
     );
     assert!((x - 12_000.0).hypot(y - 9_000.0) < 300.0, "{still:?}");
+    let unlocated = positions(&server, "?serial_number=01:05:0FFE");
+    assert!(unlocated.is_empty(), "{unlocated:?}");
     server
         .send(&Request::get(
             "/nets/room/positions?serial_number=01:05:0999",

@@ -19,7 +19,8 @@ type Beacons = VecDeque<(u64, [f64; 3])>;
 /// The true positions of each tag's latest beacons, by emission time.
 #[derive(Debug, Clone, Default)]
 pub struct TruthBoard {
-    tags: Arc<Mutex<HashMap<SerialNumber, Beacons>>>,
+    /// foldhash: looked up at every beacon, twice (crate::locator).
+    tags: Arc<Mutex<HashMap<SerialNumber, Beacons, foldhash::fast::RandomState>>>,
 }
 
 impl TruthBoard {

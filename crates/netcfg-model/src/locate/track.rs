@@ -116,7 +116,7 @@ impl Tracking {
         match self {
             Self::Off => None,
             Self::Light => Some([100.0, 10_000.0]),
-            Self::Default => Some([20.0, 6_000.0]),
+            Self::Default => Some([7.0, 6_000.0]),
             Self::Strong => Some([7.0, 3_000.0]),
         }
     }

@@ -55,6 +55,15 @@ pub(crate) fn each_event<T: Copy>(
     }
 }
 
+/// An event's `data:` line as JSON; `None` when it has none or it is not
+/// JSON.
+pub(crate) fn data(event: &str) -> Option<serde_json::Value> {
+    event
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .and_then(|data| serde_json::from_str(data).ok())
+}
+
 /// One chunk of a chunked body, as text; `None` at the end or on an error.
 fn read_chunk(reader: &mut BufReader<TcpStream>) -> Option<String> {
     let mut size_line = String::new();

@@ -15,8 +15,13 @@
 //! - `error_mm` covers 85% to 99.5% of the tracked positions, standing or
 //!   walking.
 //!
-//! The turns and a standing tag on a zone's edge are measured by the
+//! Beside them, in the same run: a tag standing on a zone's edge, tracked
+//! and per fix (`tracking/edge.rs`), and the README's four-anchor room for
+//! ten minutes (`tracking/readme.rs`). The turns are measured by the
 //! tracker's own seeded simulation (`locate/track_tests.rs`).
+
+mod edge;
+mod readme;
 
 use std::{path::Path, thread, time::Duration};
 
@@ -107,14 +112,16 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
     );
     let server = launch.start()?;
     let client = server.client();
+    let readme_started = readme::start(&client)?;
     let net = "room";
     build_room(&client, net)?;
     let run_seconds = (seconds * 24).max(60);
     let seed = Rng::seed_from_clock() % 1_000_000_000;
-    let still: Vec<String> = STILL
+    let mut still: Vec<String> = STILL
         .iter()
         .map(|(serial, x, y)| format!("{serial}:{x}:{y}:{TAG_HEIGHT}"))
         .collect();
+    still.extend(edge::add(&client, net)?);
     let instance = format!(
         "sim?toa_noise_mm=30&nlos=0.05&nlos_bias_mm=500&seed={seed}&still={}",
         still.join(";")
@@ -127,6 +134,7 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         STILL.len(),
         WALKERS.len()
     ));
+    let crossings = edge::count(server.port(), net)?;
     net_action(&client, net, "start")?;
     thread::sleep(Duration::from_secs(u64::from(run_seconds)));
     let accuracy = client
@@ -139,7 +147,9 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         .iter()
         .map(Figures::of)
         .collect::<Result<_>>()?;
-    print(&figures)
+    print(&figures)?;
+    edge::print(&crossings);
+    readme::finish(&client, readme_started)
 }
 
 fn print(figures: &[Figures]) -> Result<()> {

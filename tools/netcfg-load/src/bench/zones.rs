@@ -28,7 +28,7 @@ use std::{
 use anyhow::{Context, Result};
 
 use super::{events, growth, rules, sse, step};
-use crate::server::{Client, Launch, Value};
+use crate::server::{Client, Launch};
 
 /// Configurations running at once.
 const NETS: usize = 10;
@@ -174,11 +174,7 @@ fn subscribe(port: u16, layout: Arc<AtomicUsize>, received: Arc<Mutex<Received>>
     let mut reader = sse::open(port, "/events?types=zone")?;
     thread::spawn(move || {
         sse::each_event(&mut reader, crate::sync::wall_clock_ms, |event, arrived| {
-            let Some(data) = event
-                .lines()
-                .find_map(|line| line.strip_prefix("data: "))
-                .and_then(|data| serde_json::from_str::<Value>(data).ok())
-            else {
+            let Some(data) = sse::data(event) else {
                 return;
             };
             if let Some(time_ms) = data["time_ms"].as_f64() {
