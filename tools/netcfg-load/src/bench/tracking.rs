@@ -90,17 +90,18 @@ fn build_room(client: &Client, net: &str) -> Result<()> {
         .iter()
         .map(|(serial, x, y)| device_body(serial, 4, [*x, *y, TAG_HEIGHT]))
         .collect();
-    devices.extend(STILL.iter().map(|(serial, _, _)| tag_body(serial)));
-    devices.extend(WALKERS.iter().map(|serial| tag_body(serial)));
+    devices.extend(STILL.iter().map(|(serial, _, _)| tag_body(serial, 4)));
+    devices.extend(WALKERS.iter().map(|serial| tag_body(serial, 4)));
     for body in devices {
         client.expect_ok("POST", &format!("/nets/{net}/devices"), Some(&body))?;
     }
     Ok(())
 }
 
-fn tag_body(serial: &str) -> String {
+/// A tag without coordinates in tag role `role`.
+fn tag_body(serial: &str, role: u64) -> String {
     format!(
-        r#"{{"serial_number": "{serial}", "disabled": false, "interfaces": [{{"identifier": 0, "role_id": 4}}]}}"#
+        r#"{{"serial_number": "{serial}", "disabled": false, "interfaces": [{{"identifier": 0, "role_id": {role}}}]}}"#
     )
 }
 

@@ -50,9 +50,7 @@ pub(super) fn add(client: &Client, net: &str) -> Result<Vec<String>> {
         Some(r#"{"tracking": "off"}"#),
     )?;
     for (serial, role) in [(TRACKED, 4), (PER_FIX, role)] {
-        let body = format!(
-            r#"{{"serial_number": "{serial}", "disabled": false, "interfaces": [{{"identifier": 0, "role_id": {role}}}]}}"#
-        );
+        let body = super::tag_body(serial, role);
         client.expect_ok("POST", &format!("/nets/{net}/devices"), Some(&body))?;
     }
     let [x, y, z] = POINT;

@@ -36,9 +36,7 @@ pub(super) fn start(client: &Client) -> Result<Instant> {
         .iter()
         .map(|(serial, role, x, y, z)| device_body(serial, *role, [*x, *y, *z]))
         .collect();
-    bodies.push(format!(
-        r#"{{"serial_number": "{WALKER}", "disabled": false, "interfaces": [{{"identifier": 0, "role_id": 4}}]}}"#
-    ));
+    bodies.push(super::tag_body(WALKER, 4));
     bodies.push(device_body(REFERENCE, 4, REFERENCE_AT));
     for body in bodies {
         client.expect_ok("POST", &format!("/nets/{NET}/devices"), Some(&body))?;
