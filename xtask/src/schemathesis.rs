@@ -163,3 +163,30 @@ fn summary(report: &str) -> &str {
         .and_then(|at| report[..at].rfind('\n'))
         .map_or(report, |start| &report[start..])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_threads_stack_keeps_its_innermost_frame_and_those_in_the_workspace() {
+        let stacks = "\
+Thread 2 (LWP 7 \"store-writer w\"):
+#0  syscall () at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38
+#1  0x1 in std::sys::sync::futex::wait () at library/std/src/sys/futex.rs:5
+#2  0x2 in netcfg_store::database::writer::run () at crates/netcfg-store/src/database/writer.rs:140
+#3  0x3 in std::thread::spawn () at library/std/src/thread.rs:9
+Thread 1 (LWP 6 \"netcfg-http\"):
+#0  epoll_wait () at epoll_wait.c:30
+#1  0x4 in tokio::runtime::park () at tokio/src/park.rs:1
+[Inferior 1 (process 6) detached]";
+        assert_eq!(
+            our_frames(stacks),
+            "Thread 2 (LWP 7 \"store-writer w\"):
+#0  syscall () at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38
+#2  0x2 in netcfg_store::database::writer::run () at crates/netcfg-store/src/database/writer.rs:140
+Thread 1 (LWP 6 \"netcfg-http\"):
+#0  epoll_wait () at epoll_wait.c:30"
+        );
+    }
+}
