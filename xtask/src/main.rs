@@ -62,7 +62,11 @@ mod schemathesis;
 mod tools;
 mod ui;
 
-use std::{env, path::PathBuf, process::Command};
+use std::{
+    env,
+    path::PathBuf,
+    process::{Command, ExitCode},
+};
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
@@ -147,8 +151,21 @@ const CI_ABOUT: &str = "Run every check CI runs, in this order, stopping at the 
 
 `bench` is not part of it: its figures are reported, never checked.";
 
-fn main() -> Result<()> {
-    match Cli::parse().task {
+/// Runs the task; a failure is said in one line, without the backtrace that
+/// `RUST_BACKTRACE` would add: CI's log keeps only its last lines, and they
+/// must say what failed.
+fn main() -> ExitCode {
+    match run(Cli::parse().task) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(task: Task) -> Result<()> {
+    match task {
         Task::Ci => ci(),
         Task::Layers => layers(),
         Task::Ui => ui::ui(),

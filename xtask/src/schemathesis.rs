@@ -15,6 +15,8 @@ use crate::{tools, workspace_root};
 /// error of the tool itself that is retried.
 const EXAMPLES: &str = "20";
 const SEED: &str = "1";
+/// Failures after which a run stops: enough to tell one finding from many.
+const MAX_FAILURES: &str = "5";
 /// Operations left out: the live event streams (their responses never end,
 /// and schemathesis reads a response whole). Their 400s and 404s are in the
 /// route walk; the streams are tested with a streaming client in
@@ -38,7 +40,7 @@ pub(crate) fn schemathesis() -> Result<()> {
         eprintln!("schemathesis: the {version} table");
         let url = format!("{}/api.json?version={version}", server.url());
         if let Err(failure) = run(&root, &url, version) {
-            tell_of_the_server(server.pid(), &scratch.join("server.log"));
+            tell_of_the_server(server.pid(), &scratch.join("server.log"), &scratch);
             return Err(failure);
         }
     }
@@ -68,6 +70,10 @@ fn run(root: &Path, url: &str, version: &str) -> Result<()> {
                 SEED,
                 "--workers",
                 "1",
+                // A server that hangs times every later request out (10 s
+                // each, with retries): CI once spent 70 minutes on that.
+                "--max-failures",
+                MAX_FAILURES,
             ])
             .args(["-H", &format!("Api-Version: {version}")])
             .args(
@@ -102,17 +108,18 @@ fn run(root: &Path, url: &str, version: &str) -> Result<()> {
     bail!("schemathesis could not complete the {version} table")
 }
 
-/// What the server was doing when a run failed: the end of its log and,
-/// as a request that times out means it hangs, every thread's stack (gdb,
-/// where the machine has it). A hang seen once in CI (a fresh machine,
-/// never here) left nothing else to read.
-fn tell_of_the_server(pid: u32, log: &Path) {
-    const LOG_TAIL: usize = 60;
+/// What the server was doing when a run failed, printed last and short:
+/// CI's log keeps only its last few dozen lines (two hangs there left
+/// nothing but an error's backtrace to read). The end of the server's log,
+/// then every thread that was in netcfg's own code when gdb stopped it,
+/// one line each; the whole of both is kept in the scratch directory.
+fn tell_of_the_server(pid: u32, log: &Path, scratch: &Path) {
+    const LOG_TAIL: usize = 6;
     let log = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = log.lines().collect();
     eprintln!("schemathesis: the server's log ends:");
     for line in &lines[lines.len().saturating_sub(LOG_TAIL)..] {
-        eprintln!("  {line}");
+        eprintln!("  {}", shortened(line));
     }
     let stacks = Command::new("gdb")
         .args([
@@ -120,40 +127,124 @@ fn tell_of_the_server(pid: u32, log: &Path) {
             &pid.to_string(),
             "-batch",
             "-ex",
-            "thread apply all bt 40",
+            "thread apply all bt 60",
         ])
         .output();
     match stacks {
-        Ok(output) => eprintln!(
-            "schemathesis: the server's threads (their frames in netcfg's code):\n{}",
-            our_frames(&String::from_utf8_lossy(&output.stdout))
-        ),
+        Ok(output) => {
+            let stacks = String::from_utf8_lossy(&output.stdout);
+            let kept = scratch.join("server-stacks.txt");
+            if let Err(error) = std::fs::write(&kept, stacks.as_bytes()) {
+                eprintln!(
+                    "schemathesis: could not keep the stacks in {}: {error}",
+                    kept.display()
+                );
+            }
+            eprintln!(
+                "schemathesis: the server's threads in netcfg's code (all of them in {}):",
+                kept.display()
+            );
+            for line in threads_in_our_code(&stacks) {
+                eprintln!("  {line}");
+            }
+        }
         Err(error) => eprintln!("schemathesis: no stacks of the server's threads (gdb: {error})"),
     }
 }
 
-/// gdb's stacks cut to what says where a thread waits: each thread's
-/// heading, its innermost frame, and its frames in the workspace's own source.
-fn our_frames(stacks: &str) -> String {
-    let mut kept = Vec::new();
-    let mut innermost = false;
+/// One line a thread that was in the workspace's own code: its name, the
+/// function it was in (where it waits) and its innermost frame in our
+/// source; threads alike are counted on one line.
+fn threads_in_our_code(stacks: &str) -> Vec<String> {
+    let mut found: Vec<(String, usize)> = Vec::new();
+    let mut thread = ThreadStack::default();
+    let finish = |thread: &ThreadStack, found: &mut Vec<(String, usize)>| {
+        if let Some(line) = thread.summary() {
+            match found.iter_mut().find(|(seen, _)| *seen == line) {
+                Some((_, count)) => *count += 1,
+                None => found.push((line, 1)),
+            }
+        }
+    };
     for line in stacks.lines() {
         if line.starts_with("Thread ") {
-            kept.push(line);
-            innermost = true;
-        } else if line.starts_with('#') && (innermost || ours(line)) {
-            kept.push(line);
-            innermost = false;
+            finish(&thread, &mut found);
+            thread = ThreadStack {
+                name: line.split('"').nth(1).unwrap_or("unnamed").to_owned(),
+                ..ThreadStack::default()
+            };
+        } else if line.starts_with('#') {
+            let frame = Frame::parse(line);
+            if thread.innermost.is_none() {
+                thread.innermost = Some(frame.function.clone());
+            }
+            if frame.place.starts_with("crates/") || frame.place.starts_with("bins/") {
+                thread.ours.get_or_insert(frame);
+            }
         }
     }
-    kept.join("\n")
+    finish(&thread, &mut found);
+    found
+        .into_iter()
+        .map(|(line, count)| match count {
+            1 => line,
+            count => format!("{line} (×{count})"),
+        })
+        .collect()
 }
 
-/// Whether a frame is in the workspace's own source.
-fn ours(frame: &str) -> bool {
-    [" at crates/", " at bins/"]
-        .iter()
-        .any(|place| frame.contains(place))
+#[derive(Debug, Default)]
+struct ThreadStack {
+    name: String,
+    innermost: Option<String>,
+    ours: Option<Frame>,
+}
+
+impl ThreadStack {
+    fn summary(&self) -> Option<String> {
+        let ours = self.ours.as_ref()?;
+        Some(shortened(&format!(
+            "{}: in {}, from {} at {}",
+            self.name,
+            self.innermost.as_deref().unwrap_or("?"),
+            ours.function,
+            ours.place
+        )))
+    }
+}
+
+/// A frame of gdb's backtrace: `#3  0x55 in path::to::f (args) at file.rs:9`
+/// or, innermost, `#0  f (args) at file.rs:9`.
+#[derive(Debug, Clone, Default)]
+struct Frame {
+    function: String,
+    place: String,
+}
+
+impl Frame {
+    fn parse(line: &str) -> Self {
+        let after_number = line
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, rest)| rest.trim_start());
+        let named = after_number
+            .split_once(" in ")
+            .filter(|(address, _)| address.starts_with("0x"))
+            .map_or(after_number, |(_, rest)| rest);
+        let function = named.split(" (").next().unwrap_or(named).to_owned();
+        let place = line
+            .rsplit_once(" at ")
+            .map_or(String::new(), |(_, place)| place.to_owned());
+        Self { function, place }
+    }
+}
+
+/// A line cut to what a log can hold.
+fn shortened(line: &str) -> String {
+    const MOST: usize = 240;
+    match line.char_indices().nth(MOST) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
 }
 
 /// The summary block at the end of a report.
@@ -169,24 +260,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_threads_stack_keeps_its_innermost_frame_and_those_in_the_workspace() {
+    fn a_thread_in_our_code_is_one_line_with_where_it_waits_and_alike_threads_are_counted() {
         let stacks = "\
-Thread 2 (LWP 7 \"store-writer w\"):
+Thread 3 (Thread 0x7f (LWP 8) \"store-writer w\"):
 #0  syscall () at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38
-#1  0x1 in std::sys::sync::futex::wait () at library/std/src/sys/futex.rs:5
-#2  0x2 in netcfg_store::database::writer::run () at crates/netcfg-store/src/database/writer.rs:140
-#3  0x3 in std::thread::spawn () at library/std/src/thread.rs:9
-Thread 1 (LWP 6 \"netcfg-http\"):
+#1  0x1 in std::sys::sync::futex::wait (futex=0x5) at library/std/src/sys/futex.rs:5
+#2  0x2 in netcfg_store::database::writer::run (x=1) at crates/netcfg-store/src/database/writer.rs:140
+#3  0x3 in netcfg_store::database::open () at crates/netcfg-store/src/database/mod.rs:9
+Thread 2 (Thread 0x7e (LWP 7) \"store-writer w\"):
+#0  syscall () at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38
+#1  0x2 in netcfg_store::database::writer::run (x=2) at crates/netcfg-store/src/database/writer.rs:140
+Thread 1 (Thread 0x7d (LWP 6) \"netcfg-http\"):
 #0  epoll_wait () at epoll_wait.c:30
 #1  0x4 in tokio::runtime::park () at tokio/src/park.rs:1
+#2  0x5 in netcfg_http::main () at bins/netcfg-http/src/main.rs:20
+Thread 4 (Thread 0x7c (LWP 9) \"tokio-runtime-w\"):
+#0  epoll_wait () at epoll_wait.c:30
 [Inferior 1 (process 6) detached]";
         assert_eq!(
-            our_frames(stacks),
-            "Thread 2 (LWP 7 \"store-writer w\"):
-#0  syscall () at ../sysdeps/unix/sysv/linux/x86_64/syscall.S:38
-#2  0x2 in netcfg_store::database::writer::run () at crates/netcfg-store/src/database/writer.rs:140
-Thread 1 (LWP 6 \"netcfg-http\"):
-#0  epoll_wait () at epoll_wait.c:30"
+            threads_in_our_code(stacks),
+            [
+                "store-writer w: in syscall, from netcfg_store::database::writer::run at crates/netcfg-store/src/database/writer.rs:140 (×2)",
+                "netcfg-http: in epoll_wait, from netcfg_http::main at bins/netcfg-http/src/main.rs:20",
+            ]
         );
+    }
+
+    #[test]
+    fn a_long_line_is_cut_with_an_ellipsis() {
+        let long = "x".repeat(300);
+        let cut = shortened(&long);
+        assert_eq!(cut.chars().count(), 241);
+        assert!(cut.ends_with('…'));
+        assert_eq!(shortened("short"), "short");
     }
 }
