@@ -110,13 +110,27 @@ fn run(root: &Path, url: &str, version: &str) -> Result<()> {
 
 /// What the server was doing when a run failed, printed last and short:
 /// CI's log keeps only its last few dozen lines (two hangs there left
-/// nothing but an error's backtrace to read). The end of the server's log,
-/// then every thread that was in netcfg's own code when gdb stopped it,
+/// nothing but an error's backtrace to read). The first requests it left
+/// unanswered and the end of the server's log, then every thread that was in netcfg's own code when gdb stopped it,
 /// one line each; the whole of both is kept in the scratch directory.
 fn tell_of_the_server(pid: u32, log: &Path, scratch: &Path) {
-    const LOG_TAIL: usize = 6;
+    const LOG_TAIL: usize = 4;
+    const FIRST_STUCK: usize = 4;
     let log = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = log.lines().collect();
+    // The server logs a request unanswered after 10 s: the first ones say
+    // where a hang began.
+    let stuck: Vec<&&str> = lines
+        .iter()
+        .filter(|line| line.contains(" unanswered after "))
+        .take(FIRST_STUCK)
+        .collect();
+    if !stuck.is_empty() {
+        eprintln!("schemathesis: the first requests the server left unanswered:");
+        for line in stuck {
+            eprintln!("  {}", shortened(line));
+        }
+    }
     eprintln!("schemathesis: the server's log ends:");
     for line in &lines[lines.len().saturating_sub(LOG_TAIL)..] {
         eprintln!("  {}", shortened(line));

@@ -12,7 +12,7 @@
 //! that of [`crate::dispatch::patterns`] (static segments first).
 
 use actix_web::{
-    FromRequest, HttpMessage, HttpResponse,
+    FromRequest, HttpMessage, HttpRequest, HttpResponse,
     dev::{ResourceDef, ServiceRequest, ServiceResponse},
     error::ErrorInternalServerError,
     web,
@@ -232,16 +232,82 @@ pub(crate) async fn serve(
         Some(pattern) => {
             request.extensions_mut().insert(Matched(pattern));
             let payload = web::Payload::from_request(&request, &mut payload).await?;
-            dispatch::dispatch(request.clone(), payload, state, tables, pattern).await
+            logged_if_slow(
+                &request,
+                dispatch::dispatch(request.clone(), payload, state, tables, pattern),
+            )
+            .await
         }
         None => dispatch::unknown_route(request.clone(), state).await,
     };
     Ok(ServiceResponse::new(request, response))
 }
 
+/// How long a request may go unanswered before the log says so. No
+/// operation takes this long but a large upload or download on a slow
+/// link; a request that waits longer is most likely stuck, and the line is
+/// what tells which one (a hang seen in CI left only time-outs to read).
+const SLOW_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Awaits `answer`, logging a warning when it is not ready after
+/// [`SLOW_AFTER`] and again when it comes.
+async fn logged_if_slow<T>(request: &HttpRequest, answer: impl Future<Output = T>) -> T {
+    let (method, path) = (request.method(), request.path());
+    let late = |waited| log::warn!("{method} {path} unanswered after {waited:?}");
+    let (answered, waited) = awaited_noting_delay(answer, SLOW_AFTER, late).await;
+    if let Some(waited) = waited {
+        log::warn!("{method} {path} answered after {waited:?}");
+    }
+    answered
+}
+
+/// Awaits `answer`; when it is not ready after `after`, calls `late` and
+/// goes on waiting. Gives the answer and, when it was late, how long it took.
+async fn awaited_noting_delay<T>(
+    answer: impl Future<Output = T>,
+    after: std::time::Duration,
+    late: impl FnOnce(std::time::Duration),
+) -> (T, Option<std::time::Duration>) {
+    use futures_util::future::{Either, select};
+    let started = std::time::Instant::now();
+    let answer = std::pin::pin!(answer);
+    let waited = std::pin::pin!(actix_web::rt::time::sleep(after));
+    match select(answer, waited).await {
+        Either::Left((answered, _)) => (answered, None),
+        Either::Right(((), answer)) => {
+            late(after);
+            let answered = answer.await;
+            (answered, Some(started.elapsed()))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[actix_web::test]
+    async fn an_answer_later_than_the_limit_is_noted_once_and_a_prompt_one_not_at_all() {
+        use std::{cell::Cell, time::Duration};
+        let noted = Cell::new(0);
+        let slow = async {
+            actix_web::rt::time::sleep(Duration::from_millis(60)).await;
+            7
+        };
+        let (answer, took) = awaited_noting_delay(slow, Duration::from_millis(10), |_| {
+            noted.set(noted.get() + 1)
+        })
+        .await;
+        assert_eq!((answer, noted.get()), (7, 1));
+        assert!(
+            took.is_some_and(|took| took >= Duration::from_millis(60)),
+            "{took:?}"
+        );
+
+        let (answer, took) =
+            awaited_noting_delay(async { 8 }, Duration::from_millis(10), |_| noted.set(99)).await;
+        assert_eq!((answer, took, noted.get()), (8, None, 1));
+    }
 
     fn router(patterns: &[&'static str]) -> Router {
         Router::new(patterns, &Tables::standard(false))
