@@ -232,8 +232,8 @@ fn measure_form(
                 counted.frames
             );
         }
-        // Each subscriber's share: the batches it received of those some
-        // subscriber received within the window (by their keys).
+        // Each subscriber's share: the frames it received of those cut
+        // within the window (by their keys; catch-up batches are not frames).
         let expected = counted.window_batches.max(1) as f64;
         run.window_seconds += f64::from(counted.frames) / 10.0;
         run.frames_by_clock += counted.frames;
@@ -247,7 +247,7 @@ fn measure_form(
         let fewest = counted.batches.iter().copied().min().unwrap_or(0);
         let fewest_received = counted.received.iter().copied().min().unwrap_or(0);
         eprintln!(
-            "    {} frames by the clock; by the clock the most a subscriber counted {most}, the fewest {fewest}; by their keys {} batches in the window, the fewest a subscriber received {fewest_received}; {catch_ups} catch-up batches sent about the window",
+            "    {} frames by the clock; by the clock the most a subscriber counted {most}, the fewest {fewest}; by their keys {} frames in the window, the fewest a subscriber received {fewest_received}; {catch_ups} catch-up batches sent about the window",
             counted.frames, counted.window_batches
         );
     }

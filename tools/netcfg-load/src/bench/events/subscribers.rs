@@ -254,8 +254,9 @@ pub(crate) struct Counted {
     pub(crate) frames: u32,
     /// Batches each subscriber received over it.
     pub(crate) batches: Vec<u64>,
-    /// The batches some subscriber first received within the window (by
-    /// their keys), and how many of them each subscriber received, then or
+    /// The frames cut within the window (by their keys, which at least half
+    /// the subscribers read: not catch-up batches), and how many of them
+    /// each subscriber received, then or
     /// within a second after: a batch read a little late at the window's
     /// edge still counts, one never received does not.
     pub(crate) window_batches: u64,
@@ -390,36 +391,25 @@ impl Subscribers {
         }
     }
 
-    /// The keys some subscriber first read between `start` and `end`, and
-    /// how many of them each subscriber read at any time.
+    /// The frames cut between `start` and `end` (the keys some subscriber
+    /// first read then, which at least half the subscribers read), and how
+    /// many of them each subscriber read at any time.
+    ///
+    /// Why half: a frame as cut is the same bytes to every subscriber, so
+    /// (nearly) all of them read its key; a catch-up batch stands for
+    /// several frames of one subscriber that fell behind and has a key of
+    /// its own, which only that one read. Counted as frames, catch-up keys
+    /// made the window larger than the frames cut (60 to 98 keys where 56
+    /// frames were cut), so that no subscriber could read all of them; a
+    /// subscriber that got a catch-up batch instead of frames misses them.
     fn received_between(&self, start: Instant, end: Instant) -> (u64, Vec<u64>) {
         let ns = |at: Instant| u64::try_from(at.duration_since(self.epoch).as_nanos()).unwrap_or(0);
-        let (start_ns, end_ns) = (ns(start), ns(end));
-        let mut first_read: HashMap<u64, u64> = HashMap::new();
-        for tally in &self.tallies {
-            for &(key, read_ns) in crate::sync::lock(&tally.keys).iter() {
-                first_read
-                    .entry(key)
-                    .and_modify(|first| *first = (*first).min(read_ns))
-                    .or_insert(read_ns);
-            }
-        }
-        let window: HashSet<u64> = first_read
-            .into_iter()
-            .filter(|(_, first)| (start_ns..end_ns).contains(first))
-            .map(|(key, _)| key)
-            .collect();
-        let received = self
+        let keys: Vec<Vec<(u64, u64)>> = self
             .tallies
             .iter()
-            .map(|tally| {
-                crate::sync::lock(&tally.keys)
-                    .iter()
-                    .filter(|(key, _)| window.contains(key))
-                    .count() as u64
-            })
+            .map(|tally| crate::sync::lock(&tally.keys).clone())
             .collect();
-        (window.len() as u64, received)
+        frames_received(&keys, ns(start)..ns(end))
     }
 
     fn snapshot(&self) -> (Vec<u64>, u64) {
@@ -532,6 +522,31 @@ async fn read_head(stream: &mut TcpStream, buffer: &mut [u8]) -> Result<Vec<u8>>
     }
 }
 
+/// [`Subscribers::received_between`] on each subscriber's keys, each with
+/// when it was read (ns): the frames of the window, and how many of them
+/// each subscriber read.
+fn frames_received(keys: &[Vec<(u64, u64)>], window_ns: std::ops::Range<u64>) -> (u64, Vec<u64>) {
+    let mut first_read: HashMap<u64, (u64, usize)> = HashMap::new();
+    for read in keys {
+        for &(key, read_ns) in read {
+            let (first, readers) = first_read.entry(key).or_insert((read_ns, 0));
+            *first = (*first).min(read_ns);
+            *readers += 1;
+        }
+    }
+    let shared_by = keys.len().div_ceil(2);
+    let window: HashSet<u64> = first_read
+        .into_iter()
+        .filter(|(_, (first, readers))| window_ns.contains(first) && *readers >= shared_by)
+        .map(|(key, _)| key)
+        .collect();
+    let received = keys
+        .iter()
+        .map(|read| read.iter().filter(|(key, _)| window.contains(key)).count() as u64)
+        .collect();
+    (window.len() as u64, received)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,6 +586,21 @@ mod tests {
             }
             assert_eq!(keys, [12_345, 678], "pieces of {piece} bytes");
         }
+    }
+
+    #[test]
+    fn a_catch_up_batch_is_no_frame_of_the_window_and_the_frames_it_stands_for_are_missed() {
+        // Frames 1 to 4 are read by all three; the third subscriber fell
+        // behind on 2 and 3 and read a catch-up batch (key 20) instead.
+        let keys = vec![
+            vec![(1, 10), (2, 20), (3, 30), (4, 40)],
+            vec![(1, 11), (2, 21), (3, 31), (4, 41)],
+            vec![(1, 12), (20, 35), (4, 42)],
+        ];
+        assert_eq!(frames_received(&keys, 0..100), (4, vec![4, 4, 2]));
+        // The window is the frames first read within it; a frame read a
+        // little after its end still counts.
+        assert_eq!(frames_received(&keys, 15..35), (2, vec![2, 2, 0]));
     }
 
     #[test]
