@@ -79,6 +79,9 @@ fn first_undo_of(id: i64) -> i64 {
     id.saturating_mul(1 << PLACE_BITS)
 }
 
+#[path = "history_diff.rs"]
+mod diff;
+
 /// One column of a tracked table: its name and whether it is part of the
 /// primary key.
 #[derive(Debug, Clone)]
@@ -343,16 +346,59 @@ pub(crate) fn restore(conn: &Connection, target: u64) -> Result<(), StoreError> 
     // statement (a delete that cascades) changed several: a child may come
     // back before its parent. Foreign keys are checked once, at the end.
     conn.execute_batch("PRAGMA defer_foreign_keys = ON")?;
-    let replayed = undos
-        .iter()
-        .try_for_each(|undo| replay(conn, &tables, undo))
-        .and_then(|()| check_foreign_keys(conn));
+    let restored = restore_as_difference(conn, &tables, &undos);
     conn.execute_batch("PRAGMA defer_foreign_keys = OFF")?;
-    replayed.map_err(|why| StoreError::Conflict {
+    restored?.map_err(|why| StoreError::Conflict {
         kind: ConflictKind::HistoryDiverged,
         what: format!("the history since change {target}"),
         why,
     })
+}
+
+/// Replays `undos` in a savepoint to find the content they lead to, rolls
+/// it back and writes only what differs ([`diff`]), so that the restore's
+/// own undo rows are no more than the rows it changes. Where the
+/// difference cannot be written as it is (a unique value two rows swap),
+/// the undo rows are replayed for good instead. The inner result is why
+/// the history does not fit the content.
+fn restore_as_difference(
+    conn: &Connection,
+    tables: &HashMap<&'static str, Vec<Column>>,
+    undos: &[Undo],
+) -> Result<Result<(), String>, StoreError> {
+    let replay_all = || {
+        undos
+            .iter()
+            .try_for_each(|undo| replay(conn, tables, undo))
+            .and_then(|()| check_foreign_keys(conn))
+    };
+    let now = diff::Content::read(conn, tables)?;
+    conn.execute_batch("SAVEPOINT restore_target")?;
+    let target = match replay_all() {
+        Ok(()) => diff::Content::read(conn, tables),
+        Err(why) => {
+            conn.execute_batch("ROLLBACK TO restore_target; RELEASE restore_target")?;
+            return Ok(Err(why));
+        }
+    };
+    conn.execute_batch(
+        "ROLLBACK TO restore_target; RELEASE restore_target; PRAGMA defer_foreign_keys = ON",
+    )?;
+    let target = target?;
+    conn.execute_batch("SAVEPOINT restore_difference")?;
+    match diff::apply(conn, tables, &now, &target).and_then(|()| check_foreign_keys(conn)) {
+        Ok(()) => {
+            conn.execute_batch("RELEASE restore_difference")?;
+            Ok(Ok(()))
+        }
+        Err(why) => {
+            log::debug!("a restore's difference could not be written ({why}): replaying it");
+            conn.execute_batch(
+                "ROLLBACK TO restore_difference; RELEASE restore_difference; PRAGMA defer_foreign_keys = ON",
+            )?;
+            Ok(replay_all())
+        }
+    }
 }
 
 /// Every foreign key of the content holds (what the deferred checks would

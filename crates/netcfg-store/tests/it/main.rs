@@ -12,6 +12,7 @@ mod history;
 mod hostile;
 mod lifecycle;
 mod recordings;
+mod restores;
 mod scenarios;
 mod secrets;
 mod store;
