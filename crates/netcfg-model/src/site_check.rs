@@ -2,7 +2,7 @@
 //! reference tags' errors and the anchors' survey.
 
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::{SerialNumber, locate::Verdict};
 
@@ -68,7 +68,7 @@ pub struct TagPosition {
 }
 
 /// A position in mm.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PointMm {
     /// East, mm.
     pub x: i32,
@@ -95,7 +95,7 @@ impl PointMm {
 }
 
 /// Two anchors' measured range against their configured distance.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SurveyPair {
     /// One anchor.
     pub a: SerialNumber,
@@ -108,7 +108,7 @@ pub struct SurveyPair {
 }
 
 /// One anchor's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AnchorSurvey {
     /// The anchor or seeder.
     pub serial_number: SerialNumber,
@@ -122,7 +122,7 @@ pub struct AnchorSurvey {
 }
 
 /// A survey's result (`POST /nets/{net}/survey`).
-#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SurveyReport {
     /// When it was made, ms since the Unix epoch.
     pub time_ms: u64,

@@ -33,19 +33,29 @@ impl Service {
         Ok(self.engine().accuracy(name)?)
     }
 
-    /// Makes the anchors range each other and judges them (409 when stopped).
+    /// Makes the anchors range each other and judges them (409 when
+    /// stopped), and keeps the report beside the saved-state file, so that
+    /// it survives a restart of the server (decisions §20).
     pub async fn survey(&self, name: &ConfigName) -> Result<SurveyReport, ServiceError> {
         self.require_running(name, "survey its anchors").await?;
-        Ok(self.engine().survey(name).await?)
+        let report = self.engine().survey(name).await?;
+        let (net, kept) = (name.clone(), report.clone());
+        self.blocking(move |store| store.save_survey(&net, &kept))
+            .await?;
+        Ok(report)
     }
 
-    /// The last survey, if any.
+    /// The last survey, if any: the running network's, else the one kept.
     pub async fn last_survey(
         &self,
         name: &ConfigName,
     ) -> Result<Option<SurveyReport>, ServiceError> {
         self.require_net(name).await?;
-        Ok(self.engine().last_survey(name))
+        if let Some(report) = self.engine().last_survey(name) {
+            return Ok(Some(report));
+        }
+        let net = name.clone();
+        self.blocking(move |store| store.survey(&net)).await
     }
 
     /// The error the anchors' configured geometry predicts over a grid

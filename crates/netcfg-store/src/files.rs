@@ -71,6 +71,56 @@ fn remove_if_present(path: &Path) -> io::Result<()> {
     }
 }
 
+/// Writes `bytes` as the file `path` in `dir` (a directory of the data
+/// directory `data_dir`, created if missing) so that a crash leaves the
+/// old file or the new one whole: written to the temporary directory,
+/// synced, renamed over `path`, the directory synced. `private` files are
+/// readable by their owner only. `what` names it in an error.
+pub(crate) fn replace_file(
+    data_dir: &Path,
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    private: bool,
+    what: &str,
+) -> Result<(), StoreError> {
+    use std::io::Write as _;
+    fs::create_dir_all(dir).map_err(|error| StoreError::file(what, error))?;
+    // Named by the directory and the file: files of one name live in
+    // several directories (secrets/site.json, surveys/site.json).
+    let label = |path: &Path| {
+        path.file_name()
+            .map_or_else(String::new, |name| name.to_string_lossy().into_owned())
+    };
+    // And by a number of its own: two writers of one file never share
+    // a temporary one (the last rename wins, whole).
+    static WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let write = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let temp = data_dir.join(TEMP_DIR).join(format!(
+        "{}-{}-{}-{write}",
+        label(dir),
+        label(path),
+        std::process::id()
+    ));
+    let written = (|| {
+        let mut options = fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        if private {
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        }
+        let mut file = options.open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if let Err(error) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(StoreError::file(what, error));
+    }
+    sync_dir(dir)
+}
+
 /// Syncs a directory, so that a name created, renamed or removed in it
 /// survives a power cut.
 pub(crate) fn sync_dir(dir: &Path) -> Result<(), StoreError> {

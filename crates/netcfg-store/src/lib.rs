@@ -49,6 +49,7 @@ mod secrets;
 mod sql;
 mod stamps;
 mod store;
+mod surveys;
 mod transfer;
 mod wal_sync;
 

@@ -4,20 +4,11 @@
 //! configuration, `secrets/<name>.json`, readable by the server's user only,
 //! written whole (a temporary file, synced, renamed over the old one).
 
-use std::{
-    collections::BTreeMap,
-    fs,
-    io::{self, Write as _},
-    path::PathBuf,
-};
+use std::{collections::BTreeMap, fs, io, path::PathBuf};
 
 use netcfg_model::{ConfigName, ItemName, OutputSecrets};
 
-use crate::{
-    error::StoreError,
-    files::{self, TEMP_DIR},
-    store::Store,
-};
+use crate::{error::StoreError, files, store::Store};
 
 /// The directory of the credentials' files, inside the data directory.
 pub(crate) const SECRETS_DIR: &str = "secrets";
@@ -52,29 +43,15 @@ impl Store {
         if book.is_empty() {
             return remove_if_present(&path);
         }
-        let context = || format!("writing the credentials of {name}");
-        let dir = self.data_dir().join(SECRETS_DIR);
-        fs::create_dir_all(&dir).map_err(|error| StoreError::file(context(), error))?;
-        let temp = self
-            .data_dir()
-            .join(TEMP_DIR)
-            .join(format!("secrets-{name}-{}.json", std::process::id()));
         let bytes = serde_json::to_vec(book).expect("credentials serialise");
-        let written = (|| {
-            let mut options = fs::OpenOptions::new();
-            options.write(true).create(true).truncate(true);
-            #[cfg(unix)]
-            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-            let mut file = options.open(&temp)?;
-            file.write_all(&bytes)?;
-            file.sync_all()?;
-            fs::rename(&temp, &path)
-        })();
-        if let Err(error) = written {
-            let _ = fs::remove_file(&temp);
-            return Err(StoreError::file(context(), error));
-        }
-        files::sync_dir(&dir)
+        files::replace_file(
+            self.data_dir(),
+            &self.data_dir().join(SECRETS_DIR),
+            &path,
+            &bytes,
+            true,
+            &format!("writing the credentials of {name}"),
+        )
     }
 
     /// Every output's credentials of configuration `name`, by output name.

@@ -473,6 +473,7 @@ impl Store {
             files::sync_dir(&self.dir)?;
             self.move_secrets(name, new_name)?;
             self.move_recordings(name, new_name)?;
+            self.move_survey(name, new_name)?;
         }
         self.get(new_name)
     }
@@ -514,6 +515,7 @@ impl Store {
         }
         self.drop_secrets(name)?;
         self.drop_recordings(name)?;
+        self.drop_survey(name)?;
         files::sync_dir(&self.dir)
     }
 }

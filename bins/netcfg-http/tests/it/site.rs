@@ -104,6 +104,45 @@ fn a_reference_tag_is_located_from_the_measurements_within_its_estimate() {
     events.close();
 }
 
+/// The last survey is kept beside the saved-state file (decisions §20): a
+/// restart of the server keeps it, a rename takes it along, a deletion
+/// removes it.
+#[test]
+fn the_last_survey_survives_a_restart_and_follows_its_configuration() {
+    let server = Server::start();
+    server.create_on_simulator("site", &room());
+    act(&server, "site", "start");
+    let survey = server
+        .send(&Request::json("POST", "/nets/site/survey", &json!({})))
+        .expect(200)["survey"]
+        .clone();
+    act(&server, "site", "stop");
+
+    let server = server.restart(|_| {});
+    let kept = |server: &Server, net: &str| {
+        server
+            .send(&Request::get(&format!("/nets/{net}/survey")))
+            .expect(200)["survey"]
+            .clone()
+    };
+    assert_eq!(kept(&server, "site"), survey);
+
+    server
+        .send(&Request::json(
+            "PATCH",
+            "/nets/site",
+            &json!({"name": "hall", "instance": "sim"}),
+        ))
+        .expect(200);
+    assert_eq!(kept(&server, "hall"), survey);
+
+    server
+        .send(&Request::new("DELETE", "/nets/hall"))
+        .assert_status(204, "deleting hall");
+    server.create_on_simulator("hall", &room());
+    server.send(&Request::get("/nets/hall/survey")).expect(404);
+}
+
 #[test]
 fn a_displaced_anchor_is_found_by_the_survey_and_shown_in_the_accuracy() {
     let server = Server::start();

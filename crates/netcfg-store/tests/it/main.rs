@@ -16,3 +16,4 @@ mod restores;
 mod scenarios;
 mod secrets;
 mod store;
+mod surveys;
