@@ -4,7 +4,7 @@ use std::{collections::HashSet, path::PathBuf, time::Duration};
 
 use netcfg_model::{
     ConfigName, DataStream, Device, Instance, ItemName, NetworkMode, RfSetting, Role, SerialNumber,
-    SettingValue, SystemSetting, Zone, builtin_roles, default_streams,
+    SettingValue, SurveyReport, SystemSetting, Zone, builtin_roles, default_streams,
 };
 
 /// Everything the engine needs to run one configuration. The caller builds
@@ -33,6 +33,10 @@ pub struct NetworkPlan {
     pub log_directory: PathBuf,
     /// For a `replay:` instance, the recording the caller found for it.
     pub replay: Option<ReplayPlan>,
+    /// The last survey kept for the configuration (decisions §20): its bad
+    /// verdicts show in the anchors' health from the start, as they did
+    /// after the survey. Not compared for a restart.
+    pub survey: Option<SurveyReport>,
 }
 
 /// What a replay needs: where its recording is, as the caller found it.
@@ -61,6 +65,7 @@ impl NetworkPlan {
             zones: Vec::new(),
             log_directory,
             replay: None,
+            survey: None,
         }
     }
 

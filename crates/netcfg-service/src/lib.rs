@@ -505,6 +505,7 @@ impl Service {
                 zones: net.zones()?,
                 log_directory: store.log_dir(&name)?,
                 replay,
+                survey: store.survey(&name)?,
             })
         })
         .await

@@ -27,7 +27,7 @@ use std::{
 
 use netcfg_model::{
     CachedDevice, ConfigName, DeviceAction, Instance, ItemName, Level, Role, SerialNumber,
-    UnconfiguredDevice,
+    SurveyReport, UnconfiguredDevice,
 };
 use tokio::{
     sync::{Notify, broadcast, mpsc},
@@ -188,7 +188,13 @@ impl Session {
             timing: parts.timing,
             live: parts.live,
             locator: Mutex::new(Locator::new(&parts_plan_for_locator, truth)),
-            badly_surveyed: Mutex::new(HashSet::new()),
+            badly_surveyed: Mutex::new(
+                parts_plan_for_locator
+                    .survey
+                    .iter()
+                    .flat_map(SurveyReport::bad_anchors)
+                    .collect(),
+            ),
             zoning: Mutex::new(zoning::Zoning::new(&parts_plan_for_locator)),
             zone_actions,
         });

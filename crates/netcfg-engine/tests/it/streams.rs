@@ -144,12 +144,13 @@ async fn a_badly_surveyed_anchor_says_so_in_its_health() {
     aim_stream(&mut plan, "Anchor", anchor_port);
     report_health_every_second(&mut plan);
     let name = plan.configuration.clone();
+    let unsurveyed = plan.clone();
     within("start", engine.start(plan)).await.unwrap();
 
     let survey = within("survey", engine.survey(&name)).await.unwrap();
     let bad: Vec<_> = survey.bad_anchors().collect();
     assert_eq!(bad, [serial("01:04:0003")], "{survey:?}");
-    assert_eq!(engine.last_survey(&name), Some(survey));
+    assert_eq!(engine.last_survey(&name).as_ref(), Some(&survey));
 
     // Reports sent before the survey may still be queued: read from the
     // first that names the bad survey (within a few report periods).
@@ -171,6 +172,27 @@ async fn a_badly_surveyed_anchor_says_so_in_its_health() {
     for (anchor, code) in codes {
         let expected = if anchor == serial("01:04:0003") { 2 } else { 0 };
         assert_eq!(code, expected, "{anchor}");
+    }
+    within("stop", engine.stop(&name)).await.unwrap();
+
+    // Started again with the survey kept (decisions §20: the caller reads
+    // it from beside the saved-state file), the very first reports say so.
+    let mut kept = unsurveyed;
+    kept.survey = Some(survey);
+    within("start again", engine.start(kept)).await.unwrap();
+    let mut first = std::collections::BTreeMap::new();
+    while first.len() < 4 {
+        for item in next_datagram(&anchor).await.items {
+            if let Item::AnchorHealthV5(health) = item {
+                first
+                    .entry(health.serial_number)
+                    .or_insert(health.interanchor_comms_error_code);
+            }
+        }
+    }
+    for (anchor, code) in first {
+        let expected = if anchor == serial("01:04:0003") { 2 } else { 0 };
+        assert_eq!(code, expected, "{anchor} after the start");
     }
     within("stop", engine.stop(&name)).await.unwrap();
 }
