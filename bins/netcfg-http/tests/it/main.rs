@@ -19,6 +19,7 @@ mod operations;
 mod outputs;
 mod recordings;
 mod schedules;
+mod secured_outputs;
 mod security;
 mod site;
 mod tls;

@@ -37,12 +37,16 @@ fn status_in(server: &Server, net: &str, output: &str) -> Value {
         .clone()
 }
 
-fn status(server: &Server, output: &str) -> Value {
+pub(crate) fn status(server: &Server, output: &str) -> Value {
     status_in(server, "room", output)
 }
 
 /// Polls the output's status until `wanted` holds.
-fn status_until(server: &Server, output: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn status_until(
+    server: &Server,
+    output: &str,
+    wanted: impl Fn(&Value) -> bool,
+) -> Value {
     status_until_in(server, "room", output, wanted)
 }
 
@@ -71,7 +75,7 @@ fn zone_message(event: &'static str) -> impl Fn(&Message) -> bool {
     }
 }
 
-fn site_with_desk(server: &Server) {
+pub(crate) fn site_with_desk(server: &Server) {
     server.create_on_simulator("room", &room());
     set_instance(server, "room", "sim?toa_noise_mm=20&seed=4");
     server
@@ -84,7 +88,7 @@ fn site_with_desk(server: &Server) {
 }
 
 /// Adds the output `body` to `room`; returns it as created.
-fn add_output(server: &Server, body: &Value) -> Value {
+pub(crate) fn add_output(server: &Server, body: &Value) -> Value {
     server
         .send(&Request::json("POST", "/nets/room/outputs", body))
         .expect(201)["output"]

@@ -7,9 +7,14 @@ persists keeps its subscription and queues QoS 1 messages across a restart),
 subscribes to TOPIC at QoS 1, reconnects by itself, and prints one JSON line
 per message: {"topic", "payload" (text), "qos", "retain"}, and
 {"connected": true} on each connection. Runs until its standard input closes.
+
+With MQTT_CAFILE set it speaks TLS, trusting that authority's certificate
+(and checking the broker's name); with MQTT_USERNAME and MQTT_PASSWORD it
+logs in.
 """
 
 import json
+import os
 import sys
 import threading
 
@@ -42,6 +47,10 @@ def on_message(client, userdata, message):
 client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
 client.on_connect = on_connect
 client.on_message = on_message
+if os.environ.get("MQTT_CAFILE"):
+    client.tls_set(ca_certs=os.environ["MQTT_CAFILE"])
+if os.environ.get("MQTT_USERNAME"):
+    client.username_pw_set(os.environ["MQTT_USERNAME"], os.environ.get("MQTT_PASSWORD"))
 client.reconnect_delay_set(min_delay=1, max_delay=1)
 client.connect_async(host, port, keepalive=10)
 client.loop_start()

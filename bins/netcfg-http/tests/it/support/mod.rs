@@ -19,6 +19,7 @@ use serde_json::Value;
 
 pub(crate) mod disk;
 pub(crate) mod mqtt;
+pub(crate) mod pki;
 mod sse;
 pub(crate) use sse::{EventClient, SseEvent};
 

@@ -30,6 +30,41 @@ pub(crate) struct Broker {
 impl Broker {
     /// Starts one; it keeps subscribers' sessions across a restart.
     pub(crate) fn start() -> Self {
+        Self::start_with(|port, _| format!("listener {port} 127.0.0.1\nallow_anonymous true\n"))
+    }
+
+    /// Starts one that speaks only TLS, with the certificate `pki`'s
+    /// authority signed for `localhost` (on every interface, so that
+    /// `localhost` reaches it however it resolves), and lets in only
+    /// `username` with `password`.
+    pub(crate) fn start_secured(pki: &super::pki::Pki, username: &str, password: &str) -> Self {
+        Self::start_with(|port, dir| {
+            let passwords = dir.join("passwords");
+            let made = Command::new("mosquitto_passwd")
+                .args(["-b", "-c"])
+                .arg(&passwords)
+                .args([username, password])
+                .status()
+                .expect("mosquitto_passwd runs (apt-get install mosquitto)");
+            assert!(made.success(), "mosquitto_passwd made no password file");
+            std::fs::set_permissions(
+                &passwords,
+                std::os::unix::fs::PermissionsExt::from_mode(0o644),
+            )
+            .expect("a readable password file");
+            format!(
+                "listener {port}\ncafile {}\ncertfile {}\nkeyfile {}\nallow_anonymous false\npassword_file {}\n",
+                pki.ca.display(),
+                pki.cert.display(),
+                pki.key.display(),
+                passwords.display()
+            )
+        })
+    }
+
+    /// Starts one whose listener `listener` says (given its port and
+    /// directory).
+    fn start_with(listener: impl FnOnce(u16, &std::path::Path) -> String) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         // Started as root, mosquitto drops to its own user, which must be
         // able to write its persistence file here.
@@ -43,7 +78,8 @@ impl Broker {
         std::fs::write(
             &config,
             format!(
-                "listener {port} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\nlog_dest none\n",
+                "{}persistence true\npersistence_location {}/\nlog_dest none\n",
+                listener(port, dir.path()),
                 dir.path().display()
             ),
         )
@@ -124,15 +160,41 @@ impl Subscriber {
     /// Subscribes to `topic` at QoS 1 on `broker`, and waits until it is
     /// connected.
     pub(crate) fn start(broker: &Broker, topic: &str, client_id: &str) -> Self {
+        Self::start_as(broker, topic, client_id, None)
+    }
+
+    /// [`Subscriber::start`] over TLS to `localhost`, trusting `ca`, as
+    /// `username` with `password`.
+    pub(crate) fn start_secured(
+        broker: &Broker,
+        topic: &str,
+        client_id: &str,
+        login: (&std::path::Path, &str, &str),
+    ) -> Self {
+        Self::start_as(broker, topic, client_id, Some(login))
+    }
+
+    fn start_as(
+        broker: &Broker,
+        topic: &str,
+        client_id: &str,
+        login: Option<(&std::path::Path, &str, &str)>,
+    ) -> Self {
         let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mqtt/subscribe.py");
-        let mut child = Command::new("python3")
-            .args([
-                script,
-                "127.0.0.1",
-                &broker.port.to_string(),
-                topic,
-                client_id,
-            ])
+        let mut command = Command::new("python3");
+        if let Some((ca, username, password)) = login {
+            command
+                .env("MQTT_CAFILE", ca)
+                .env("MQTT_USERNAME", username)
+                .env("MQTT_PASSWORD", password);
+        }
+        let host = if login.is_some() {
+            "localhost"
+        } else {
+            "127.0.0.1"
+        };
+        let mut child = command
+            .args([script, host, &broker.port.to_string(), topic, client_id])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
