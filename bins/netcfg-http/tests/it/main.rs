@@ -21,6 +21,7 @@ mod recordings;
 mod schedules;
 mod secured_outputs;
 mod security;
+mod several_hosts;
 mod site;
 mod tls;
 mod tracking;

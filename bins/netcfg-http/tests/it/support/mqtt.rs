@@ -62,6 +62,22 @@ impl Broker {
         })
     }
 
+    /// Starts a site's broker, bridged to `central`: what is published
+    /// under `site/#` goes on to it at QoS 1 (`docs/outputs.md`, Past one
+    /// machine), queued while the central one is away. `site` names the
+    /// bridge's client on the central broker: bridges of one name (by
+    /// default the host's) would take each other's place there.
+    pub(crate) fn start_bridged(central: &Broker, site: &str) -> Self {
+        let central = central.port;
+        Self::start_with(|port, _| {
+            format!(
+                "listener {port} 127.0.0.1\nallow_anonymous true\nmax_queued_messages 100000\n\
+                 connection central\naddress 127.0.0.1:{central}\ntopic site/# out 1\n\
+                 cleansession false\nrestart_timeout 1\nremote_clientid bridge-{site}\n"
+            )
+        })
+    }
+
     /// Starts one whose listener `listener` says (given its port and
     /// directory).
     fn start_with(listener: impl FnOnce(u16, &std::path::Path) -> String) -> Self {
