@@ -11,7 +11,7 @@ use std::{process::Command, thread, time::Duration};
 use serde_json::json;
 
 use crate::{
-    outputs::{add_output, site_with_desk, status_until},
+    outputs::{add_output, move_the_desk_away, site_with_desk, status_until},
     support::{
         Request, Server, act,
         mqtt::{Broker, Message, Subscriber},
@@ -105,13 +105,7 @@ fn three_sites_reach_a_central_broker_through_bridges_and_none_is_lost_or_silent
     // arrive once it is back (the site brokers queue them, QoS 1).
     central.stop();
     for server in &servers {
-        server
-            .send(&Request::json(
-                "PATCH",
-                "/nets/room/zones/desk",
-                &json!({"polygon": [[0, 0], [1000, 0], [1000, 1000], [0, 1000]]}),
-            ))
-            .expect(200);
+        move_the_desk_away(server);
     }
     thread::sleep(Duration::from_secs(30));
     central.restart();
