@@ -64,7 +64,7 @@ pub(crate) fn remove_database(path: &Path) -> io::Result<()> {
     remove_if_present(path)
 }
 
-fn remove_if_present(path: &Path) -> io::Result<()> {
+pub(crate) fn remove_if_present(path: &Path) -> io::Result<()> {
     match fs::remove_file(path) {
         Err(error) if error.kind() != io::ErrorKind::NotFound => Err(error),
         _ => Ok(()),

@@ -480,28 +480,18 @@ fn replay(
             .map_err(sql_error)
     };
     let differs = || format!("a row of {table} is not what the history says it was");
+    let statements = diff::Statements::of(table, columns);
     match undo.action.as_str() {
         "delete" => {
             let key = values_of(undo.key.as_deref(), &keys)?;
-            let sql = format!("DELETE FROM main.\"{table}\" WHERE {}", matching(&keys, 1));
-            conn.prepare_cached(&sql)
+            conn.prepare_cached(&statements.delete)
                 .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(&key)))
                 .map_err(sql_error)?;
         }
         "insert" => {
             let old = values_of(undo.old.as_deref(), &all)?;
-            let names: Vec<String> = all
-                .iter()
-                .map(|column| format!("\"{}\"", column.name))
-                .collect();
-            let slots: Vec<String> = (1..=all.len()).map(|index| format!("?{index}")).collect();
-            let sql = format!(
-                "INSERT INTO main.\"{table}\" ({}) VALUES ({})",
-                names.join(", "),
-                slots.join(", ")
-            );
             let inserted = conn
-                .prepare_cached(&sql)
+                .prepare_cached(&statements.insert)
                 .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(&old)));
             if let Err(error) = inserted
                 && !already(&old)?
@@ -512,19 +502,9 @@ fn replay(
         "update" => {
             let key = values_of(undo.key.as_deref(), &keys)?;
             let old = values_of(undo.old.as_deref(), &all)?;
-            let assignments: Vec<String> = all
-                .iter()
-                .enumerate()
-                .map(|(index, column)| format!("\"{}\" = ?{}", column.name, index + 1))
-                .collect();
-            let sql = format!(
-                "UPDATE main.\"{table}\" SET {} WHERE {}",
-                assignments.join(", "),
-                matching(&keys, all.len() + 1)
-            );
             let parameters = old.iter().chain(key.iter());
             let updated = conn
-                .prepare_cached(&sql)
+                .prepare_cached(&statements.update)
                 .and_then(|mut statement| statement.execute(rusqlite::params_from_iter(parameters)))
                 .map_err(sql_error)?;
             if updated == 0 && !already(&old)? {

@@ -125,15 +125,18 @@ pub(super) fn apply(
     Ok(())
 }
 
-/// The statements that delete, insert and update one row of a table.
-struct Statements {
-    delete: String,
-    insert: String,
-    update: String,
+/// The statements that delete, insert and update one row of a table (by
+/// its key; an insert and an update take every column, in the table's
+/// order, an update then the key): what a replayed undo row and a
+/// difference both write.
+pub(super) struct Statements {
+    pub(super) delete: String,
+    pub(super) insert: String,
+    pub(super) update: String,
 }
 
 impl Statements {
-    fn of(table: &str, columns: &[Column]) -> Self {
+    pub(super) fn of(table: &str, columns: &[Column]) -> Self {
         let all: Vec<&Column> = columns.iter().collect();
         let keys: Vec<&Column> = columns.iter().filter(|column| column.key).collect();
         let names: Vec<String> = all

@@ -69,13 +69,7 @@ impl Store {
 
     /// Removes `net`'s survey (a deletion of the configuration).
     pub(crate) fn drop_survey(&self, net: &ConfigName) -> Result<(), StoreError> {
-        match fs::remove_file(self.survey_path(net)?) {
-            Ok(()) => Ok(()),
-            Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
-            Err(error) => Err(StoreError::file(
-                format!("deleting the survey of {net}"),
-                error,
-            )),
-        }
+        files::remove_if_present(&self.survey_path(net)?)
+            .map_err(|error| StoreError::file(format!("deleting the survey of {net}"), error))
     }
 }
