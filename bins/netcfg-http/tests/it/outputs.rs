@@ -5,7 +5,7 @@
 //! credentials never come back out.
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::Write,
     net::TcpListener,
     sync::mpsc,
     thread,
@@ -21,6 +21,7 @@ use crate::{
     support::{
         HUNG, Request, Server, act, copy, header,
         mqtt::{Broker, Message, Subscriber},
+        read_http_request,
     },
 };
 
@@ -280,25 +281,7 @@ fn webhook_receiver() -> (u16, mpsc::Receiver<Received>) {
     thread::spawn(move || {
         for (count, stream) in listener.incoming().enumerate() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut headers = Vec::new();
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            loop {
-                line.clear();
-                reader.read_line(&mut line).unwrap();
-                let text = line.trim_end();
-                if text.is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = text.split_once(':') {
-                    headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
-                }
-            }
-            let length =
-                header(&headers, "content-length").map_or(0, |value| value.parse().unwrap());
-            let mut body = vec![0; length];
-            reader.read_exact(&mut body).unwrap();
+            let (headers, body) = read_http_request(&mut stream).expect("a whole request");
             let answer = if count == 0 {
                 "HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
             } else {

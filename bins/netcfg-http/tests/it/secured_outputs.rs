@@ -7,7 +7,7 @@
 //! not a retry that looks like "connecting".
 
 use std::{
-    io::{BufRead, BufReader, Read, Write},
+    io::Write,
     net::TcpListener,
     sync::{Arc, mpsc},
     thread,
@@ -25,6 +25,7 @@ use crate::{
         HUNG, Request, Server, act,
         mqtt::{Broker, Subscriber},
         pki::Pki,
+        read_http_request,
     },
 };
 
@@ -137,7 +138,7 @@ fn https_receiver(pki: &Pki) -> (u16, mpsc::Receiver<Vec<u8>>) {
                 continue;
             };
             let mut tls = StreamOwned::new(connection, socket);
-            let Some(body) = read_request(&mut tls) else {
+            let Some((_, body)) = read_http_request(&mut tls) else {
                 // A client that refused our certificate: nothing to read.
                 continue;
             };
@@ -152,30 +153,6 @@ fn https_receiver(pki: &Pki) -> (u16, mpsc::Receiver<Vec<u8>>) {
         }
     });
     (port, received)
-}
-
-/// The body of one HTTP/1.1 request (by its content-length).
-fn read_request(stream: &mut impl Read) -> Option<Vec<u8>> {
-    let mut reader = BufReader::new(stream);
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
-    let mut length = 0;
-    loop {
-        line.clear();
-        reader.read_line(&mut line).ok()?;
-        let text = line.trim_end();
-        if text.is_empty() {
-            break;
-        }
-        if let Some((name, value)) = text.split_once(':')
-            && name.trim().eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().ok()?;
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(body)
 }
 
 #[test]

@@ -664,6 +664,34 @@ pub(crate) fn wait_until<T>(mut look: impl FnMut() -> T, done: impl Fn(&T) -> bo
 }
 
 /// The value of the first of `headers` called `name` (any case).
+/// Headers as (name, value) pairs.
+pub(crate) type Headers = Vec<(String, String)>;
+
+/// One HTTP/1.1 request read from `stream`, as a test's web service gets
+/// it: its headers (lower-case names) and its body (by content-length);
+/// `None` when the client went away first.
+pub(crate) fn read_http_request(stream: impl Read) -> Option<(Headers, Vec<u8>)> {
+    let mut reader = BufReader::new(stream);
+    let mut headers = Vec::new();
+    let mut line = String::new();
+    reader.read_line(&mut line).ok()?;
+    loop {
+        line.clear();
+        reader.read_line(&mut line).ok()?;
+        let text = line.trim_end();
+        if text.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = text.split_once(':') {
+            headers.push((name.trim().to_ascii_lowercase(), value.trim().to_owned()));
+        }
+    }
+    let length = header(&headers, "content-length").map_or(Some(0), |value| value.parse().ok())?;
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    Some((headers, body))
+}
+
 pub(crate) fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers
         .iter()
