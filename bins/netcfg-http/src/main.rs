@@ -10,6 +10,7 @@ mod baseline;
 mod settings;
 mod systemd;
 mod tls;
+mod users;
 
 use std::sync::Arc;
 
@@ -79,6 +80,7 @@ fn start_service(
     };
     let service = Service::new(services);
     service.set_recording_limits(settings.recording_limits()?);
+    service.set_people_settings(settings.people()?);
     service.start_background_work(engine_runtime.handle());
     Ok((engine_runtime, engine, service))
 }
@@ -90,6 +92,9 @@ fn main() -> Result<()> {
         std::env::vars().filter(|(name, _)| !Baseline::is_variable(name)),
     )?;
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
+    if let Some(settings::Command::Users(command)) = &cli.command {
+        return users::run(&settings, command);
+    }
 
     let (engine_runtime, engine, service) = start_service(&settings)?;
     let state = actix_web::web::Data::new(

@@ -21,7 +21,7 @@ use netcfg_api::ApiVersion;
 )]
 pub(crate) struct Cli {
     /// A TOML configuration file (keys as below).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     /// The address to listen on [default: 0.0.0.0].
     #[arg(long, value_name = "ADDR")]
@@ -30,7 +30,7 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "N")]
     pub(crate) port: Option<u16>,
     /// Where the configurations' saved-state files live (created) [default: ./netcfg-data].
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR")]
     pub(crate) data_dir: Option<PathBuf>,
     /// The API version answering requests without an Api-Version header [default: 5.1].
     #[arg(long, value_name = "5.1|5.0")]
@@ -41,6 +41,45 @@ pub(crate) struct Cli {
     /// The certificate's private key (PEM): with --tls-cert, HTTPS only.
     #[arg(long, value_name = "FILE")]
     pub(crate) tls_key: Option<PathBuf>,
+    /// What to do instead of serving.
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// What the server's binary does besides serving.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum Command {
+    /// The users of the data directory (docs/people.md), with the server
+    /// running or not: `users add NAME --role admin` makes the first admin.
+    #[command(subcommand)]
+    Users(UsersCommand),
+}
+
+/// `netcfg-http users ...`: a password is read from the terminal (twice,
+/// not shown), or as one line of standard input when that is not a
+/// terminal.
+#[derive(Debug, clap::Subcommand)]
+pub(crate) enum UsersCommand {
+    /// Adds a user.
+    Add {
+        /// Its name: 1 to 64 of a-z 0-9 . _ -, starting with a letter or digit.
+        name: String,
+        /// viewer, operator, editor or admin.
+        #[arg(long)]
+        role: String,
+    },
+    /// Lists the users.
+    List,
+    /// Sets a user's password (its sessions end).
+    Passwd {
+        /// The user.
+        name: String,
+    },
+    /// Deletes a user and its keys (never the last enabled admin).
+    Delete {
+        /// The user.
+        name: String,
+    },
 }
 
 /// One key of the settings: its name, default and meaning. The table of
@@ -77,7 +116,7 @@ pub(crate) const KEYS: &[Key] = &[
     Key {
         name: "auth.tokens",
         default: "[]",
-        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\", name = \"<who, for the change history>\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`; `name` is optional (`token-<n>` by its place in the list). When set, every request but GET /api, /api.json and the web front end's files (/ and /ui/) needs `Authorization: Bearer <token>` (401 without; 403 for a read-only token on a change).",
+        meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\", name = \"<who, for the change history>\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`; `name` is optional (`token-<n>` by its place in the list). A read-only token acts as the role viewer, an admin token as admin; any token (or any user) turns access control on (docs/api/people.md).",
     },
     Key {
         name: "tls_cert",
@@ -124,6 +163,21 @@ pub(crate) const KEYS: &[Key] = &[
         default: "256MiB",
         meaning: "A recording stops (`disk`) before the data directory's disk has less than this free, and none starts below it.",
     },
+    Key {
+        name: "session_idle",
+        default: "8h",
+        meaning: "A signed-in session unused this long ends (a number and `s`, `m`, `h` or `d`).",
+    },
+    Key {
+        name: "session_max",
+        default: "7d",
+        meaning: "A signed-in session ends this long after its sign-in in any case.",
+    },
+    Key {
+        name: "audit_keep",
+        default: "100000",
+        meaning: "The most entries the audit trail keeps (`GET /audit`); the oldest are dropped first and counted.",
+    },
 ];
 
 /// A size setting: a whole number of bytes, or with `KiB`, `MiB`, `GiB`
@@ -150,6 +204,29 @@ fn bytes_setting(key: &str, text: &str) -> Result<u64> {
     value
         .checked_mul(1 << shift)
         .with_context(|| format!("{key} = `{text}` is too large"))
+}
+
+/// A duration setting (`30s`, `15m`, `8h`, `7d`), in milliseconds.
+fn duration_ms(key: &str, text: &str) -> Result<i64> {
+    let trimmed = text.trim();
+    let digits = trimmed
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(trimmed.len());
+    let (number, unit) = trimmed.split_at(digits);
+    let unit_ms: i64 = match unit.trim() {
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        other => anyhow::bail!("{key} = `{text}`: `{other}` is not a unit (give s, m, h or d)"),
+    };
+    let value: i64 = number
+        .parse()
+        .with_context(|| format!("{key} = `{text}`: not a whole number"))?;
+    value
+        .checked_mul(unit_ms)
+        .filter(|ms| *ms > 0)
+        .with_context(|| format!("{key} = `{text}`: give a positive duration, at most years"))
 }
 
 /// The keys, for `--help`.
@@ -252,6 +329,9 @@ pub(crate) struct Settings {
     pub(crate) recording_limit: String,
     pub(crate) recordings_limit: String,
     pub(crate) recording_keep_free: String,
+    pub(crate) session_idle: String,
+    pub(crate) session_max: String,
+    pub(crate) audit_keep: u64,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -309,6 +389,7 @@ impl Settings {
             .context("the settings are not valid")?;
         settings.version()?;
         settings.recording_limits()?;
+        settings.people()?;
         settings.auth()?;
         settings.tls()?;
         if settings.max_connections == 0 {
@@ -339,6 +420,19 @@ impl Settings {
             per_recording: bytes_setting("recording_limit", &self.recording_limit)?,
             total: bytes_setting("recordings_limit", &self.recordings_limit)?,
             keep_free: bytes_setting("recording_keep_free", &self.recording_keep_free)?,
+        })
+    }
+
+    /// How long sessions last and how much audit is kept (decisions §17).
+    pub(crate) fn people(&self) -> Result<netcfg_service::PeopleSettings> {
+        let idle_ms = duration_ms("session_idle", &self.session_idle)?;
+        let max_ms = duration_ms("session_max", &self.session_max)?;
+        if self.audit_keep == 0 {
+            anyhow::bail!("audit_keep must be at least 1");
+        }
+        Ok(netcfg_service::PeopleSettings {
+            sessions: netcfg_model::people::SessionLimits { idle_ms, max_ms },
+            audit_keep: self.audit_keep,
         })
     }
 

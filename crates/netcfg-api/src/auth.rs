@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use netcfg_model::people::AccessRole;
+use netcfg_service::Identity;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -20,10 +22,18 @@ pub(crate) const READY: &str = "/readyz";
 /// See [`HEALTH`].
 pub(crate) const METRICS: &str = "/metrics";
 
-/// The name of the token a request showed, kept in the request's
-/// extensions for the change history.
-#[derive(Debug, Clone)]
-pub(crate) struct TokenName(pub(crate) std::sync::Arc<str>);
+/// Who a request is, as the gate found it: kept in the request's
+/// extensions for the dispatcher's check of the row's least role, the
+/// handlers of people and the change history's origin.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Requester {
+    /// Whether access control is on (a user or a token exists).
+    pub(crate) on: bool,
+    /// The identity, if the request showed a live one.
+    pub(crate) identity: Option<Identity>,
+    /// The request sent a session cookie that no longer works.
+    pub(crate) session_ended: bool,
+}
 
 /// What a token may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +42,16 @@ pub enum Access {
     ReadOnly,
     /// Everything.
     Admin,
+}
+
+impl Access {
+    /// The role of decisions §17 a token of this access acts with.
+    pub fn role(self) -> AccessRole {
+        match self {
+            Self::ReadOnly => AccessRole::Viewer,
+            Self::Admin => AccessRole::Admin,
+        }
+    }
 }
 
 impl std::str::FromStr for Access {
@@ -101,20 +121,27 @@ pub enum AuthError {
     BadName,
 }
 
-/// The outcome of checking a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// What the bearer credential of a request says (the gate's first look;
+/// the row's least role is checked by the dispatcher).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Verdict {
-    /// Let it through; with access control on, the index of the token
-    /// that was shown (its name goes into the change history).
-    Allowed(Option<usize>),
-    /// No token, or not a known one: 401.
+    /// Access control is off, or the path is open to all (the API's own
+    /// description, the front end's files, health and readiness).
+    Open,
+    /// Access control is on and the request sends no bearer credential: a
+    /// session cookie may still name it, else the row decides (401).
+    Anonymous,
+    /// A known token or a live API key.
+    Identified(Identity),
+    /// A bearer credential that is no known token or live key: 401.
     Unauthenticated,
-    /// A read-only token on a change: 403.
-    Forbidden,
-    /// Too many wrong tokens from this client lately: 429, its token not
-    /// checked; it may try again after the duration.
+    /// Too many unknown credentials from this client lately: 429, its
+    /// credential not checked; it may try again after the duration.
     LockedOut(std::time::Duration),
 }
+
+/// Reads an API key's secret (`ncfg_...`) as the service's identity of it.
+pub(crate) type KeyReader<'a> = &'a dyn Fn(&str) -> Option<Identity>;
 
 fn digest_of(secret: &str) -> [u8; 32] {
     Sha256::digest(secret.as_bytes()).into()
@@ -178,59 +205,66 @@ impl Auth {
         Ok(self)
     }
 
-    /// The name of token `index` (from [`Verdict::Allowed`]).
-    pub(crate) fn name(&self, index: usize) -> Option<std::sync::Arc<str>> {
-        self.tokens.get(index).map(|token| token.name.clone())
-    }
-
     /// True when tokens are configured.
     pub fn is_on(&self) -> bool {
         !self.tokens.is_empty()
     }
 
-    /// Judges a request by its method, path and `Authorization` header,
-    /// and by the wrong tokens its client (`address`) sent lately
-    /// (`crate::lockout`).
+    /// Judges a request's bearer credential by its method, path and
+    /// `Authorization` header, and by the wrong credentials its client
+    /// (`address`) sent lately (`crate::lockout`). `keys` reads API keys,
+    /// and is given only when users exist: access control is on when it
+    /// is, or when tokens are configured.
     pub(crate) fn judge(
         &self,
         method: &str,
         path: &str,
         authorization: Option<&str>,
         address: Option<std::net::IpAddr>,
+        keys: Option<KeyReader<'_>>,
     ) -> Verdict {
-        if !self.is_on() || is_open(method, path) {
-            return Verdict::Allowed(None);
+        if !(self.is_on() || keys.is_some()) || is_open(method, path) {
+            return Verdict::Open;
         }
         let Some(secret) = authorization.and_then(|value| value.strip_prefix("Bearer ")) else {
-            return Verdict::Unauthenticated;
+            return Verdict::Anonymous;
         };
+        let secret = secret.trim();
+        let identity = if secret.starts_with(netcfg_model::people::KEY_PREFIX) {
+            keys.and_then(|read| read(secret))
+        } else {
+            self.token(secret)
+        };
+        // A live credential is never refused or slowed (decisions §17):
+        // keys and tokens are too long to guess, so the lockout only keeps
+        // a client's wrong ones from being answered one by one.
+        if let Some(identity) = identity {
+            return Verdict::Identified(identity);
+        }
         let now = std::time::Instant::now();
         if let Some(wait) = self.lockout.refused(address, now) {
             return Verdict::LockedOut(wait);
         }
-        let digest = digest_of(secret.trim());
+        self.lockout.failed(address, now);
+        Verdict::Unauthenticated
+    }
+
+    /// The identity of a configured token's secret.
+    fn token(&self, secret: &str) -> Option<Identity> {
+        let digest = digest_of(secret);
         // Every token is compared, so the time taken does not tell which matched.
         let best = self
             .tokens
             .iter()
-            .enumerate()
-            .filter(|(_, token)| constant_time_eq(&token.digest, &digest))
-            .map(|(index, token)| (index, token.access))
-            .fold(None, |best, (index, access)| match (best, access) {
-                (Some((_, Access::Admin)), _) => best,
-                _ => Some((index, access)),
-            });
-        match best {
-            None => {
-                self.lockout.failed(address, now);
-                Verdict::Unauthenticated
-            }
-            Some((index, Access::Admin)) => Verdict::Allowed(Some(index)),
-            Some((index, Access::ReadOnly)) if matches!(method, "GET" | "HEAD") => {
-                Verdict::Allowed(Some(index))
-            }
-            Some((_, Access::ReadOnly)) => Verdict::Forbidden,
-        }
+            .filter(|token| constant_time_eq(&token.digest, &digest))
+            .map(|token| (token.name.clone(), token.access.role()))
+            .max_by_key(|(_, role)| *role)?;
+        Some(Identity::token(best.0, best.1))
+    }
+
+    /// The failed credentials of recent clients, which sign-ins count too.
+    pub(crate) fn lockout(&self) -> &crate::lockout::Lockout {
+        &self.lockout
     }
 }
 
@@ -270,91 +304,105 @@ mod tests {
             .unwrap()
     }
 
+    fn judge(auth: &Auth, method: &str, path: &str, authorization: Option<&str>) -> Verdict {
+        auth.judge(method, path, authorization, None, None)
+    }
+
+    fn role_of(verdict: Verdict) -> Option<(String, AccessRole)> {
+        match verdict {
+            Verdict::Identified(identity) => Some((identity.origin(), identity.role)),
+            _ => None,
+        }
+    }
+
     #[test]
     fn off_lets_everything_through() {
         assert_eq!(
-            Auth::off().judge("DELETE", "/nets/a", None, None),
-            Verdict::Allowed(None)
+            judge(&Auth::off(), "DELETE", "/nets/a", None),
+            Verdict::Open
         );
     }
 
     #[test]
-    fn tokens_are_judged_by_access_and_method() {
+    fn tokens_are_identities_with_the_role_of_their_access() {
         let auth = auth();
+        assert_eq!(judge(&auth, "GET", "/nets", None), Verdict::Anonymous);
         assert_eq!(
-            auth.judge("GET", "/nets", None, None),
-            Verdict::Unauthenticated
+            judge(&auth, "GET", "/nets", Some("Basic abc")),
+            Verdict::Anonymous
         );
         assert_eq!(
-            auth.judge("GET", "/nets", Some("Bearer wrong-secret-0123456789"), None),
-            Verdict::Unauthenticated
-        );
-        assert_eq!(
-            auth.judge("GET", "/nets", Some("Basic abc"), None),
-            Verdict::Unauthenticated
-        );
-        assert_eq!(
-            auth.judge(
+            judge(
+                &auth,
                 "GET",
                 "/nets",
-                Some("Bearer reader-secret-0123456789"),
-                None
+                Some("Bearer wrong-secret-0123456789")
             ),
-            Verdict::Allowed(Some(1))
+            Verdict::Unauthenticated
         );
         assert_eq!(
-            auth.judge(
+            role_of(judge(
+                &auth,
                 "POST",
                 "/nets",
-                Some("Bearer reader-secret-0123456789"),
-                None
-            ),
-            Verdict::Forbidden
+                Some("Bearer reader-secret-0123456789")
+            )),
+            Some(("token:token-2".to_owned(), AccessRole::Viewer))
         );
         assert_eq!(
-            auth.judge(
+            role_of(judge(
+                &auth,
                 "POST",
                 "/nets",
-                Some("Bearer admin-secret-0123456789"),
-                None
-            ),
-            Verdict::Allowed(Some(0))
+                Some("Bearer admin-secret-0123456789")
+            )),
+            Some(("token:token-1".to_owned(), AccessRole::Admin))
         );
+        for (method, path) in [
+            ("GET", "/api.json"),
+            ("GET", "/api/index.html"),
+            ("GET", "/"),
+            ("HEAD", "/ui/app.js"),
+            ("GET", "/healthz"),
+            ("GET", "/readyz"),
+        ] {
+            assert_eq!(judge(&auth, method, path, None), Verdict::Open, "{path}");
+        }
+        for (method, path) in [
+            ("GET", "/uix"),
+            ("POST", "/"),
+            ("GET", "/metrics"),
+            ("POST", "/api.json"),
+        ] {
+            assert_eq!(
+                judge(&auth, method, path, None),
+                Verdict::Anonymous,
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn keys_are_read_by_the_service_and_turn_access_control_on() {
+        let keys = |secret: &str| {
+            (secret == "ncfg_good").then(|| Identity::token("k".into(), AccessRole::Operator))
+        };
+        let off = Auth::off();
         assert_eq!(
-            auth.judge("GET", "/api.json", None, None),
-            Verdict::Allowed(None)
+            off.judge("GET", "/nets", None, None, Some(&keys)),
+            Verdict::Anonymous
         );
+        assert!(matches!(
+            off.judge("GET", "/nets", Some("Bearer ncfg_good"), None, Some(&keys)),
+            Verdict::Identified(_)
+        ));
         assert_eq!(
-            auth.judge("GET", "/api/index.html", None, None),
-            Verdict::Allowed(None)
-        );
-        assert_eq!(auth.judge("GET", "/", None, None), Verdict::Allowed(None));
-        assert_eq!(
-            auth.judge("HEAD", "/ui/app.js", None, None),
-            Verdict::Allowed(None)
-        );
-        assert_eq!(
-            auth.judge("GET", "/uix", None, None),
+            off.judge("GET", "/nets", Some("Bearer ncfg_bad"), None, Some(&keys)),
             Verdict::Unauthenticated
         );
+        // A key is never compared with the tokens, nor a token with the keys.
         assert_eq!(
-            auth.judge("POST", "/", None, None),
-            Verdict::Unauthenticated
-        );
-        assert_eq!(
-            auth.judge("GET", "/healthz", None, None),
-            Verdict::Allowed(None)
-        );
-        assert_eq!(
-            auth.judge("GET", "/readyz", None, None),
-            Verdict::Allowed(None)
-        );
-        assert_eq!(
-            auth.judge("GET", "/metrics", None, None),
-            Verdict::Unauthenticated
-        );
-        assert_eq!(
-            auth.judge("POST", "/api.json", None, None),
+            auth().judge("GET", "/nets", Some("Bearer ncfg_good"), None, None),
             Verdict::Unauthenticated
         );
     }
@@ -362,9 +410,16 @@ mod tests {
     #[test]
     fn tokens_have_names_for_the_history() {
         let auth = auth().named("site engineer").unwrap();
-        assert_eq!(auth.name(0).as_deref(), Some("token-1"));
-        assert_eq!(auth.name(1).as_deref(), Some("site engineer"));
-        assert_eq!(auth.name(2), None);
+        assert_eq!(
+            role_of(judge(
+                &auth,
+                "GET",
+                "/nets",
+                Some("Bearer reader-secret-0123456789")
+            ))
+            .map(|(origin, _)| origin),
+            Some("token:site engineer".to_owned())
+        );
     }
 
     #[test]
@@ -391,8 +446,8 @@ mod tests {
             .expect("a digest");
         let bearer = format!("Bearer {secret}");
         assert_eq!(
-            admin.judge("PATCH", "/nets", Some(&bearer), None),
-            Verdict::Allowed(Some(0))
+            role_of(judge(&admin, "PATCH", "/nets", Some(&bearer))).map(|(_, role)| role),
+            Some(AccessRole::Admin)
         );
         assert!("superuser".parse::<Access>().is_err());
         assert_eq!(

@@ -1,7 +1,8 @@
 //! What a handler gets: the request, its body, the version that answers and
 //! the application's state, with readers that turn bad input into 400s.
 
-use actix_web::{HttpMessage, HttpRequest, web};
+use actix_web::{HttpRequest, web};
+use netcfg_model::people::AccessRole;
 use netcfg_model::{ChangeRecord, FromJson};
 use netcfg_service::{Expected, Service};
 
@@ -75,8 +76,8 @@ impl Ctx {
         read_json(&self.body)
     }
 
-    /// What the change history records of this request: the token's name
-    /// (or `anonymous`), the client's address, the method and path, and
+    /// What the change history records of this request: its origin
+    /// (`user:<name>`, `key:<user>/<key>`, `token:<name>` or `anonymous`), the client's address, the method and path, and
     /// the route's summary, short (its first words: `short_summary`).
     pub fn record(&self) -> ChangeRecord {
         self.record_as(short_summary(self.summary))
@@ -84,13 +85,11 @@ impl Ctx {
 
     /// [`Ctx::record`] with a summary of the handler's own.
     pub fn record_as(&self, summary: impl Into<String>) -> ChangeRecord {
-        let origin = self
-            .request
-            .extensions()
-            .get::<crate::auth::TokenName>()
+        let origin = crate::access::requester(&self.request)
+            .identity
             .map_or_else(
                 || ChangeRecord::ANONYMOUS.to_owned(),
-                |token| token.0.to_string(),
+                |identity| identity.origin(),
             );
         ChangeRecord {
             origin,
@@ -102,6 +101,44 @@ impl Ctx {
             path: self.request.path().to_owned(),
             summary: summary.into(),
         }
+    }
+
+    /// Refuses the request unless its identity has at least `role`, for
+    /// the part of a row that needs more than the row's least role (a
+    /// copy or deletion through the configuration's action).
+    pub(crate) fn require(&self, role: AccessRole, what: &str) -> Result<(), ApiError> {
+        let requester = crate::access::requester(&self.request);
+        match (&requester.identity, requester.on) {
+            (_, false) => Ok(()),
+            (Some(identity), true) if identity.role >= role => Ok(()),
+            (Some(identity), true) => Err(ApiError::new(
+                ErrorCode::Forbidden,
+                format!(
+                    "{what} needs the role {role}; {} has the role {}",
+                    identity.info().user,
+                    identity.role
+                ),
+            )),
+            (None, true) => Err(ApiError::new(
+                ErrorCode::Unauthorized,
+                crate::access::SIGN_IN,
+            )),
+        }
+    }
+
+    /// Whether the request's identity sees configuration `net` (every one
+    /// when access control is off or the identity is not limited).
+    pub(crate) fn sees(&self, net: &netcfg_model::ConfigName) -> bool {
+        crate::access::requester(&self.request)
+            .identity
+            .is_none_or(|identity| identity.sees(net))
+    }
+
+    /// Whether the request's identity is limited to some configurations.
+    pub(crate) fn limited_to_some_nets(&self) -> bool {
+        crate::access::requester(&self.request)
+            .identity
+            .is_some_and(|identity| identity.nets.is_some())
     }
 
     /// The body as a stream, once: for a route whose body is read as it

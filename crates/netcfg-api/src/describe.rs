@@ -30,6 +30,7 @@ pub(crate) fn api_json_route() -> Route {
         "The API description of the selected table: OpenAPI 3.1 as JSON, or an HTML page for `Accept: text/html`",
         api_json,
     )
+    .open_to_all()
     .responds(StatusCode::OK, Payload::File { content_type: "application/json" }, Level::Debug)
 }
 

@@ -119,6 +119,9 @@ pub(crate) async fn dispatch(
         Ok(route) => route,
         Err(refusal) => return *refusal,
     };
+    if let Some(refused) = crate::access::refusal(&request, route, state.service(), version) {
+        return refused;
+    }
     let (body, stream) = match read_body(&request, payload, route).await {
         Ok(body) => body,
         Err(error) => {
@@ -173,13 +176,18 @@ pub(crate) async fn dispatch(
                 return answer;
             }
             let memo = sent.as_deref().map(|sent| (sent, version));
-            conditional::tagged(
+            let cookie = reply.set_cookie.take();
+            let mut response = conditional::tagged(
                 &kept,
                 route,
                 render_reply(reply, route, version),
                 stamped,
                 memo,
-            )
+            );
+            if let Some(value) = cookie.and_then(|cookie| HeaderValue::from_str(&cookie).ok()) {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+            response
         }
         Err(error) => render_error(&error, Some(route), version),
     }

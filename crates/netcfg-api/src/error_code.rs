@@ -59,16 +59,22 @@ error_codes! {
     ConfigurationNotRunning = (BAD_REQUEST, "configuration_not_running", "The command needs a running configuration."),
     /// The device or network refused the command.
     CommandRefused = (BAD_REQUEST, "command_refused", "The device or the network refused the command, or it cannot be sent as given."),
-    /// No token, or an unknown one.
-    Unauthorized = (UNAUTHORIZED, "unauthorized", "Access control is on and the request has no token, or an unknown one."),
-    /// A read-only token on a change.
-    Forbidden = (FORBIDDEN, "forbidden", "A read-only token was sent with a change."),
+    /// No identity, or one that does not work.
+    Unauthorized = (UNAUTHORIZED, "unauthorized", "Access control is on and the request shows no live identity (none, an unknown one, or an ended session, a revoked or expired key, a disabled user), or a sign-in's name or password is wrong."),
+    /// Too little role.
+    Forbidden = (FORBIDDEN, "forbidden", "The identity's role is less than the route needs (the message names it), or the change is another user's or an admin's."),
+    /// A change by a cookie session without its CSRF token.
+    Csrf = (FORBIDDEN, "csrf", "A change authenticated by the session cookie lacks the header `X-CSRF-Token` with the session's token (`GET /session` gives it)."),
     /// No route has this path.
     RouteNotFound = (NOT_FOUND, "route_not_found", "No route of either API version has this path."),
     /// The path exists only in the other version's table.
     RouteInOtherVersion = (NOT_FOUND, "route_in_other_version", "The path exists only in the other API version; the message says which header selects it."),
     /// The configuration does not exist.
-    ConfigurationNotFound = (NOT_FOUND, "configuration_not_found", "The configuration named in the path does not exist."),
+    ConfigurationNotFound = (NOT_FOUND, "configuration_not_found", "The configuration named in the path does not exist (or the user may not see it)."),
+    /// No such user.
+    UserNotFound = (NOT_FOUND, "user_not_found", "The user named in the path does not exist."),
+    /// No such API key.
+    ApiKeyNotFound = (NOT_FOUND, "api_key_not_found", "The user has no API key of the name in the path."),
     /// The device is not in the configuration.
     DeviceNotFound = (NOT_FOUND, "device_not_found", "A device the request names is not in the configuration."),
     /// The interface does not exist.
@@ -107,6 +113,8 @@ error_codes! {
     HistoryEntryNotFound = (NOT_FOUND, "history_entry_not_found", "The configuration's history has no change with this id (never, or pruned: the newest 10,000 are kept)."),
     /// The method is not served on this path.
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "The path exists but not with this method; the `Allow` header lists the methods it has."),
+    /// The change would leave no enabled admin.
+    LastAdmin = (CONFLICT, "last_admin", "The change would leave no enabled admin: the last one cannot be deleted, disabled or given a lower role."),
     /// A name, serial number, id or key is taken.
     NameTaken = (CONFLICT, "name_taken", "A name, serial number, id or key the request gives is taken."),
     /// The item is in use.
@@ -137,8 +145,10 @@ error_codes! {
     InputsConflict = (CONFLICT, "inputs_conflict", "The maximum-tag calculation's inputs conflict with each other or with the configuration; `problems` names the fields."),
     /// The `If-Match` tag is stale.
     PreconditionFailed = (PRECONDITION_FAILED, "precondition_failed", "The `If-Match` tag is not the current one: the resource (or its configuration) changed since it was read; nothing was changed. Read it again."),
+    /// Too many failed sign-ins from the address or for the account.
+    TooManySignInFailures = (TOO_MANY_REQUESTS, "too_many_sign_in_failures", "Too many failed sign-ins from this address or for this account lately (10 at once, then one every 6 s); try again after `Retry-After` seconds."),
     /// Too many unknown tokens from this client.
-    TooManyTokenFailures = (TOO_MANY_REQUESTS, "too_many_token_failures", "The client sent too many unknown tokens lately (10 at once, then one every 6 s); its tokens are not checked until `Retry-After` seconds have passed."),
+    TooManyTokenFailures = (TOO_MANY_REQUESTS, "too_many_token_failures", "The client sent too many unknown tokens or API keys lately (10 at once, then one every 6 s); its tokens are not checked until `Retry-After` seconds have passed."),
     /// The body is larger than its limit.
     BodyTooLarge = (PAYLOAD_TOO_LARGE, "body_too_large", "The body is larger than its limit (1 MiB for JSON, 64 MiB for an upload)."),
     /// The body has the wrong media type.

@@ -29,6 +29,8 @@ impl From<StoreError> for ApiError {
                 Missing::Zone => ErrorCode::ZoneNotFound,
                 Missing::Output => ErrorCode::OutputNotFound,
                 Missing::Recording => ErrorCode::RecordingNotFound,
+                Missing::User => ErrorCode::UserNotFound,
+                Missing::ApiKey => ErrorCode::ApiKeyNotFound,
             },
             StoreError::Conflict { kind, .. } => match kind {
                 ConflictKind::Taken => ErrorCode::NameTaken,
@@ -38,6 +40,7 @@ impl From<StoreError> for ApiError {
                 ConflictKind::NoRoom => ErrorCode::NoRoom,
                 ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
                 ConflictKind::HistoryDiverged => ErrorCode::HistoryDiverged,
+                ConflictKind::LastAdmin => ErrorCode::LastAdmin,
             },
             StoreError::Changed { .. } => ErrorCode::PreconditionFailed,
             StoreError::Locked { .. } => ErrorCode::ConfigurationLocked,
@@ -113,6 +116,10 @@ impl From<ServiceError> for ApiError {
             ServiceError::Worker(error) => {
                 ApiError::internal(format_args!("the store's worker failed: {error}"))
             }
+            ServiceError::Unauthenticated(message) => {
+                ApiError::new(ErrorCode::Unauthorized, message)
+            }
+            ServiceError::Forbidden(message) => ApiError::new(ErrorCode::Forbidden, message),
         }
     }
 }

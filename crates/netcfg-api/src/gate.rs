@@ -19,8 +19,11 @@ use actix_web::{
     },
 };
 
+use netcfg_service::Service as Operations;
+
 use crate::{
-    auth::{Auth, TokenName, Verdict},
+    access::session_cookie,
+    auth::{Auth, KeyReader, METRICS, Requester, Verdict},
     envelope::error_response,
     error_code::ErrorCode,
     reply::ApiError,
@@ -41,21 +44,24 @@ struct Refusal {
 pub struct VersionGate {
     default_version: ApiVersion,
     auth: Rc<Auth>,
+    service: Operations,
 }
 
 impl VersionGate {
     /// A gate that answers with `default_version` when a request names
-    /// none, and checks tokens with `auth`.
-    pub fn new(default_version: ApiVersion, auth: Auth) -> Self {
+    /// none,
+    /// and identifies it with `auth`'s tokens and `service`'s people.
+    pub fn new(default_version: ApiVersion, auth: Auth, service: Operations) -> Self {
         Self {
             default_version,
             auth: Rc::new(auth),
+            service,
         }
     }
 
-    /// The version the request selects and the name of its token (when
-    /// access control is on), or why it is refused.
-    fn judge(&self, request: &ServiceRequest) -> Result<(ApiVersion, Option<TokenName>), Refusal> {
+    /// The version the request selects and who it is (when access
+    /// control is on), or why it is refused.
+    fn judge(&self, request: &ServiceRequest) -> Result<(ApiVersion, Requester), Refusal> {
         let version = select_version(request, self.default_version).map_err(|error| Refusal {
             error,
             version: self.default_version,
@@ -66,44 +72,73 @@ impl VersionGate {
             .get(header::AUTHORIZATION)
             .and_then(|value| value.to_str().ok());
         let address = request.peer_addr().map(|address| address.ip());
-        match self.auth.judge(
+        let service = &self.service;
+        let keys = |secret: &str| service.identify_key(secret);
+        let users = service.has_users();
+        let verdict = self.auth.judge(
             request.method().as_str(),
             request.path(),
             authorization,
             address,
-        ) {
-            Verdict::Allowed(token) => Ok((
+            users.then_some(&keys as KeyReader<'_>),
+        );
+        let refuse = |error: ApiError, retry_after: Option<u64>| Refusal {
+            error,
+            version,
+            retry_after,
+        };
+        match verdict {
+            Verdict::Open => Ok((
                 version,
-                token.and_then(|index| self.auth.name(index)).map(TokenName),
+                Requester {
+                    on: self.auth.is_on() || users,
+                    ..Requester::default()
+                },
             )),
-            Verdict::Unauthenticated => Err(Refusal {
-                error: ApiError::new(
+            Verdict::Identified(identity) => Ok((
+                version,
+                Requester {
+                    on: true,
+                    identity: Some(identity),
+                    session_ended: false,
+                },
+            )),
+            Verdict::Anonymous => {
+                let cookie = session_cookie(request.headers());
+                let identity = cookie.and_then(|id| service.identify_session(id));
+                if identity.is_none() && request.path() == METRICS {
+                    return Err(refuse(
+                        ApiError::new(ErrorCode::Unauthorized, crate::access::SIGN_IN),
+                        None,
+                    ));
+                }
+                Ok((
+                    version,
+                    Requester {
+                        on: true,
+                        session_ended: cookie.is_some() && identity.is_none(),
+                        identity,
+                    },
+                ))
+            }
+            Verdict::Unauthenticated => Err(refuse(
+                ApiError::new(
                     ErrorCode::Unauthorized,
-                    "a token is required: send Authorization: Bearer <token>",
+                    "the bearer credential is no known token, and no live API key (revoked, expired, or of a disabled user)",
                 ),
-                version,
-                retry_after: None,
-            }),
-            Verdict::Forbidden => Err(Refusal {
-                error: ApiError::new(
-                    ErrorCode::Forbidden,
-                    "this token may only read; a change needs an admin token",
-                ),
-                version,
-                retry_after: None,
-            }),
+                None,
+            )),
             Verdict::LockedOut(wait) => {
                 let seconds = wait.as_secs() + 1;
-                Err(Refusal {
-                    error: ApiError::new(
+                Err(refuse(
+                    ApiError::new(
                         ErrorCode::TooManyTokenFailures,
                         format!(
-                            "too many unknown tokens from this address; try again in {seconds} s"
+                            "too many unknown tokens or keys from this address; try again in {seconds} s"
                         ),
                     ),
-                    version,
-                    retry_after: Some(seconds),
-                })
+                    Some(seconds),
+                ))
             }
         }
     }
@@ -153,11 +188,9 @@ where
 
     fn call(&self, request: ServiceRequest) -> Self::Future {
         match self.gate.judge(&request) {
-            Ok((version, token)) => {
+            Ok((version, requester)) => {
                 request.extensions_mut().insert(version);
-                if let Some(token) = token {
-                    request.extensions_mut().insert(token);
-                }
+                request.extensions_mut().insert(requester);
                 let call = self.service.call(request);
                 Box::pin(async move {
                     let mut response = call.await?;
@@ -177,7 +210,10 @@ where
                 let headers = response.headers_mut();
                 headers.insert(version_header(), HeaderValue::from_static(version.full()));
                 if error.status == StatusCode::UNAUTHORIZED {
-                    headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+                    headers.insert(
+                        header::WWW_AUTHENTICATE,
+                        HeaderValue::from_static(crate::access::CHALLENGE),
+                    );
                 }
                 if let Some(seconds) = retry_after {
                     headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));

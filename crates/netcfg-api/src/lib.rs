@@ -23,6 +23,7 @@
 //! The route tables ([`Tables`]) are data handed to actix beside the state
 //! ([`AppState`]); the router and the OpenAPI documents are built from them.
 
+mod access;
 pub mod auth;
 mod conditional;
 mod context;
@@ -50,6 +51,7 @@ mod router;
 mod routes;
 mod state;
 mod table;
+mod table_changes;
 mod tables;
 mod version;
 pub mod wire;
@@ -99,7 +101,7 @@ pub fn create_app(
         InitError = (),
     >,
 > {
-    let tables = Tables::standard(state.auth().is_on());
+    let tables = Tables::standard();
     create_app_with_tables(state, web::Data::new(tables))
 }
 
@@ -119,7 +121,11 @@ pub fn create_app_with_tables(
     >,
 > {
     let router = std::rc::Rc::new(router::Router::new(&dispatch::patterns(&tables), &tables));
-    let gate = VersionGate::new(state.default_version(), state.auth().clone());
+    let gate = VersionGate::new(
+        state.default_version(),
+        state.auth().clone(),
+        state.service().clone(),
+    );
     App::new()
         .app_data(state.clone())
         .app_data(tables.clone())

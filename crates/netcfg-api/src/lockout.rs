@@ -49,7 +49,7 @@ impl Allowance {
 /// The failed token checks of every recent client address.
 #[derive(Debug)]
 pub(crate) struct Lockout {
-    allowances: Mutex<LruCache<Option<IpAddr>, Allowance>>,
+    allowances: Mutex<LruCache<Client, Allowance>>,
 }
 
 impl Default for Lockout {
@@ -59,6 +59,24 @@ impl Default for Lockout {
                 NonZeroUsize::new(REMEMBERED).unwrap_or(NonZeroUsize::MIN),
             )),
         }
+    }
+}
+
+/// What failures are counted by: a client's address, or the account a
+/// sign-in names (so that a guess of one account's password from many
+/// addresses is slowed too).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Client {
+    /// An address ([`key`]).
+    Address(Option<IpAddr>),
+    /// A user's name, as the sign-in gave it.
+    Account(String),
+}
+
+impl Client {
+    /// The client at `address`.
+    pub(crate) fn at(address: Option<IpAddr>) -> Self {
+        Self::Address(key(address))
     }
 }
 
@@ -78,19 +96,29 @@ impl Lockout {
     /// When the client at `address` is refused now: how long until it may
     /// try again. `None` when its token may be checked.
     pub(crate) fn refused(&self, address: Option<IpAddr>, now: Instant) -> Option<Duration> {
+        self.refused_client(&Client::at(address), now)
+    }
+
+    /// [`Lockout::refused`] of any client.
+    pub(crate) fn refused_client(&self, client: &Client, now: Instant) -> Option<Duration> {
         let allowances = lock(&self.allowances);
-        let allowance = allowances.peek(&key(address))?.refilled(now);
+        let allowance = allowances.peek(client)?.refilled(now);
         (allowance.left < 1.0).then(|| REFILL.mul_f64(1.0 - allowance.left))
     }
 
     /// Counts a wrong token from the client at `address`.
     pub(crate) fn failed(&self, address: Option<IpAddr>, now: Instant) {
+        self.failed_client(Client::at(address), now);
+    }
+
+    /// [`Lockout::failed`] of any client.
+    pub(crate) fn failed_client(&self, client: Client, now: Instant) {
         let mut allowances = lock(&self.allowances);
         let full = Allowance {
             left: f64::from(BURST),
             updated: now,
         };
-        let allowance = allowances.get_or_insert_mut(key(address), || full);
+        let allowance = allowances.get_or_insert_mut(client, || full);
         let refilled = allowance.refilled(now);
         *allowance = Allowance {
             left: (refilled.left - 1.0).max(0.0),

@@ -11,8 +11,8 @@ use std::{fmt::Display, str::FromStr};
 
 use actix_web::HttpRequest;
 use netcfg_model::{
-    ConfigName, DeviceKey, ItemName, LogFileName, PairType, PositionLimitKey, RecordingName,
-    RoleId, SerialNumber, SettingKey, SettingScope, body::InterfaceRef,
+    ConfigName, DeviceKey, ItemName, KeyName, LogFileName, PairType, PositionLimitKey,
+    RecordingName, RoleId, SerialNumber, SettingKey, SettingScope, UserName, body::InterfaceRef,
 };
 use serde_json::{Value, json};
 
@@ -163,6 +163,10 @@ path_types! {
     ScopedSettingPath { net_name: ConfigName, setting_class: SettingKey, setting_id: u32, key: SettingKey }
     /// A default setting of the catalogue.
     DefaultSettingPath { key: SettingKey }
+    /// A user: `/users/{user_name}`.
+    UserPath { user_name: UserName }
+    /// One of a user's API keys.
+    ApiKeyPath { user_name: UserName, key_name: KeyName }
 }
 
 /// Settings of the configuration's own scope (`/settings`), or of a named
@@ -307,6 +311,18 @@ const SERIAL_PATTERN: &str = "[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{4}|[0-9A
 impl PathValue for ConfigName {
     fn schema() -> Value {
         json!({"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"})
+    }
+}
+
+impl PathValue for UserName {
+    fn schema() -> Value {
+        json!({"type": "string", "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$"})
+    }
+}
+
+impl PathValue for KeyName {
+    fn schema() -> Value {
+        json!({"type": "string", "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$"})
     }
 }
 

@@ -48,6 +48,18 @@ pub mod keys {
     use crate::wire as w;
 
     payload_keys! {
+        /// Who the request is (decisions §17).
+        Session = "session": m::people::SessionInfo;
+        /// One user.
+        User = "user": m::people::User;
+        /// Every user.
+        Users = "users": Vec<m::people::User>;
+        /// A new API key, with its secret (shown once).
+        NewApiKey = "api_key": m::people::NewApiKey;
+        /// A user's API keys.
+        ApiKeys = "api_keys": Vec<m::people::ApiKey>;
+        /// A page of the audit trail.
+        Audit = "audit": m::people::AuditPage;
         /// One alert rule.
         AlertRule = "alert_rule": m::AlertRule;
         /// Every alert rule.

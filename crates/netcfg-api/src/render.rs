@@ -195,5 +195,12 @@ pub(crate) fn render_error(
             Payload::Json { key, .. } => Some(key),
             _ => None,
         });
-    error_response(&error, level, version, payload_key)
+    let mut response = error_response(&error, level, version, payload_key);
+    if let Some(seconds) = error.retry_after {
+        response.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            actix_web::http::header::HeaderValue::from(seconds),
+        );
+    }
+    response
 }

@@ -23,6 +23,8 @@ pub struct Reply {
     /// Where a tagged 200 of these exact bytes is kept once sent (with a
     /// rendered list in the render cache), to be sent again as it is.
     pub(crate) sent: Option<std::sync::Arc<crate::etag::SentMemo>>,
+    /// A `Set-Cookie` the answer carries (signing in and out).
+    pub(crate) set_cookie: Option<String>,
 }
 
 /// What a reply carries beside its message.
@@ -75,7 +77,14 @@ impl Reply {
             partial: false,
             made: None,
             sent: None,
+            set_cookie: None,
         }
+    }
+
+    /// Sets a cookie with the answer (`Set-Cookie: <cookie>`).
+    pub(crate) fn set_cookie(mut self, cookie: String) -> Self {
+        self.set_cookie = Some(cookie);
+        self
     }
 
     /// Names the configuration this write made (its path names another or none).
@@ -217,6 +226,8 @@ pub struct ApiError {
     pub problems: Vec<FieldProblem>,
     /// For faults of the server: the id the cause was logged under.
     pub incident: Option<String>,
+    /// For 429: the seconds until the client may try again (`Retry-After`).
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -228,7 +239,14 @@ impl ApiError {
             message: message.into(),
             problems: Vec::new(),
             incident: None,
+            retry_after: None,
         }
+    }
+
+    /// The same error, with `Retry-After: seconds`.
+    pub fn retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
+        self
     }
 
     /// The same error answered with another status (a row's remap).

@@ -310,7 +310,7 @@ mod tests {
     }
 
     fn router(patterns: &[&'static str]) -> Router {
-        Router::new(patterns, &Tables::standard(false))
+        Router::new(patterns, &Tables::standard())
     }
 
     fn find(router: &Router, path: &str) -> Option<(&'static str, Vec<(String, String)>)> {
@@ -460,7 +460,7 @@ mod tests {
     /// actix's own resources found it.
     #[test]
     fn every_pattern_of_the_tables_is_found() {
-        let tables = Tables::standard(false);
+        let tables = Tables::standard();
         let patterns = dispatch::patterns(&tables);
         let router = Router::new(&patterns, &tables);
         for pattern in &patterns {

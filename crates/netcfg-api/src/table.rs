@@ -5,7 +5,7 @@
 use std::{fmt, future::Future, pin::Pin, sync::Arc};
 
 use actix_web::http::{Method, StatusCode};
-use netcfg_model::{FromJson, Level};
+use netcfg_model::{FromJson, Level, people::AccessRole};
 use netcfg_service::StampKind;
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 
@@ -18,6 +18,8 @@ use crate::{
     reply::{ApiError, Reply},
     version::ApiVersion,
 };
+
+pub use crate::table_changes::{Change, apply_changes};
 
 /// What a handler returns.
 pub type HandlerFuture = Pin<Box<dyn Future<Output = Result<Reply, ApiError>>>>;
@@ -239,6 +241,11 @@ pub struct Route {
     pub changes: bool,
     /// Its part in optimistic concurrency (set by [`Table::new`]).
     pub conditional: Conditional,
+    /// The least role that may call it (decisions §17), checked by the
+    /// dispatcher before the handler: a read needs `viewer` and a change
+    /// `editor` unless the row says otherwise ([`Route::least_role`]);
+    /// `None`: anyone, signed in or not ([`Route::open_to_all`]).
+    pub least_role: Option<AccessRole>,
     /// The handler.
     pub handler: Handler,
 }
@@ -282,6 +289,11 @@ impl Route {
         Fut: Future<Output = Result<Reply, ApiError>> + 'static,
     {
         let changes = method != Method::GET;
+        let least_role = Some(if method == Method::GET {
+            AccessRole::Viewer
+        } else {
+            AccessRole::Editor
+        });
         Self {
             method,
             paths: paths.to_vec(),
@@ -298,8 +310,21 @@ impl Route {
             parameters: Vec::new(),
             changes,
             conditional: Conditional::None,
+            least_role,
             handler: Handler::new(handler),
         }
+    }
+
+    /// Needs at least `role`.
+    pub fn least_role(mut self, role: AccessRole) -> Self {
+        self.least_role = Some(role);
+        self
+    }
+
+    /// Open to anyone, signed in or not (signing in itself).
+    pub fn open_to_all(mut self) -> Self {
+        self.least_role = None;
+        self
     }
 
     /// Declares an optional query parameter of type `T`.
@@ -449,8 +474,8 @@ impl Route {
 
     /// Adds the responses every route of this shape can give besides the
     /// seed's rows: 400 for a bad header, body or path parameter, 404 for a
-    /// missing configuration, 413 and 415 for bodies, 500 for faults of the
-    /// host.
+    /// missing configuration, 413 and 415 for bodies, 401 and 403 for a row
+    /// that needs a role, 500 for faults of the host.
     /// They are declared so that the published description tells the truth.
     pub(crate) fn with_implied_responses(mut self) -> Self {
         // 400 for any row: an unknown Api-Version header is refused before
@@ -464,6 +489,11 @@ impl Route {
         }
         if path_parameters(self.paths[0]).contains(&"net_name") {
             implied.push(StatusCode::NOT_FOUND);
+        }
+        // Access control turns on with the first user or token: then a row
+        // that needs a role refuses 401 and 403 (decisions §17).
+        if self.least_role.is_some() {
+            implied.extend([StatusCode::UNAUTHORIZED, StatusCode::FORBIDDEN]);
         }
         for status in implied {
             if self.declared(status).is_none() {
@@ -658,81 +688,6 @@ fn with_conditional_requests(mut routes: Vec<Route>) -> Vec<Route> {
     routes
 }
 
-/// A difference of one table from another: the 5.0 table is the 5.1 table
-/// with a list of these applied (the seed's "Differences in 5.0").
-#[derive(Debug, Clone)]
-pub enum Change {
-    /// The operation does not exist in this version.
-    Remove(Operation),
-    /// An operation only this version has.
-    Add(Route),
-    /// The operation is served differently: a route replaces it.
-    Replace(Route),
-    /// The operation answers `to` where the handler answers `from` (a
-    /// success or an error).
-    Remap {
-        /// The operation.
-        operation: Operation,
-        /// The status the handler gives.
-        from: StatusCode,
-        /// The status this version sends, with its payload and level.
-        to: Declared,
-    },
-    /// The operation does not declare this status in this version.
-    Undeclare {
-        /// The operation.
-        operation: Operation,
-        /// The status.
-        status: StatusCode,
-    },
-}
-
-/// `base` with `changes` applied, in order.
-///
-/// # Panics
-/// When a change names an operation that is not there: a bug in a table
-/// literal, which the tests catch.
-pub fn apply_changes(mut base: Vec<Route>, changes: Vec<Change>) -> Vec<Route> {
-    fn find(routes: &mut [Route], operation: Operation) -> &mut Route {
-        routes
-            .iter_mut()
-            .find(|route| route.operation == operation)
-            .unwrap_or_else(|| panic!("no operation {operation} to change"))
-    }
-    for change in changes {
-        match change {
-            Change::Remove(operation) => {
-                let before = base.len();
-                base.retain(|route| route.operation != operation);
-                assert_ne!(before, base.len(), "no operation {operation} to remove");
-            }
-            Change::Add(route) => base.push(route),
-            Change::Replace(route) => {
-                let operation = route.operation;
-                *find(&mut base, operation) = route;
-            }
-            Change::Remap {
-                operation,
-                from,
-                to,
-            } => {
-                let route = find(&mut base, operation);
-                route
-                    .responses
-                    .retain(|declared| declared.status != from && declared.status != to.status);
-                route.responses.push(to);
-                route.remaps.push((from, to.status));
-            }
-            Change::Undeclare { operation, status } => {
-                find(&mut base, operation)
-                    .responses
-                    .retain(|declared| declared.status != status);
-            }
-        }
-    }
-    base
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -751,7 +706,7 @@ mod tests {
     /// bytes: else a tag a client read could never be current.
     #[test]
     fn a_write_compares_the_stamp_its_path_is_tagged_with() {
-        let tables = crate::tables::Tables::standard(false);
+        let tables = crate::tables::Tables::standard();
         for version in ApiVersion::ALL {
             let routes = &tables.table(version).routes;
             let reader_of = |path: &str| {

@@ -16,7 +16,6 @@ use crate::{openapi, table::Table, version::ApiVersion};
 #[derive(Debug)]
 pub struct Tables {
     published: Vec<Published>,
-    auth_on: bool,
 }
 
 #[derive(Debug)]
@@ -26,17 +25,16 @@ struct Published {
 }
 
 impl Tables {
-    /// The API's own tables (5.1 and 5.0); `auth_on` says whether the
-    /// published documents require a token.
-    pub fn standard(auth_on: bool) -> Self {
-        Self::new(crate::routes::tables(), auth_on)
+    /// The API's own tables (5.1 and 5.0).
+    pub fn standard() -> Self {
+        Self::new(crate::routes::tables())
     }
 
     /// `tables`, one per version: for tests of the framework.
     ///
     /// # Panics
     /// When a version has no table: a wiring bug caught by the first test.
-    pub fn new(tables: Vec<Table>, auth_on: bool) -> Self {
+    pub fn new(tables: Vec<Table>) -> Self {
         let published: Vec<Published> = tables
             .into_iter()
             .map(|table| Published {
@@ -52,7 +50,7 @@ impl Tables {
                 "no route table for version {version}"
             );
         }
-        Self { published, auth_on }
+        Self { published }
     }
 
     /// The table of `version`.
@@ -67,7 +65,7 @@ impl Tables {
 
     /// The OpenAPI document of `version`, built anew.
     pub fn document(&self, version: ApiVersion) -> openapi::Document {
-        openapi::document_for(self.table(version), self.auth_on)
+        openapi::document(self.table(version))
     }
 
     /// The OpenAPI document of `version` as served (pretty JSON), rendered

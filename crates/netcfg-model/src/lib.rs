@@ -50,6 +50,7 @@ mod notification;
 mod output;
 mod pair;
 pub mod pcap;
+pub mod people;
 mod position_limit;
 mod recording;
 mod rf;
@@ -90,8 +91,9 @@ pub use json::FromJson;
 pub use level::Level;
 pub use misc::{GroupImage, MagnetometerCalibration};
 pub use names::{
-    ConfigName, ConfigNameError, ItemName, ItemNameError, LogFileName, LogFileNameError,
-    MAX_NAME_LENGTH, RecordingName, RecordingNameError, SettingKey, SettingKeyError,
+    ConfigName, ConfigNameError, ItemName, ItemNameError, KeyName, KeyNameError, LogFileName,
+    LogFileNameError, MAX_NAME_LENGTH, RecordingName, RecordingNameError, SettingKey,
+    SettingKeyError, UserName, UserNameError,
 };
 pub use network_mode::{NetworkMode, NetworkModeInfo, UnknownNetworkMode};
 pub use notification::Notification;

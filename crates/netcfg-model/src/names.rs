@@ -242,10 +242,57 @@ name_type! {
     }
 }
 
+fn check_account_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() || name.len() > MAX_NAME_LENGTH {
+        return Err("a name has 1 to 64 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-'))
+    {
+        return Err("a name uses only a-z 0-9 . _ -");
+    }
+    if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Err("a name starts with a letter or a digit");
+    }
+    Ok(())
+}
+
+name_type! {
+    /// The name of a user (decisions §17): 1 to 64 characters of
+    /// `a-z 0-9 . _ -`, starting with a letter or digit, so that it reads
+    /// the same in a path, a history origin (`user:<name>`) and a log.
+    UserName, UserNameError, check_account_name, {
+        "type": "string", "minLength": 1, "maxLength": 64,
+        "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
+        "description": "A user's name: 1 to 64 characters of a-z 0-9 . _ -, starting with a letter or digit."
+    }
+}
+
+name_type! {
+    /// The name of an API key, unique among its user's keys: the rules of
+    /// a user's name.
+    KeyName, KeyNameError, check_account_name, {
+        "type": "string", "minLength": 1, "maxLength": 64,
+        "pattern": "^[a-z0-9][a-z0-9._-]{0,63}$",
+        "description": "An API key's name: 1 to 64 characters of a-z 0-9 . _ -, starting with a letter or digit."
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn user_names_follow_the_rules() {
+        for good in ["a", "ada.lovelace", "op-2", "9_x", &"n".repeat(64)] {
+            assert!(good.parse::<UserName>().is_ok(), "{good}");
+        }
+        for bad in ["", "Ada", ".a", "-a", "a b", "a/b", "é", &"n".repeat(65)] {
+            assert!(bad.parse::<UserName>().is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn configuration_names_follow_the_rules() {

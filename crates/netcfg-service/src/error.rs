@@ -34,4 +34,11 @@ pub enum ServiceError {
     /// A blocking thread of the runtime failed (a panic in store code).
     #[error("the store's worker failed: {0}")]
     Worker(String),
+    /// No identity, or one that no longer works (a wrong password, an
+    /// ended session): decisions §17.
+    #[error("{0}")]
+    Unauthenticated(String),
+    /// The identity may not do this; the message says what it would need.
+    #[error("{0}")]
+    Forbidden(String),
 }

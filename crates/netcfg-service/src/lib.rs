@@ -65,6 +65,7 @@ mod logs;
 mod nets;
 mod notifications;
 mod outputs;
+mod people;
 mod positions;
 mod recordings;
 mod resources;
@@ -99,6 +100,7 @@ pub use netcfg_store::{
 };
 pub use nets::{EngineCommandOutcome, Restart, StartMessage};
 pub use notifications::Resume;
+pub use people::{Caller, Identity, PeopleSettings, SessionId, Who, offline as people_offline};
 pub use schedules::SCHEDULER_MAX_SLEEP;
 
 /// How long a device command waits for its reply, unless configured.
@@ -218,6 +220,8 @@ struct Inner {
     waiting: waiting::Waiting,
     /// Each running configuration's tags' last positions.
     latest_positions: positions::LatestPositions,
+    /// Users, keys and sessions in memory (decisions §17).
+    people: people::PeopleState,
     /// Whether [`Service::start_background_work`] ran.
     started: std::sync::atomic::AtomicBool,
 }
@@ -240,7 +244,7 @@ impl Service {
     /// The service over `services`; [`Service::start_background_work`] starts its
     /// background work.
     pub fn new(services: Services) -> Self {
-        Self {
+        let service = Self {
             inner: Arc::new(Inner {
                 services,
                 observers: RwLock::new(Vec::new()),
@@ -254,9 +258,16 @@ impl Service {
                 site_feed: site_events::SiteFeed::default(),
                 waiting: waiting::Waiting::default(),
                 latest_positions: positions::LatestPositions::default(),
+                people: people::PeopleState::default(),
                 started: std::sync::atomic::AtomicBool::new(false),
             }),
+        };
+        // The users and keys, read once here (the store opened their file):
+        // a request is identified from memory.
+        if let Err(error) = service.load_people() {
+            log::error!("the users and keys could not be read: {error}");
         }
+        service
     }
 
     /// Adds a listener of what the service does.

@@ -29,6 +29,7 @@ impl Service {
         runtime.spawn(self.clone().watch_alerts());
         runtime.spawn(self.clone().run_schedules());
         runtime.spawn(self.clone().relay_site());
+        runtime.spawn(self.clone().keep_people());
     }
 
     /// Turns each of the engine's live events into a [`SiteEvent`] once,

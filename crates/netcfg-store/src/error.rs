@@ -114,6 +114,10 @@ pub enum Missing {
     Output,
     /// A recording (decisions §15).
     Recording,
+    /// A user (decisions §17).
+    User,
+    /// A user's API key.
+    ApiKey,
 }
 
 /// Why a change conflicts with a configuration's state.
@@ -135,6 +139,8 @@ pub enum ConflictKind {
     /// The change history does not fit the content (a damaged or edited
     /// file): a restore cannot replay it.
     HistoryDiverged,
+    /// The change would leave no enabled admin (decisions §17).
+    LastAdmin,
 }
 
 /// What kind of fault an [`StoreError::Io`] is.

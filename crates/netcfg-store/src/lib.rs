@@ -43,6 +43,7 @@ mod history;
 mod history_words;
 mod logs;
 mod net;
+mod people;
 mod recordings;
 mod schema;
 mod secrets;
@@ -60,6 +61,7 @@ pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, MAX_ZONES, Net, NewNotification, PairOutcome,
     SettingDeletion, SettingWrite, StreamDeletion,
 };
+pub use people::{PEOPLE_DIR, PEOPLE_FILE, People, Signature, StoredKey, StoredUser, UserChange};
 pub use recordings::{RecordingUpload, RecordingWriter};
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use stamps::StampKind;

@@ -194,6 +194,7 @@ pub struct Store {
     pub(crate) dir: PathBuf,
     pub(crate) options: StoreOptions,
     shared: Arc<Shared>,
+    people: crate::People,
     _janitor: Janitor,
 }
 
@@ -224,12 +225,19 @@ impl Store {
         fs::create_dir_all(dir.join(LOGS_DIR)).map_err(io("creating the log directory of"))?;
         let shared = Arc::new(Shared::default());
         let janitor = Janitor::start(Arc::downgrade(&shared), options.idle_after)?;
+        let people = crate::People::open(&dir)?;
         Ok(Self {
             dir,
             options,
             shared,
+            people,
             _janitor: janitor,
         })
+    }
+
+    /// The server's users, keys and audit trail (decisions §17).
+    pub fn people(&self) -> &crate::People {
+        &self.people
     }
 
     /// The data directory (absolute).

@@ -92,6 +92,7 @@ pub struct Launch {
     data_dir: PathBuf,
     log: PathBuf,
     baseline: Option<PathBuf>,
+    config: Option<PathBuf>,
 }
 
 impl Launch {
@@ -102,7 +103,14 @@ impl Launch {
             data_dir: data_dir.to_owned(),
             log: log.to_owned(),
             baseline: None,
+            config: None,
         }
+    }
+
+    /// Also read the settings file `file` (`--config`).
+    pub fn config(mut self, file: &Path) -> Launch {
+        self.config = Some(file.to_owned());
+        self
     }
 
     /// Also serve `GET /_bench/baseline` with the bytes of `file`.
@@ -147,6 +155,9 @@ impl Launch {
         if let Some(baseline) = &self.baseline {
             command.env(BASELINE_VARIABLE, baseline);
         }
+        if let Some(config) = &self.config {
+            command.arg("--config").arg(config);
+        }
         let spawned = Instant::now();
         let child = command
             .spawn()
@@ -167,8 +178,8 @@ pub struct Server {
     child: Child,
     port: u16,
     spawned: Instant,
-    /// From spawn to the first 200 answer to `GET /nets` (which lists every
-    /// configuration), once started.
+    /// From spawn to the first 200 (or 401) answer to `GET /nets` (which
+    /// lists every configuration), once started.
     pub startup: Duration,
     log: PathBuf,
 }
@@ -184,9 +195,10 @@ impl Server {
                     self.log_tail()
                 );
             }
+            // 401: access control is on (a token or a user).
             if client
                 .send("GET", "/nets", None)
-                .is_ok_and(|answer| answer.status == 200)
+                .is_ok_and(|answer| answer.status == 200 || answer.status == 401)
             {
                 self.startup = self.spawned.elapsed();
                 return Ok(());

@@ -17,6 +17,7 @@ mod history;
 mod layers;
 mod operations;
 mod outputs;
+mod people;
 mod recordings;
 mod schedules;
 mod secured_outputs;

@@ -24,6 +24,12 @@ pub(crate) const DEFAULT_RATE: u32 = 10;
 
 /// Every configuration's events.
 pub(crate) async fn all(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
+    if context.limited_to_some_nets() {
+        return Err(ApiError::new(
+            crate::error_code::ErrorCode::Forbidden,
+            "a user limited to some configurations streams each one's events: GET /nets/{net_name}/events",
+        ));
+    }
     open(context, None).await
 }
 

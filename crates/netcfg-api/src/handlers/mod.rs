@@ -19,6 +19,7 @@ pub(crate) mod nets;
 pub(crate) mod notifications;
 pub(crate) mod outputs;
 pub(crate) mod pairs;
+pub(crate) mod people;
 pub(crate) mod recordings;
 pub(crate) mod rf;
 pub(crate) mod roles;

@@ -5,6 +5,7 @@
 use netcfg_model::{
     ConfigName, Configuration, ConfigurationAction, FromJson, RunState,
     body::{ActionBody, ActionBodyV5_0, EngineCommand, EngineCommandBody, NetworkBody},
+    people::AccessRole,
 };
 use netcfg_service::{Restart, StartMessage};
 
@@ -108,6 +109,7 @@ pub(crate) async fn upload(mut context: Ctx, _: NoPath) -> Result<Reply, ApiErro
 pub(crate) async fn list(context: Ctx, _: NoPath) -> Result<Reply, ApiError> {
     let configurations: Vec<_> = (context.service().nets().await?)
         .into_iter()
+        .filter(|configuration| context.sees(&configuration.name))
         .map(|configuration| shown(&context, configuration))
         .collect();
     Reply::ok(super::count(configurations.len(), "configuration"))
@@ -164,6 +166,9 @@ pub(crate) async fn action<B: ActionRequest>(
         ConfigurationAction::Restart => "restart",
         ConfigurationAction::Reload => "reload",
     };
+    if let ConfigurationAction::Copy { .. } | ConfigurationAction::Delete = &action {
+        context.require(AccessRole::Editor, &format!("the action {word}"))?;
+    }
     let service = context.service();
     let (message, state, copy) = match action {
         ConfigurationAction::Copy { name: copy } => {

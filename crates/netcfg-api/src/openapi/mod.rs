@@ -9,7 +9,7 @@ use actix_web::http::StatusCode;
 pub use model::Document;
 use model::{
     Components, Header, Info, MediaType, Operation, Parameter, ParameterIn, RequestBody, Response,
-    SecurityRequirement, SecurityScheme,
+    SecurityScheme,
 };
 use schemars::{Schema, SchemaGenerator, generate::SchemaSettings, json_schema};
 use serde_json::{Value, json};
@@ -22,14 +22,11 @@ use crate::{
     version::{ApiVersion, VERSION_HEADER},
 };
 
-/// The document describing `table`, without access control.
+/// The document describing `table`. Access control is described whether it
+/// is on or not (the first user or token turns it on): every operation that
+/// needs a role takes a bearer key or token or the session cookie, and
+/// declares 401, 403 and 429; the others need nothing.
 pub fn document(table: &Table) -> Document {
-    document_for(table, false)
-}
-
-/// The document describing `table`; with `access_control`, every operation
-/// but the self description requires a bearer token and declares 401 and 403.
-pub(crate) fn document_for(table: &Table, access_control: bool) -> Document {
     // Responses use shared components; request bodies are inlined, because a
     // body's schema (what is accepted) and a resource's (what is sent) differ
     // for the same type.
@@ -44,7 +41,7 @@ pub(crate) fn document_for(table: &Table, access_control: bool) -> Document {
     let mut paths: BTreeMap<String, model::PathItem> = BTreeMap::new();
     for route in &table.routes {
         for (position, path) in route.paths.iter().enumerate() {
-            let operation = operation(
+            let mut operation = operation(
                 route,
                 position,
                 path,
@@ -52,6 +49,7 @@ pub(crate) fn document_for(table: &Table, access_control: bool) -> Document {
                 &mut responses,
                 &mut requests,
             );
+            describe_access(route, &mut operation);
             paths
                 .entry((*path).to_owned())
                 .or_default()
@@ -78,66 +76,87 @@ pub(crate) fn document_for(table: &Table, access_control: bool) -> Document {
         },
         security: None,
     };
-    if access_control {
-        require_tokens(&mut document);
-    }
+    declare_credentials(&mut document);
     document
 }
 
-/// Declares the bearer scheme, requires it everywhere but on `/api.json`,
-/// and adds its refusals to every other operation.
-fn require_tokens(document: &mut Document) {
-    document.components.security_schemes = Some(BTreeMap::from([(
-        "bearer",
-        SecurityScheme {
-            kind: "http",
-            scheme: "bearer",
-            description: "A token of the server's configuration (auth.tokens): read-only tokens may GET, admin tokens may do everything.",
-        },
-    )]));
-    let bearer: SecurityRequirement = BTreeMap::from([("bearer", Vec::new())]);
-    document.security = Some(vec![bearer]);
-    for (path, operations) in &mut document.paths {
-        for operation in operations.values_mut() {
-            if path == "/api.json" {
-                operation.security = Some(Vec::new());
-                continue;
+/// Declares the credentials (decisions §17) and requires one of them
+/// wherever an operation does not say it needs none.
+fn declare_credentials(document: &mut Document) {
+    document.components.security_schemes = Some(BTreeMap::from([
+        (
+            "bearer",
+            SecurityScheme {
+                kind: "http",
+                scheme: Some("bearer"),
+                location: None,
+                name: None,
+                description: "An API key of a user (`ncfg_...`, acting with the lower of its role and its user's) or a token of the server's configuration (`auth.tokens`: read-only acts as viewer, admin as admin).",
+            },
+        ),
+        (
+            "session",
+            SecurityScheme {
+                kind: "apiKey",
+                scheme: None,
+                location: Some("cookie"),
+                name: Some(crate::access::SESSION_COOKIE),
+                description: "The cookie of a session begun with POST /session; a change made with it carries the header X-CSRF-Token with the session's token.",
+            },
+        ),
+    ]));
+    document.security = Some(vec![
+        BTreeMap::from([("bearer", Vec::new())]),
+        BTreeMap::from([("session", Vec::new())]),
+    ]);
+}
+
+/// An operation's part in access control: none for a row open to all;
+/// else the refusals of decisions §17, each with its code.
+fn describe_access(route: &Route, operation: &mut model::Operation) {
+    let Some(least) = route.least_role else {
+        operation.security = Some(Vec::new());
+        return;
+    };
+    let needs = format!("Needs the role {least} or more (decisions §17).");
+    operation.description = Some(match operation.description.take() {
+        Some(description) => format!("{description}\n\n{needs}"),
+        None => needs,
+    });
+    for (status, description, codes) in [
+        (
+            StatusCode::UNAUTHORIZED,
+            "Access control is on and the request shows no live identity: no session, key or token, or an ended one (Classification 1)",
+            &[ErrorCode::Unauthorized][..],
+        ),
+        (
+            StatusCode::FORBIDDEN,
+            "The identity's role is less than the operation needs, or a change made with the session cookie lacks its CSRF token (Classification 1)",
+            &[ErrorCode::Forbidden, ErrorCode::Csrf][..],
+        ),
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many unknown tokens or keys from this client lately: its credential is not checked until Retry-After seconds have passed (Classification 1)",
+            &[ErrorCode::TooManyTokenFailures][..],
+        ),
+    ] {
+        let codes: Vec<&str> = codes.iter().map(|code| code.as_str()).collect();
+        let schema = json_schema!({
+            "type": "object",
+            "required": ["message", "code"],
+            "properties": {
+                "message": {"type": "string"},
+                "code": {"type": "string", "enum": codes}
             }
-            for (status, description, code) in [
-                (
-                    StatusCode::UNAUTHORIZED,
-                    "No token, or not a known one (Classification 1)",
-                    ErrorCode::Unauthorized,
-                ),
-                (
-                    StatusCode::FORBIDDEN,
-                    "A read-only token on a change (Classification 1)",
-                    ErrorCode::Forbidden,
-                ),
-                (
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "Too many unknown tokens from this client lately: its token is not checked until Retry-After seconds have passed (Classification 1)",
-                    ErrorCode::TooManyTokenFailures,
-                ),
-            ] {
-                let schema = json_schema!({
-                    "type": "object",
-                    "required": ["message", "code"],
-                    "properties": {
-                        "message": {"type": "string"},
-                        "code": {"type": "string", "const": code.as_str()}
-                    }
-                });
-                operation.responses.insert(
-                    status.as_u16().to_string(),
-                    Response {
-                        description: description.to_owned(),
-                        headers: None,
-                        content: Some(json_content(schema)),
-                    },
-                );
-            }
-        }
+        });
+        operation.responses.insert(
+            status.as_u16().to_string(),
+            Response {
+                description: description.to_owned(),
+                headers: None,
+                content: Some(json_content(schema)),
+            },
+        );
     }
 }
 

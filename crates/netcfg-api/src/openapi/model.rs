@@ -148,14 +148,21 @@ pub struct Components {
     pub security_schemes: Option<BTreeMap<&'static str, SecurityScheme>>,
 }
 
-/// An HTTP security scheme.
+/// A security scheme: HTTP bearer, or a key in a cookie.
 #[derive(Debug, Clone, Serialize)]
 pub struct SecurityScheme {
-    /// Always `http`.
+    /// `http` or `apiKey`.
     #[serde(rename = "type")]
     pub kind: &'static str,
-    /// The HTTP scheme (`bearer`).
-    pub scheme: &'static str,
-    /// What the tokens are.
+    /// For `http`: the HTTP scheme (`bearer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<&'static str>,
+    /// For `apiKey`: where it is sent (`cookie`).
+    #[serde(rename = "in", skip_serializing_if = "Option::is_none")]
+    pub location: Option<&'static str>,
+    /// For `apiKey`: the cookie's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<&'static str>,
+    /// What the credentials are.
     pub description: &'static str,
 }

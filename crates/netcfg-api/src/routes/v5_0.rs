@@ -128,6 +128,19 @@ pub(crate) fn changes() -> Vec<Change> {
         Operation::UploadRecording,
         Operation::GetReplay,
         Operation::ControlReplay,
+        // And people (decisions §17).
+        Operation::SignIn,
+        Operation::GetSession,
+        Operation::SignOut,
+        Operation::ListUsers,
+        Operation::CreateUser,
+        Operation::GetUser,
+        Operation::UpdateUser,
+        Operation::DeleteUser,
+        Operation::ListApiKeys,
+        Operation::CreateApiKey,
+        Operation::DeleteApiKey,
+        Operation::GetAudit,
     ] {
         changes.push(Change::Remove(operation));
     }

@@ -2,7 +2,11 @@
 //! path aliases, body type and declared responses (status, payload, level).
 
 use actix_web::http::{Method, StatusCode};
-use netcfg_model::{Level::*, body::*};
+use netcfg_model::{
+    Level::*,
+    body::*,
+    people::AccessRole::{Admin, Operator, Viewer},
+};
 
 use crate::{
     handlers::*,
@@ -53,7 +57,139 @@ pub(crate) fn routes() -> Vec<Route> {
     routes.extend(roles());
     routes.extend(settings());
     routes.extend(default_settings());
+    routes.extend(people());
     routes
+}
+
+/// People (decisions §17): signing in and out, users, their API keys and
+/// the audit trail; 5.1 only. Who may change whom is the service's rule
+/// (an admin anyone, a user itself): the rows' least roles let a user
+/// reach its own record and keys.
+fn people() -> Vec<Route> {
+    let user = "/users/{user_name}";
+    let keys = "/users/{user_name}/keys";
+    let refusals = [
+        StatusCode::BAD_REQUEST,
+        StatusCode::UNAUTHORIZED,
+        StatusCode::FORBIDDEN,
+        StatusCode::NOT_FOUND,
+    ];
+    vec![
+        Route::new(
+            POST,
+            &["/session"],
+            Operation::SignIn,
+            "Sign in with a name and password: the session cookie, and the CSRF token its changes carry",
+            people::sign_in,
+        )
+        .open_to_all()
+        .json_body::<SessionPostBody>()
+        .responds(StatusCode::OK, Payload::of::<keys::Session>(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::UNAUTHORIZED,
+            StatusCode::TOO_MANY_REQUESTS,
+        ]),
+        Route::new(
+            GET,
+            &["/session"],
+            Operation::GetSession,
+            "Who the request is: the user or token, its role, and a session's CSRF token",
+            people::get,
+        )
+        .open_to_all()
+        .responds(StatusCode::OK, Payload::of::<keys::Session>(), Debug)
+        .errors(&[StatusCode::UNAUTHORIZED]),
+        Route::new(
+            DELETE,
+            &["/session"],
+            Operation::SignOut,
+            "Sign out: the server forgets the session",
+            people::sign_out,
+        )
+        .open_to_all()
+        .changes_nothing()
+        .responds(StatusCode::NO_CONTENT, message(), Information),
+        Route::new(GET, &["/users"], Operation::ListUsers, "Every user", people::list_users)
+            .least_role(Admin)
+            .responds(StatusCode::OK, Payload::of::<keys::Users>(), Debug),
+        Route::new(
+            POST,
+            &["/users"],
+            Operation::CreateUser,
+            "Add a user (admin; the first one also from the server's own machine while nobody and no token exists)",
+            people::create_user,
+        )
+        .least_role(Admin)
+        .changes_nothing()
+        .json_body::<UserPostBody>()
+        .responds(StatusCode::CREATED, Payload::of::<keys::User>(), Information)
+        .errors(&[StatusCode::BAD_REQUEST, StatusCode::FORBIDDEN, StatusCode::CONFLICT]),
+        Route::new(GET, &[user], Operation::GetUser, "One user (itself, or any for an admin)", people::get_user)
+            .responds(StatusCode::OK, Payload::of::<keys::User>(), Debug)
+            .errors(&[StatusCode::FORBIDDEN, StatusCode::NOT_FOUND]),
+        Route::new(
+            PATCH,
+            &[user],
+            Operation::UpdateUser,
+            "Change a user: its own display_name and password (with current_password), or anything for an admin",
+            people::update_user,
+        )
+        .least_role(Viewer)
+        .changes_nothing()
+        .json_body::<UserPatchBody>()
+        .responds(StatusCode::OK, Payload::of::<keys::User>(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::FORBIDDEN,
+            StatusCode::NOT_FOUND,
+            StatusCode::CONFLICT,
+        ]),
+        Route::new(
+            DELETE,
+            &[user],
+            Operation::DeleteUser,
+            "Delete a user, its keys and its sessions",
+            people::delete_user,
+        )
+        .least_role(Admin)
+        .changes_nothing()
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::CONFLICT]),
+        Route::new(GET, &[keys], Operation::ListApiKeys, "A user's API keys (never their secrets)", people::list_keys)
+            .responds(StatusCode::OK, Payload::of::<keys::ApiKeys>(), Debug)
+            .errors(&[StatusCode::FORBIDDEN, StatusCode::NOT_FOUND]),
+        Route::new(
+            POST,
+            &[keys],
+            Operation::CreateApiKey,
+            "Make an API key (role at most its user's): its secret is in this answer only",
+            people::create_key,
+        )
+        .least_role(Viewer)
+        .changes_nothing()
+        .json_body::<ApiKeyPostBody>()
+        .responds(StatusCode::CREATED, Payload::of::<keys::NewApiKey>(), Information)
+        .errors(&refusals)
+        .errors(&[StatusCode::CONFLICT]),
+        Route::new(
+            DELETE,
+            &["/users/{user_name}/keys/{key_name}"],
+            Operation::DeleteApiKey,
+            "Revoke an API key at once",
+            people::delete_key,
+        )
+        .least_role(Viewer)
+        .changes_nothing()
+        .responds(StatusCode::NO_CONTENT, message(), Information)
+        .errors(&[StatusCode::FORBIDDEN, StatusCode::NOT_FOUND]),
+        Route::new(GET, &["/audit"], Operation::GetAudit, "The audit trail, newest first: sign-ins, keys, users and refused requests", people::audit)
+            .least_role(Admin)
+            .query::<i64>("before_id", "Only entries older than this id (the next page starts before the last id of this one).")
+            .query::<history::LimitParameter>("limit", "The most entries to list, 1 to 1,000 (default 100).")
+            .responds(StatusCode::OK, Payload::of::<keys::Audit>(), Debug)
+            .errors(&[StatusCode::BAD_REQUEST]),
+    ]
 }
 
 fn cache_manager() -> Vec<Route> {
@@ -73,6 +209,7 @@ fn cache_manager() -> Vec<Route> {
             "Forget what the network reported about one device",
             cache::delete_one,
         )
+        .least_role(Operator)
         .responds(StatusCode::OK, message(), Information)
         .errors(&[StatusCode::INTERNAL_SERVER_ERROR]),
         Route::new(
@@ -82,6 +219,7 @@ fn cache_manager() -> Vec<Route> {
             "Forget what the network reported about every device",
             cache::clear,
         )
+        .least_role(Operator)
         .responds(StatusCode::OK, message(), Information)
         .errors(&[StatusCode::INTERNAL_SERVER_ERROR]),
     ]
@@ -97,6 +235,7 @@ fn maximum_tags() -> Vec<Route> {
             "How many tags a network can carry, from parameters",
             max_tags::parameterized,
         )
+        .least_role(Viewer)
         .json_body::<CalculateMaximumTagsParameterizedBody>()
         .changes_nothing()
         .responds(StatusCode::OK, result(), Information)
@@ -113,6 +252,7 @@ fn maximum_tags() -> Vec<Route> {
             "How many tags a configuration can carry in one of its tag roles",
             max_tags::for_role,
         )
+        .least_role(Viewer)
         .json_body::<CalculateMaximumTagsBody>()
         .changes_nothing()
         .responds(StatusCode::OK, result(), Information)
@@ -226,6 +366,7 @@ fn configurations() -> Vec<Route> {
             .responds(StatusCode::CREATED, one(), Information)
             .errors(&[StatusCode::BAD_REQUEST, StatusCode::CONFLICT]),
         Route::new(POST, &["/nets/{net_name}"], Operation::ConfigurationAction, "Copy, delete, start, stop, restart or reload a configuration", nets::action::<ActionBody>)
+            .least_role(Operator)
             .json_body::<ActionBody>()
             // A copy onto a taken name is a 400 (the seed lists no 409 there).
             .conflicts_as_bad_request()
@@ -258,6 +399,7 @@ fn device_commands() -> Vec<Route> {
             "Send an action to a device of a running configuration",
             commands::one,
         )
+        .least_role(Operator)
         .json_body::<netcfg_model::DeviceAction>()
         .changes_nothing()
         .responds(StatusCode::OK, status(), Information)
@@ -273,6 +415,7 @@ fn device_commands() -> Vec<Route> {
             "Send an action to several devices of a running configuration",
             commands::many,
         )
+        .least_role(Operator)
         .json_body::<MultiDeviceCommandBody>()
         // Some devices failing is a success at level 2 (decisions.md §4).
         .changes_nothing()
@@ -639,6 +782,7 @@ fn notifications() -> Vec<Route> {
             "Mark a notification read or unread",
             notifications::update,
         )
+        .least_role(Operator)
         .json_body::<NotificationPatchBody>()
         .responds(StatusCode::OK, one(), Information)
         .errors(&[StatusCode::NOT_FOUND]),
@@ -649,6 +793,7 @@ fn notifications() -> Vec<Route> {
             "Mark every notification read or unread",
             notifications::update_all,
         )
+        .least_role(Operator)
         .json_body::<NotificationPatchBody>()
         .responds(StatusCode::OK, many(), Information),
     ]
@@ -1053,6 +1198,7 @@ fn recordings() -> Vec<Route> {
             "Record the running configuration's data streams, every datagram as sent, to a pcap file (optional name and duration_s)",
             recordings::start,
         )
+        .least_role(Operator)
         .json_body::<RecordingPostBody>()
         .responds(StatusCode::CREATED, one(), Information)
         .errors(&[
@@ -1080,6 +1226,7 @@ fn recordings() -> Vec<Route> {
             "Stop a recording (200, the file kept) or delete a stopped one (204)",
             recordings::delete,
         )
+        .least_role(Operator)
         .responds(StatusCode::OK, one(), Information)
         .responds(StatusCode::NO_CONTENT, message(), Information)
         .errors(&[StatusCode::NOT_FOUND, StatusCode::INTERNAL_SERVER_ERROR]),
@@ -1099,6 +1246,7 @@ fn recordings() -> Vec<Route> {
             "Upload a pcap capture of CDP datagrams (made elsewhere, or by another netcfg) as a recording, to replay it",
             recordings::upload,
         )
+        .least_role(Operator)
         .file_body(PCAP)
         .responds(StatusCode::CREATED, one(), Information)
         .errors(&[
@@ -1125,6 +1273,7 @@ fn recordings() -> Vec<Route> {
             "Pause, resume, change the speed (0.1 to 50), loop or seek (position_ms) the running replay",
             recordings::control,
         )
+        .least_role(Operator)
         .json_body::<ReplayPatchBody>()
         .responds(StatusCode::OK, Payload::of::<keys::Replay>(), Information)
         .errors(&[
@@ -1196,6 +1345,7 @@ fn site() -> Vec<Route> {
             "Make the anchors and seeders range each other and judge their configured positions",
             site::run_survey,
         )
+        .least_role(Operator)
         .responds(StatusCode::OK, Payload::of::<keys::Survey>(), Information)
         .errors(&[
             StatusCode::NOT_FOUND,

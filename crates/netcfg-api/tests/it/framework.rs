@@ -198,7 +198,7 @@ fn app_parts(
     );
     (
         web::Data::new(AppState::new(default_version, services(directory))),
-        web::Data::new(Tables::new(vec![v5_1, v5_0], false)),
+        web::Data::new(Tables::new(vec![v5_1, v5_0])),
     )
 }
 

@@ -9,4 +9,5 @@ mod framework;
 mod front_end;
 mod generated_docs;
 mod openapi;
+mod roles;
 mod routes;

@@ -155,6 +155,10 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "create_setting" | "replace_settings" | "update_settings" => "settings_body",
         "engine_command" => "engine_command_body",
         "add_paired_interface" => "paired_interface_body",
+        "create_user" => "user_post_body",
+        "update_user" => "user_patch_body",
+        "create_api_key" => "api_key_post_body",
+        "sign_in" => "session_post_body",
         _ => return None,
     })
 }

@@ -56,6 +56,10 @@ const SEED_BODIES: &[&str] = &[
     "devices_patch_body",
     "engine_command_body",
     "paired_interface_body",
+    "user_post_body",
+    "user_patch_body",
+    "api_key_post_body",
+    "session_post_body",
 ];
 
 /// Reads a body with the model's reader, then writes it back.
@@ -116,6 +120,10 @@ fn read(folder: &str, value: &Value) -> Result<Value, Problems> {
         "settings_body" => read_body::<SettingsBody>(value),
         "engine_command_body" => read_body::<EngineCommandBody>(value),
         "paired_interface_body" => read_body::<PairedInterfaceBody>(value),
+        "user_post_body" => read_body::<UserPostBody>(value),
+        "user_patch_body" => read_body::<UserPatchBody>(value),
+        "api_key_post_body" => read_body::<ApiKeyPostBody>(value),
+        "session_post_body" => read_body::<SessionPostBody>(value),
         "role" => read_resource::<Role>(value),
         "rf_setting" => read_resource::<RfSetting>(value),
         other => {

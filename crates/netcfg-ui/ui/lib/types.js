@@ -10,6 +10,11 @@
 // envelope, the events by type) are in types_extra.js.
 
 /**
+ * What a person or key may do; each role may do all that the one before
+ * it may. The order of the variants is that order.
+ * @typedef {"viewer" | "operator" | "editor" | "admin"} AccessRole
+ */
+/**
  * What a device answered to an action.
  * @typedef {{result: "done"} | {property_ids: number[], result: "property_list"} | {property_id: number, result: "property", value: number} | {attributes: DeviceAttributes, result: "attributes"}} ActionOutcome
  */
@@ -33,6 +38,33 @@
  * @property {SerialNumber} serial_number  The anchor or seeder.
  * @property {PointMm | null} suggested  Where the ranges put a `bad` anchor; null otherwise.
  * @property {Verdict} verdict  `good` under 250 mm, `check` to 1,000 mm, `bad` above.
+ */
+/**
+ * An API key as its list answers it: never its secret.
+ * @typedef {object} ApiKey
+ * @property {number} created_ms  When it was created, ms since 1970.
+ * @property {number | null} expires_ms  When it stops working, ms since 1970; absent: never.
+ * @property {number | null} last_used_ms  When it was last used, ms since 1970 (noted within a few seconds).
+ * @property {KeyName} name  Its name, unique among its user's keys.
+ * @property {string} prefix  The key's first 8 characters (`ncfg_` and three more), to tell keys apart.
+ * @property {AccessRole} role  The most it may do (it acts with the lower of this and its user's role).
+ */
+/**
+ * One entry of the audit trail.
+ * @typedef {object} AuditEntry
+ * @property {string | null} address  The client's address.
+ * @property {string} detail  The reason, the key's or user's name, or the refused method and path.
+ * @property {import("./types_events.js").AuditEvent} event  What happened.
+ * @property {number} id  Its number, rising.
+ * @property {number | null} status  For `refused`: 401 or 403.
+ * @property {number} time_ms  When, ms since 1970.
+ * @property {string | null} user  Who, where known (a user's name, `key:<user>/<key>`, `token:<name>`).
+ */
+/**
+ * A page of the audit trail, newest first.
+ * @typedef {object} AuditPage
+ * @property {number} dropped  How many of the oldest entries were dropped to keep within `audit_keep`.
+ * @property {AuditEntry[]} entries  The entries.
  */
 /**
  * batch period, ms.
@@ -274,6 +306,10 @@
  * @typedef {string} ItemName
  */
 /**
+ * An API key's name: 1 to 64 characters of a-z 0-9 . _ -, starting with a letter or digit.
+ * @typedef {string} KeyName
+ */
+/**
  * How bright a device's LED is.
  * @typedef {"Off" | "Very Dim" | "Dim" | "Bright"} LedBrightness
  */
@@ -350,6 +386,17 @@
 /**
  * A duration in network time units of 1/975,000 s: 975 = 1 ms, 97,500 = 100 ms (10 Hz).
  * @typedef {number} NetworkTime
+ */
+/**
+ * A new key: its record and, once, its secret.
+ * @typedef {object} NewApiKey
+ * @property {number} created_ms  When it was created, ms since 1970.
+ * @property {number | null} expires_ms  When it stops working, ms since 1970; absent: never.
+ * @property {string} key  The secret, shown this once: `Authorization: Bearer <key>`.
+ * @property {number | null} last_used_ms  When it was last used, ms since 1970 (noted within a few seconds).
+ * @property {KeyName} name  Its name, unique among its user's keys.
+ * @property {string} prefix  The key's first 8 characters (`ncfg_` and three more), to tell keys apart.
+ * @property {AccessRole} role  The most it may do (it acts with the lower of this and its user's role).
  */
 /**
  * A notification raised by a configuration's network.
@@ -584,6 +631,15 @@
  * @typedef {string} SerialNumber
  */
 /**
+ * Who a request is, as `GET /session` answers it.
+ * @typedef {object} SessionInfo
+ * @property {string | null} [csrf_token]  For a cookie session: the token its changes carry in `X-CSRF-Token`.
+ * @property {ConfigName[] | null} [nets]  The only configurations it sees; absent: all.
+ * @property {AccessRole} role  What it may do now.
+ * @property {string} user  The user, or the token's name.
+ * @property {Via} via  How it proved who it is.
+ */
+/**
  * Setting key: 1 to 64 characters of A-Z a-z 0-9 . _ -.
  * @typedef {string} SettingKey
  */
@@ -676,8 +732,27 @@
  * @property {SerialNumber} serial_number  The device's serial number.
  */
 /**
+ * A user as a GET answers it: never its password or hash.
+ * @typedef {object} User
+ * @property {number} created_ms  When it was created, ms since 1970.
+ * @property {boolean} disabled  A disabled user cannot sign in, and its keys do not work.
+ * @property {string} display_name  How it is shown; may be empty.
+ * @property {number | null} last_sign_in_ms  When it last signed in, ms since 1970.
+ * @property {UserName} name  Its name.
+ * @property {ConfigName[] | null} [nets]  The only configurations it sees; absent: all.
+ * @property {AccessRole} role  What it may do.
+ */
+/**
+ * A user's name: 1 to 64 characters of a-z 0-9 . _ -, starting with a letter or digit.
+ * @typedef {string} UserName
+ */
+/**
  * What the ranges say of an anchor's configured position.
  * @typedef {"good" | "check" | "bad"} Verdict
+ */
+/**
+ * How a request proved who it is.
+ * @typedef {"password" | "oidc" | "key" | "token"} Via
  */
 /**
  * A zone of a configuration.

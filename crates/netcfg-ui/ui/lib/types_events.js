@@ -10,6 +10,10 @@
 // envelope, the events by type) are in types_extra.js.
 
 /**
+ * What an audit entry records.
+ * @typedef {"sign_in" | "sign_in_failed" | "sign_out" | "key_created" | "key_revoked" | "user_created" | "user_changed" | "user_deleted" | "refused"} AuditEvent
+ */
+/**
  * `change`: a resource of `net` changed through the API.
  * @typedef {object} ChangeEvent
  * @property {string} method  The request's method.

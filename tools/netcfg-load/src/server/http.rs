@@ -56,6 +56,8 @@ pub struct Client {
     agent: Agent,
     /// `http://host:port`.
     base: String,
+    /// A key or token sent as `Authorization: Bearer` with every request.
+    bearer: Option<String>,
 }
 
 impl Client {
@@ -75,7 +77,14 @@ impl Client {
         Client {
             agent,
             base: format!("http://{address}"),
+            bearer: None,
         }
+    }
+
+    /// The same client, sending `secret` (a key or token) with every request.
+    pub fn with_bearer(mut self, secret: &str) -> Client {
+        self.bearer = Some(secret.to_owned());
+        self
     }
 
     /// Points the client at another port of the loopback interface (a
@@ -147,6 +156,9 @@ impl Client {
             .uri(format!("{}{path}", self.base));
         if let Some(content_type) = content_type {
             request = request.header("Content-Type", content_type);
+        }
+        if let Some(secret) = &self.bearer {
+            request = request.header("Authorization", format!("Bearer {secret}"));
         }
         let invalid = || format!("{method} {path}: not a valid request");
         // A GET or DELETE goes without a body, not with an empty one.

@@ -43,7 +43,7 @@ pub(crate) fn fixture_with(auth: Auth) -> Fixture {
         )),
         command_timeout: DEFAULT_COMMAND_TIMEOUT,
     };
-    let tables = Tables::standard(auth.is_on());
+    let tables = Tables::standard();
     let state = web::Data::new(AppState::new(ApiVersion::V5_1, services).with_auth(auth));
     Fixture {
         _directory: directory,

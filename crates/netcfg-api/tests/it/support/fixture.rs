@@ -49,6 +49,14 @@ pub(crate) struct Step {
     /// Values to keep for later steps: name to JSON pointer into the response.
     #[serde(default)]
     pub(crate) save: BTreeMap<String, String>,
+    /// Response headers to keep for later steps: name to header name (a
+    /// `Set-Cookie` kept is sent back as a `Cookie` header).
+    #[serde(default)]
+    pub(crate) save_header: BTreeMap<String, String>,
+    /// The client's address (none when absent): `127.0.0.1:40000` is the
+    /// server's own machine.
+    #[serde(default)]
+    pub(crate) from: Option<String>,
     /// Keep the raw response body under this name (a downloaded file).
     #[serde(default)]
     pub(crate) save_body: Option<String>,

@@ -229,6 +229,13 @@ where
             .ok_or_else(|| format!("save {name}: nothing at {pointer}"))?;
         walk.saved.insert(name.clone(), value.clone());
     }
+    for (name, header) in &step.save_header {
+        let value = answer
+            .header(header)
+            .ok_or_else(|| format!("save_header {name}: no header {header}"))?;
+        walk.saved
+            .insert(name.clone(), Value::String(value.to_owned()));
+    }
     if let Some(name) = &step.save_body {
         walk.bodies.insert(name.clone(), answer.body.clone());
     }
@@ -254,7 +261,10 @@ where
         .uri(path)
         .insert_header(("Api-Version", version.short()));
     for (name, value) in &step.headers {
-        request = request.insert_header((name.as_str(), value.as_str()));
+        request = request.insert_header((name.as_str(), substitute(value, &walk.saved)));
+    }
+    if let Some(from) = &step.from {
+        request = request.peer_addr(parse(from, "from")?);
     }
     if let Some(body) = &step.body {
         request = request.set_json(substitute_json(body, &walk.saved));

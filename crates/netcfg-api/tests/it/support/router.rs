@@ -24,7 +24,7 @@ pub(crate) struct Router {
 impl Router {
     /// The router of the API's own tables, as `create_app` serves them.
     pub(crate) fn new() -> Self {
-        let tables = Tables::standard(false);
+        let tables = Tables::standard();
         let unique: BTreeSet<&'static str> = tables
             .tables()
             .flat_map(|table| table.routes.iter().flat_map(|route| route.paths.clone()))
