@@ -62,20 +62,19 @@ pub(crate) fn requester(request: &HttpRequest) -> Requester {
         .unwrap_or_default()
 }
 
-/// The service's view of who asks: anyone when access control is off.
+/// The service's view of who asks, and from where: anyone when access
+/// control is off; 401 when it is on and the request shows no identity.
 pub(crate) fn caller_of<'a>(
     request: &HttpRequest,
     requester: &'a Requester,
 ) -> Result<Caller<'a>, ApiError> {
-    match (&requester.identity, requester.on) {
-        (Some(identity), _) => Ok(Caller::Known(identity)),
-        (None, false) => Ok(Caller::Open {
-            loopback: request
-                .peer_addr()
-                .is_some_and(|address| address.ip().is_loopback()),
-        }),
-        (None, true) => Err(unauthenticated(requester)),
+    if requester.on && requester.identity.is_none() {
+        return Err(unauthenticated(requester));
     }
+    Ok(Caller {
+        identity: requester.identity.as_ref(),
+        address: request.peer_addr().map(|address| address.ip()),
+    })
 }
 
 fn unauthenticated(requester: &Requester) -> ApiError {

@@ -11,17 +11,7 @@ use crate::{ConfigName, KeyName, UserName};
 /// What a person or key may do; each role may do all that the one before
 /// it may. The order of the variants is that order.
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    schemars::JsonSchema,
+    Clone, Copy, Debug, Eq, Ord, PartialEq, PartialOrd, Serialize, Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum AccessRole {

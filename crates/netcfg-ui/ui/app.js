@@ -6,7 +6,7 @@
 
 import { html, render, useState, useEffect, useRef } from "./lib/html.js";
 import { useErrorBoundary } from "./vendor/hooks.mjs";
-import { call, setToken, token } from "./lib/api.js";
+import { call, loadSession, session, setToken, signIn, signOut, token } from "./lib/api.js";
 import { reconnect, watchConnection } from "./lib/events.js";
 import { useRoute, match, href } from "./lib/router.js";
 import { StatusLine, Notice } from "./lib/components.js";
@@ -33,12 +33,20 @@ function resolve(/** @type {string} */ path) {
 
 function App() {
   const route = useRoute();
-  const [signIn, setSignIn] = useState(false);
+  const [signingIn, setSigningIn] = useState(false);
+  const [, setWho] = useState(/** @type {any} */ (null));
   useEffect(() => {
-    const ask = () => setSignIn(true);
+    const ask = () => setSigningIn(true);
+    const changed = () => setWho(session());
     window.addEventListener("netcfg:unauthorized", ask);
-    return () => window.removeEventListener("netcfg:unauthorized", ask);
+    window.addEventListener("netcfg:session", changed);
+    loadSession();
+    return () => {
+      window.removeEventListener("netcfg:unauthorized", ask);
+      window.removeEventListener("netcfg:session", changed);
+    };
   }, []);
+  const who = session();
   const found = resolve(route.path);
   const net = found?.params.net;
   return html`
@@ -50,15 +58,16 @@ function App() {
       <a class="brand" href="#/">netcfg</a>
       <${Connection} />
       <${StatusLine} />
-      ${token() && html`<button type="button" class="quiet" onClick=${() => {
-        setToken(null);
-        setSignIn(true);
+      ${who && html`<span class="person" title=${`signed in with ${who.via}`}>${who.user} (${who.role})</span>`}
+      ${(token() || who) && html`<button type="button" class="quiet" onClick=${async () => {
+        await signOut().catch(() => {});
+        setSigningIn(true);
       }}>Sign out</button>`}
     </header>
     <div class="frame">
       <nav class="side" aria-label="Views">
         <ul>
-          ${VIEWS.filter((view) => !view.pattern.includes(":")).map((view) => html`<li>
+          ${VIEWS.filter((view) => !view.pattern.includes(":") && visible(view, who)).map((view) => html`<li>
             <a href=${"#" + view.pattern} aria-current=${found?.view === view ? "page" : undefined}>${view.label}</a>
           </li>`)}
         </ul>
@@ -72,8 +81,8 @@ function App() {
           </ul>`}
       </nav>
       <main id="main">
-        ${signIn
-          ? html`<${SignIn} done=${() => setSignIn(false)} />`
+        ${signingIn
+          ? html`<${SignIn} done=${() => setSigningIn(false)} />`
           : found
             ? html`<${ViewHost} key=${found.view.pattern + JSON.stringify(found.params)} module=${found.view.module} params=${found.params} query=${route.query} />`
             : html`<${Notice} level=${2}><p>There is no view at ${route.path}. <a href="#/">Configurations</a></p><//>`}
@@ -122,17 +131,51 @@ function Connection() {
   return html`<span class=${`connection ${state}`} title="Live events from the server">${label}</span>`;
 }
 
-/** The sign-in: a token, kept for this browser session only. */
+/**
+ * Whether the navigation shows `view` to `who`: a view that needs a role
+ * (the people's) only to whom has it; with nobody known (access control
+ * off, or before the answer) only the views that need none.
+ * @param {{role?: string, signedIn?: boolean}} view
+ * @param {import("./lib/types.js").SessionInfo | null} who
+ */
+function visible(view, who) {
+  if (view.signedIn && !who?.user) return false;
+  if (view.role === "admin") return who?.role === "admin";
+  return true;
+}
+
+/**
+ * The sign-in: a name and password (a session cookie, decisions §17), or
+ * an API key or token kept until this browser tab closes.
+ */
 function SignIn(/** @type {{done: () => void}} */ { done }) {
+  const person = useForm({ name: "", password: "" });
   const form = useForm({ token: "" });
   return html`<section class="page sign-in" data-view="sign-in" aria-labelledby="page-title">
     <h1 id="page-title" tabindex="-1">Sign in</h1>
-    <p>Access control is on. Enter an access token; it is kept until this browser tab closes.</p>
+    <p>Access control is on. Sign in with your name and password, or enter an API key or access token.</p>
+    <form onSubmit=${person.submit(async (values) => {
+      try {
+        await signIn(String(values.name).trim(), String(values.password));
+      } catch (failure) {
+        const error = /** @type {any} */ (failure);
+        if (error.status === 401) error.problems = [{ field: "password", problem: error.message }];
+        throw error;
+      }
+      reconnect();
+      done();
+    })}>
+      <${Field} form=${person} name="name" label="Name" required autofocus />
+      <${Field} form=${person} name="password" label="Password" kind="password" required />
+      <${FormFooter} form=${person} submitLabel="Sign in" />
+    </form>
+    <h2>With an API key or token</h2>
     <form onSubmit=${form.submit(async (values) => {
       const secret = String(values.token).trim();
       setToken(secret);
       try {
         await call("GET", "/nets");
+        await loadSession();
       } catch (failure) {
         setToken(null);
         throw Object.assign(/** @type {any} */ (failure), {
@@ -142,8 +185,8 @@ function SignIn(/** @type {{done: () => void}} */ { done }) {
       reconnect();
       done();
     })}>
-      <${Field} form=${form} name="token" label="Access token" kind="password" required autofocus />
-      <${FormFooter} form=${form} submitLabel="Sign in" />
+      <${Field} form=${form} name="token" label="Access token" kind="password" required />
+      <${FormFooter} form=${form} submitLabel="Use the key" />
     </form>
   </section>`;
 }

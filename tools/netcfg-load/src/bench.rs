@@ -38,6 +38,9 @@
 //!     the CPU of recording 33,000 positions a second, the bytes of a
 //!     position on disk, a replay at ten times against its recording, and
 //!     the server's memory during a 64 MiB upload.
+//! 14. tracks (bench/tracking.rs, `--only tracking`), then people
+//!     (bench/people.rs, `--only people`): reads of one device with an API
+//!     key against access control off.
 
 mod accuracy;
 mod disk;
@@ -47,6 +50,7 @@ mod floods;
 mod front_end;
 mod growth;
 mod outputs;
+mod people;
 mod recordings;
 mod report;
 mod rules;
@@ -121,7 +125,7 @@ impl Options {
 
     /// Whether the run drives wrk (the site's steps and the live events).
     pub fn uses_wrk(&self) -> bool {
-        self.runs(Only::Site) || self.runs(Only::Events)
+        self.runs(Only::Site) || self.runs(Only::Events) || self.runs(Only::People)
     }
 
     /// Whether the run drives Chromium (the front end's step).
@@ -169,6 +173,8 @@ pub enum Only {
     /// Tracks: standing and walking tags, tracked against per fix, against
     /// the simulator's truth
     Tracking,
+    /// People: reads of one device with an API key against access control off
+    People,
 }
 
 /// A part of the bench that measures on its own servers and prints its
@@ -223,7 +229,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     // The parts that print their own figures, in the order of the steps
     // above.
-    let parts: [(Only, Part); 8] = [
+    let parts: [(Only, Part); 9] = [
         (Only::FrontEnd, front_end::measure),
         (Only::Floods, floods::measure),
         (Only::Rules, rules::measure),
@@ -232,6 +238,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         (Only::Outputs, outputs::measure),
         (Only::Recordings, recordings::measure),
         (Only::Tracking, tracking::measure),
+        (Only::People, people::measure),
     ];
     for (only, measure) in parts {
         if runs(only) {

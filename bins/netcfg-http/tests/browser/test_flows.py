@@ -199,12 +199,12 @@ def test_access_control_asks_for_a_token(server_factory, request):
         assert "secret-site" not in browser.text()
         token = browser.field("Access token", sign_in)
         assert token.get_attribute("type") == "password"
-        problem = browser.submit_refused(token, "not-the-right-token-at-all", "Sign in", sign_in, "a problem beside the token")
+        problem = browser.submit_refused(token, "not-the-right-token-at-all", "Use the key", sign_in, "a problem beside the token")
         assert "not known" in problem, problem
         assert "secret-site" not in browser.text()
 
         browser.type(token, TOKEN)
-        browser.click(browser.button("Sign in", sign_in))
+        browser.click(browser.button("Use the key", sign_in))
         nets = browser.view("nets")
         browser.row("secret-site", nets)
         browser.button("Sign out")
@@ -572,7 +572,7 @@ def test_sign_out(server_factory, request):
         browser.expect_status(401)
         sign_in = browser.open_view("/", "sign-in")
         browser.type(browser.field("Access token", sign_in), TOKEN)
-        browser.click(browser.button("Sign in", sign_in))
+        browser.click(browser.button("Use the key", sign_in))
         browser.view("nets")
         # a reload keeps the session
         browser.reload()

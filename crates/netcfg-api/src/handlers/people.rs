@@ -114,10 +114,7 @@ pub(crate) async fn create_user(context: Ctx, _: NoPath) -> Result<Reply, ApiErr
     let body: UserPostBody = context.body()?;
     let requester = requester(context.request());
     let caller = caller_of(context.request(), &requester)?;
-    let user = context
-        .service()
-        .create_user(caller, body, address(&context))
-        .await?;
+    let user = context.service().create_user(caller, body).await?;
     Reply::created(format!("User {} created ({})", user.name, user.role)).with::<keys::User>(&user)
 }
 
@@ -134,7 +131,7 @@ pub(crate) async fn update_user(context: Ctx, path: UserPath) -> Result<Reply, A
     let caller = caller_of(context.request(), &requester)?;
     let user = context
         .service()
-        .change_user(caller, &path.user_name, body, address(&context))
+        .change_user(caller, &path.user_name, body)
         .await?;
     Reply::ok(format!("User {} updated", user.name)).with::<keys::User>(&user)
 }
@@ -144,7 +141,7 @@ pub(crate) async fn delete_user(context: Ctx, path: UserPath) -> Result<Reply, A
     let caller = caller_of(context.request(), &requester)?;
     context
         .service()
-        .delete_user(caller, &path.user_name, address(&context))
+        .delete_user(caller, &path.user_name)
         .await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,
@@ -165,7 +162,7 @@ pub(crate) async fn create_key(context: Ctx, path: UserPath) -> Result<Reply, Ap
     let caller = caller_of(context.request(), &requester)?;
     let key = context
         .service()
-        .create_key(caller, &path.user_name, body, address(&context))
+        .create_key(caller, &path.user_name, body)
         .await?;
     Reply::created(format!(
         "API key {} of {} created: its secret is shown this once",
@@ -179,7 +176,7 @@ pub(crate) async fn delete_key(context: Ctx, path: ApiKeyPath) -> Result<Reply, 
     let caller = caller_of(context.request(), &requester)?;
     context
         .service()
-        .delete_key(caller, &path.user_name, &path.key_name, address(&context))
+        .delete_key(caller, &path.user_name, &path.key_name)
         .await?;
     Ok(Reply::new(
         StatusCode::NO_CONTENT,

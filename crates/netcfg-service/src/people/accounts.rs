@@ -2,6 +2,8 @@
 //! admin changes anyone; a user reads itself and changes its own display
 //! name and password; a user's keys are its own and an admin's to manage.
 
+use std::net::IpAddr;
+
 use netcfg_model::{
     KeyName, Problems, UserName,
     body::{ApiKeyPostBody, UserPatchBody, UserPostBody},
@@ -14,29 +16,26 @@ use netcfg_store::{StoreError, StoredKey, UserChange};
 use super::{Identity, secrets};
 use crate::{Service, ServiceError};
 
-/// Who asks, as the front door knows it.
+/// Who asks, as the front door knows it, and from where.
 #[derive(Debug, Clone, Copy)]
-pub enum Caller<'a> {
-    /// Access control is off (no user and no token): anyone may read and
-    /// change, and the first user may be made from a loopback address.
-    Open {
-        /// Whether the request came from the server's own machine.
-        loopback: bool,
-    },
-    /// An identity.
-    Known(&'a Identity),
+pub struct Caller<'a> {
+    /// The identity; none when access control is off (no user and no
+    /// token): anyone may then read and change, and the first user may be
+    /// made from a loopback address.
+    pub identity: Option<&'a Identity>,
+    /// The client's address, for the audit trail.
+    pub address: Option<IpAddr>,
 }
 
 impl Caller<'_> {
     fn is_admin(&self) -> bool {
-        match self {
-            Self::Open { .. } => true,
-            Self::Known(identity) => identity.role == AccessRole::Admin,
-        }
+        self.identity
+            .is_none_or(|identity| identity.role == AccessRole::Admin)
     }
 
     fn is(&self, name: &UserName) -> bool {
-        matches!(self, Self::Known(identity) if identity.user() == Some(name))
+        self.identity
+            .is_some_and(|identity| identity.user() == Some(name))
     }
 
     /// Admin, or the user `name` itself.
@@ -61,10 +60,11 @@ impl Caller<'_> {
     }
 
     fn origin(&self) -> Option<String> {
-        match self {
-            Self::Open { .. } => None,
-            Self::Known(identity) => Some(identity.origin()),
-        }
+        self.identity.map(Identity::origin)
+    }
+
+    fn address(&self) -> Option<String> {
+        self.address.map(|address| address.to_string())
     }
 }
 
@@ -104,9 +104,9 @@ impl Service {
         &self,
         caller: Caller<'_>,
         body: UserPostBody,
-        address: Option<String>,
     ) -> Result<User, ServiceError> {
-        if let Caller::Open { loopback: false } = caller {
+        let from_here = caller.address.is_some_and(|address| address.is_loopback());
+        if caller.identity.is_none() && !from_here {
             return Err(ServiceError::Forbidden(
                 "the first user is made from the server's own machine (a loopback address) or with `netcfg-http users add`".to_owned(),
             ));
@@ -129,7 +129,7 @@ impl Service {
         self.audit(
             AuditEvent::UserCreated,
             caller.origin(),
-            address,
+            caller.address(),
             format!("{} ({})", stored.user.name, stored.user.role),
             None,
         );
@@ -143,7 +143,6 @@ impl Service {
         caller: Caller<'_>,
         name: &UserName,
         body: UserPatchBody,
-        address: Option<String>,
     ) -> Result<User, ServiceError> {
         caller.may_manage(name, "the record")?;
         let admin_only = [
@@ -188,14 +187,14 @@ impl Service {
         let stored = self
             .on_people(move |file| file.change_user(&target, &change))
             .await?;
-        if own && let Caller::Known(identity) = caller {
+        if own && let Some(identity) = caller.identity {
             self.keep_session(identity.session.as_ref(), stored.generation);
         }
         self.end_stale_sessions();
         self.audit(
             AuditEvent::UserChanged,
             caller.origin(),
-            address,
+            caller.address(),
             format!("{name}: {changed}"),
             None,
         );
@@ -207,7 +206,6 @@ impl Service {
         &self,
         caller: Caller<'_>,
         name: &UserName,
-        address: Option<String>,
     ) -> Result<(), ServiceError> {
         caller.must_be_admin("deleting a user")?;
         let target = name.clone();
@@ -217,7 +215,7 @@ impl Service {
         self.audit(
             AuditEvent::UserDeleted,
             caller.origin(),
-            address,
+            caller.address(),
             name.to_string(),
             None,
         );
@@ -257,7 +255,6 @@ impl Service {
         caller: Caller<'_>,
         user: &UserName,
         body: ApiKeyPostBody,
-        address: Option<String>,
     ) -> Result<NewApiKey, ServiceError> {
         caller.may_manage(user, "a key")?;
         let owner = read(&self.people().copy).users.get(user).cloned();
@@ -302,7 +299,7 @@ impl Service {
         self.audit(
             AuditEvent::KeyCreated,
             caller.origin(),
-            address,
+            caller.address(),
             format!("{user}/{} ({})", key.name, key.role),
             None,
         );
@@ -318,7 +315,6 @@ impl Service {
         caller: Caller<'_>,
         user: &UserName,
         key: &KeyName,
-        address: Option<String>,
     ) -> Result<(), ServiceError> {
         caller.may_manage(user, "a key")?;
         let (owner, name) = (user.clone(), key.clone());
@@ -327,7 +323,7 @@ impl Service {
         self.audit(
             AuditEvent::KeyRevoked,
             caller.origin(),
-            address,
+            caller.address(),
             format!("{user}/{key}"),
             None,
         );

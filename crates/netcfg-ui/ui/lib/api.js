@@ -1,6 +1,9 @@
 // The front end's only way to the server: the public 5.1 API, exactly as a
 // script would call it (decisions.md §9). Every request names version 5.1,
 // whatever the server's default, and carries the signed-in token if any.
+// A person signed in with a name and password holds a session cookie (the
+// browser sends it); its changes carry the session's CSRF token
+// (decisions.md §17).
 
 const TOKEN_KEY = "netcfg.token";
 const API_VERSION = "5.1";
@@ -15,6 +18,60 @@ export function setToken(secret) {
   if (secret) sessionStorage.setItem(TOKEN_KEY, secret);
   else sessionStorage.removeItem(TOKEN_KEY);
   window.dispatchEvent(new CustomEvent("netcfg:token"));
+}
+
+/**
+ * Who is signed in, as `GET /session` last answered (null: nobody known).
+ * @type {import("./types.js").SessionInfo | null}
+ */
+let current = null;
+
+/** Who is signed in, as last known. */
+export function session() {
+  return current;
+}
+
+/** @param {import("./types.js").SessionInfo | null} info */
+function setSession(info) {
+  current = info;
+  window.dispatchEvent(new CustomEvent("netcfg:session"));
+}
+
+/**
+ * Asks the server who this browser is (a session cookie, or the token):
+ * null when nobody, without asking the page to sign in (with access
+ * control off nobody is signed in, and nobody needs to be).
+ */
+export async function loadSession() {
+  try {
+    const answer = await call("GET", "/session", { quiet: true });
+    setSession(answer.body.session);
+  } catch {
+    setSession(null);
+  }
+  return current;
+}
+
+/**
+ * Signs in with a name and password: the server sets the session cookie.
+ * @param {string} name
+ * @param {string} password
+ */
+export async function signIn(name, password) {
+  setToken(null);
+  const answer = await call("POST", "/session", { body: { name, password }, quiet: true });
+  setSession(answer.body.session);
+  return current;
+}
+
+/** Signs out: the server forgets the session; the token is dropped too. */
+export async function signOut() {
+  try {
+    await call("DELETE", "/session", { quiet: true });
+  } finally {
+    setToken(null);
+    setSession(null);
+  }
 }
 
 /**
@@ -80,11 +137,13 @@ export function baseHeaders() {
  * configuration changing: recordings, a replay).
  * @param {string} method
  * @param {string} url          a path, as `path` builds it
- * @param {{body?: any, query?: Record<string, any>, form?: FormData, file?: Blob, contentType?: string, cache?: RequestCache, headers?: Record<string,string>, raw?: boolean, signal?: AbortSignal}} [options]
+ * `quiet` keeps a 401 from asking the page to sign in (the session's own calls).
+ * @param {{body?: any, query?: Record<string, any>, form?: FormData, file?: Blob, contentType?: string, cache?: RequestCache, headers?: Record<string,string>, raw?: boolean, signal?: AbortSignal, quiet?: boolean}} [options]
  * @returns {Promise<Answer & {response?: Response}>}
  */
 export async function call(method, url, options = {}) {
   const headers = { ...baseHeaders(), ...(options.headers || {}) };
+  if (current?.csrf_token && !["GET", "HEAD", "OPTIONS"].includes(method)) headers["X-CSRF-Token"] = current.csrf_token;
   /** @type {BodyInit | undefined} */
   let body;
   if (options.form) {
@@ -112,7 +171,7 @@ export async function call(method, url, options = {}) {
     if (error instanceof DOMException && error.name === "AbortError") throw error;
     throw new ApiError(0, { message: "The server cannot be reached. Check that it runs and that this computer can reach it." });
   }
-  if (response.status === 401) window.dispatchEvent(new CustomEvent("netcfg:unauthorized"));
+  if (response.status === 401 && !options.quiet) window.dispatchEvent(new CustomEvent("netcfg:unauthorized"));
   if (options.raw && response.ok) {
     return { status: response.status, message: "", level: 3, body: null, headers: response.headers, response };
   }

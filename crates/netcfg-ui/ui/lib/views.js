@@ -4,13 +4,18 @@
 
 /**
  * The views: a pattern of the fragment's path, the module under views/,
- * and the navigation's label (none for views reached from another).
- * @type {{pattern: string, module: string, label?: string}[]}
+ * and the navigation's label (none for views reached from another); a
+ * view of people says whom the navigation shows it to (`role`: admin only;
+ * `signedIn`: a user signed in).
+ * @type {{pattern: string, module: string, label?: string, role?: string, signedIn?: boolean}[]}
  */
 export const VIEWS = [
   { pattern: "/", module: "nets", label: "Configurations" },
   { pattern: "/max-tags", module: "max_tags", label: "Maximum tags" },
   { pattern: "/host", module: "host", label: "Host" },
+  { pattern: "/keys", module: "keys", label: "My API keys", signedIn: true },
+  { pattern: "/users", module: "users", label: "Users", role: "admin" },
+  { pattern: "/audit", module: "audit", label: "Audit", role: "admin" },
   { pattern: "/nets/:net", module: "overview", label: "Overview" },
   { pattern: "/nets/:net/devices", module: "devices", label: "Devices" },
   { pattern: "/nets/:net/floor", module: "floor", label: "Floor plan" },

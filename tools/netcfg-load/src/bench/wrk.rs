@@ -75,6 +75,21 @@ pub(crate) fn get_one_script(dir: &Path, net: &str, serials: &[String]) -> Resul
     cycling_script(&dir.join("get-one.lua"), serials, &request)
 }
 
+/// [`get_one_script`] with `Authorization: Bearer <secret>` on every
+/// request (an API key: the reads access control weighs).
+pub(crate) fn get_one_script_as(
+    dir: &Path,
+    net: &str,
+    serials: &[String],
+    secret: &str,
+) -> Result<PathBuf> {
+    let request = format!(
+        r#"return wrk.format("GET", "/nets/{net}/devices/" .. serial,
+    {{ ["Authorization"] = "Bearer {secret}" }})"#
+    );
+    cycling_script(&dir.join("get-one-as.lua"), serials, &request)
+}
+
 /// A script whose requests cycle over `serials` (`request`, Lua, builds
 /// each from `serial` and `counter`), each wrk thread from its own place.
 fn cycling_script(path: &Path, serials: &[String], request: &str) -> Result<PathBuf> {
