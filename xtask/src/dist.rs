@@ -20,7 +20,7 @@ use std::{
     process::Command,
 };
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 pub(crate) use check::check;
 use files::{output_of, sha256sums};
@@ -67,6 +67,65 @@ pub(crate) fn dist(check_only: bool) -> Result<()> {
         eprintln!("dist: {} ({} KiB)", path.display(), size.div_ceil(1024));
     }
     Ok(())
+}
+
+/// The release build of [`BINARIES`], running in the background (at the
+/// lowest priority, its output in `target/ci-release-build.log`) while
+/// other steps of CI run; [`Release::build`] then finds it done.
+#[derive(Debug)]
+pub(crate) struct ReleaseBuild {
+    child: std::process::Child,
+    log: PathBuf,
+}
+
+impl ReleaseBuild {
+    /// Starts the build.
+    pub(crate) fn start() -> Result<Self> {
+        let root = crate::workspace_root();
+        let log = root.join("target").join("ci-release-build.log");
+        let output = std::fs::File::create(&log)
+            .with_context(|| format!("could not create {}", log.display()))?;
+        let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let mut command = Command::new("nice");
+        command
+            .args(["-n", "19"])
+            .arg(&cargo)
+            .args(["build", "--release"]);
+        for binary in BINARIES {
+            command.args(["-p", binary]);
+        }
+        let child = command
+            .current_dir(&root)
+            .stdout(output.try_clone()?)
+            .stderr(output)
+            .spawn()
+            .context("could not start the release build in the background")?;
+        eprintln!(
+            "ci: the release build runs in the background ({})",
+            log.display()
+        );
+        Ok(Self { child, log })
+    }
+
+    /// Waits for the build; its log is shown when it failed.
+    pub(crate) fn wait(mut self) -> Result<()> {
+        let status = self.child.wait().context("waiting for the release build")?;
+        if !status.success() {
+            let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+            bail!("the release build failed ({status}):\n{log}");
+        }
+        Ok(())
+    }
+}
+
+// A step that failed before `dist --check` leaves no build running.
+impl Drop for ReleaseBuild {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }
 
 impl Release {

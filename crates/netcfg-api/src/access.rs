@@ -72,7 +72,7 @@ pub(crate) fn caller_of<'a>(
         return Err(unauthenticated(requester));
     }
     Ok(Caller {
-        identity: requester.identity.as_ref(),
+        identity: requester.identity.as_deref(),
         address: request.peer_addr().map(|address| address.ip()),
     })
 }
@@ -123,7 +123,7 @@ pub(crate) fn refusal(
                 identity.role
             ),
         );
-        return Some(refuse(request, service, Some(identity), error, version));
+        return Some(refuse(request, service, Some(&**identity), error, version));
     }
     if let Some(expected) = &identity.csrf_token
         && !is_safe(request.method())
@@ -133,7 +133,7 @@ pub(crate) fn refusal(
             ErrorCode::Csrf,
             "a change made with the session cookie carries the header X-CSRF-Token with the session's token (GET /session gives it)",
         );
-        return Some(refuse(request, service, Some(identity), error, version));
+        return Some(refuse(request, service, Some(&**identity), error, version));
     }
     let hidden = net_of(request).filter(|net| !identity.sees(net))?;
     let error = ApiError::new(

@@ -7,7 +7,7 @@
 //! compared as SHA-256 digests, in constant time, and never logged; the
 //! configuration file may hold the digest instead of the token.
 
-use std::fmt;
+use std::{fmt, sync::Arc};
 
 use netcfg_model::people::AccessRole;
 use netcfg_service::Identity;
@@ -30,7 +30,7 @@ pub(crate) struct Requester {
     /// Whether access control is on (a user or a token exists).
     pub(crate) on: bool,
     /// The identity, if the request showed a live one.
-    pub(crate) identity: Option<Identity>,
+    pub(crate) identity: Option<Arc<Identity>>,
     /// The request sent a session cookie that no longer works.
     pub(crate) session_ended: bool,
 }
@@ -132,7 +132,7 @@ pub(crate) enum Verdict {
     /// session cookie may still name it, else the row decides (401).
     Anonymous,
     /// A known token or a live API key.
-    Identified(Identity),
+    Identified(Arc<Identity>),
     /// A bearer credential that is no known token or live key: 401.
     Unauthenticated,
     /// Too many unknown credentials from this client lately: 429, its
@@ -141,7 +141,7 @@ pub(crate) enum Verdict {
 }
 
 /// Reads an API key's secret (`ncfg_...`) as the service's identity of it.
-pub(crate) type KeyReader<'a> = &'a dyn Fn(&str) -> Option<Identity>;
+pub(crate) type KeyReader<'a> = &'a dyn Fn(&str) -> Option<Arc<Identity>>;
 
 fn digest_of(secret: &str) -> [u8; 32] {
     Sha256::digest(secret.as_bytes()).into()
@@ -250,7 +250,7 @@ impl Auth {
     }
 
     /// The identity of a configured token's secret.
-    fn token(&self, secret: &str) -> Option<Identity> {
+    fn token(&self, secret: &str) -> Option<Arc<Identity>> {
         let digest = digest_of(secret);
         // Every token is compared, so the time taken does not tell which matched.
         let best = self
@@ -259,7 +259,7 @@ impl Auth {
             .filter(|token| constant_time_eq(&token.digest, &digest))
             .map(|token| (token.name.clone(), token.access.role()))
             .max_by_key(|(_, role)| *role)?;
-        Some(Identity::token(best.0, best.1))
+        Some(Arc::new(Identity::token(best.0, best.1)))
     }
 
     /// The failed credentials of recent clients, which sign-ins count too.
@@ -385,7 +385,8 @@ mod tests {
     #[test]
     fn keys_are_read_by_the_service_and_turn_access_control_on() {
         let keys = |secret: &str| {
-            (secret == "ncfg_good").then(|| Identity::token("k".into(), AccessRole::Operator))
+            (secret == "ncfg_good")
+                .then(|| Arc::new(Identity::token("k".into(), AccessRole::Operator)))
         };
         let off = Auth::off();
         assert_eq!(

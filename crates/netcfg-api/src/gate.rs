@@ -105,7 +105,9 @@ impl VersionGate {
             )),
             Verdict::Anonymous => {
                 let cookie = session_cookie(request.headers());
-                let identity = cookie.and_then(|id| service.identify_session(id));
+                let identity = cookie
+                    .and_then(|id| service.identify_session(id))
+                    .map(std::sync::Arc::new);
                 if identity.is_none() && request.path() == METRICS {
                     return Err(refuse(
                         ApiError::new(ErrorCode::Unauthorized, crate::access::SIGN_IN),

@@ -154,6 +154,10 @@ fn the_first_admin_comes_from_the_command_line_and_the_history_names_people() {
             Request::json("POST", "/nets/site/devices", &device),
         ))
         .expect(201);
+    // The key's use is noted (written within a second; a read of the
+    // list writes what waits first).
+    let keys = server.send(&ada.get("/users/ada/keys")).expect(200)["api_keys"].clone();
+    assert!(keys[0]["last_used_ms"].is_i64(), "{keys}");
     let entries = server.send(&ada.get("/nets/site/history")).expect(200)["history"].clone();
     assert_eq!(entries[0]["origin"], "key:ada/ci", "{entries}");
     assert_eq!(entries[1]["origin"], "user:ada", "{entries}");

@@ -16,7 +16,10 @@ mod sessions;
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex, RwLock},
+    sync::{
+        Arc, Mutex, RwLock,
+        atomic::{AtomicI64, Ordering},
+    },
 };
 
 use netcfg_model::{
@@ -24,7 +27,7 @@ use netcfg_model::{
     people::{AccessRole, AuditEvent, AuditRecord, SessionInfo, SessionLimits, Via},
     sync::{lock, read, write},
 };
-use netcfg_store::{People as PeopleFile, Signature, StoreError, StoredKey, StoredUser};
+use netcfg_store::{People as PeopleFile, Signature, StoreError, StoredUser};
 
 pub use accounts::Caller;
 pub use sessions::SessionId;
@@ -116,9 +119,21 @@ impl Identity {
 #[derive(Debug, Default)]
 struct Copy {
     users: HashMap<UserName, StoredUser>,
-    keys: HashMap<[u8; 32], StoredKey>,
+    /// The live keys (of enabled users), by digest: what a request with one
+    /// is, ready to hand out.
+    keys: HashMap<[u8; 32], LiveKey>,
     /// The file's signature when read.
     signature: Option<Signature>,
+}
+
+/// A key of an enabled user, as a request with it is identified.
+#[derive(Debug)]
+struct LiveKey {
+    identity: Arc<Identity>,
+    expires_ms: Option<i64>,
+    /// When last used (ms since 1970; 0: not since the last write): noted
+    /// without a lock at every request, written once a second.
+    last_used_ms: AtomicI64,
 }
 
 /// The people's state in memory (see the module).
@@ -126,8 +141,6 @@ struct Copy {
 pub(crate) struct PeopleState {
     copy: RwLock<Copy>,
     sessions: sessions::Sessions,
-    /// Keys used since the last write: digest → when last.
-    key_uses: Mutex<HashMap<[u8; 32], i64>>,
     /// Audit entries not written yet.
     audit: Mutex<Vec<AuditRecord>>,
     /// Passwords are hashed a few at a time (each takes 19 MiB and tens of
@@ -162,7 +175,6 @@ impl Default for PeopleState {
         Self {
             copy: RwLock::default(),
             sessions: sessions::Sessions::default(),
-            key_uses: Mutex::default(),
             audit: Mutex::default(),
             hashing: tokio::sync::Semaphore::new(HASHING_AT_ONCE),
             settings: RwLock::default(),
@@ -193,21 +205,56 @@ impl Service {
         *read(&self.people().settings)
     }
 
-    /// Reads the users and keys from the file again (blocking).
+    /// Reads the users and keys from the file again (blocking). The uses
+    /// of the keys read before are written first, so none is lost.
     fn reload_people(&self) -> Result<(), StoreError> {
         let file = self.people_file();
+        file.note_key_uses(&self.take_key_uses())?;
         // Taken first: a change made while reading is read again next time.
         let signature = file.signature();
-        let users = file.users()?;
-        let keys = file.keys()?;
-        let mut copy = write(&self.people().copy);
-        copy.users = users
+        let users: HashMap<UserName, StoredUser> = file
+            .users()?
             .into_iter()
             .map(|user| (user.user.name.clone(), user))
             .collect();
-        copy.keys = keys.into_iter().map(|key| (key.digest, key)).collect();
+        let keys = file
+            .keys()?
+            .into_iter()
+            .filter_map(|stored| {
+                let user = users.get(&stored.user).filter(|user| !user.user.disabled)?;
+                let identity = Identity {
+                    who: Who::Key(stored.user.clone(), stored.key.name.clone()),
+                    role: stored.key.acting_role(user.user.role),
+                    nets: user.user.nets.clone(),
+                    via: Via::Key,
+                    csrf_token: None,
+                    session: None,
+                };
+                let live = LiveKey {
+                    identity: Arc::new(identity),
+                    expires_ms: stored.key.expires_ms,
+                    last_used_ms: AtomicI64::new(0),
+                };
+                Some((stored.digest, live))
+            })
+            .collect();
+        let mut copy = write(&self.people().copy);
+        copy.users = users;
+        copy.keys = keys;
         copy.signature = Some(signature);
         Ok(())
+    }
+
+    /// The keys used since the last write, and when last; reset.
+    fn take_key_uses(&self) -> Vec<([u8; 32], i64)> {
+        read(&self.people().copy)
+            .keys
+            .iter()
+            .filter_map(|(digest, key)| {
+                let used = key.last_used_ms.swap(0, Ordering::Relaxed);
+                (used > 0).then_some((*digest, used))
+            })
+            .collect()
     }
 
     /// Whether any user exists: access control is then on.
@@ -216,28 +263,18 @@ impl Service {
     }
 
     /// The identity of an API key's secret, if it is a live key of an
-    /// enabled user. Reads memory only; notes the use.
-    pub fn identify_key(&self, secret: &str) -> Option<Identity> {
+    /// enabled user. Reads memory only, and takes no lock but the copy's
+    /// (shared by every reader); notes the use.
+    pub fn identify_key(&self, secret: &str) -> Option<Arc<Identity>> {
         let digest = secrets::digest(secret);
         let now = netcfg_model::time::clock::wall_clock_ms_signed();
-        let identity = {
-            let copy = read(&self.people().copy);
-            let stored = copy.keys.get(&digest)?;
-            let user = copy.users.get(&stored.user)?;
-            if user.user.disabled || stored.key.expired(now) {
-                return None;
-            }
-            Identity {
-                who: Who::Key(stored.user.clone(), stored.key.name.clone()),
-                role: stored.key.acting_role(user.user.role),
-                nets: user.user.nets.clone(),
-                via: Via::Key,
-                csrf_token: None,
-                session: None,
-            }
-        };
-        lock(&self.people().key_uses).insert(digest, now);
-        Some(identity)
+        let copy = read(&self.people().copy);
+        let key = copy.keys.get(&digest)?;
+        if key.expires_ms.is_some_and(|expires| expires <= now) {
+            return None;
+        }
+        key.last_used_ms.fetch_max(now, Ordering::Relaxed);
+        Some(key.identity.clone())
     }
 
     /// Adds an audit entry (written within a second, or at the next read
@@ -273,7 +310,7 @@ impl Service {
     /// Writes the waiting key uses and audit entries, and reads the file
     /// again when it changed (another process's change, or this one's).
     fn flush_people(&self) -> Result<(), StoreError> {
-        let uses: Vec<([u8; 32], i64)> = lock(&self.people().key_uses).drain().collect();
+        let uses = self.take_key_uses();
         let audit: Vec<AuditRecord> = std::mem::take(&mut *lock(&self.people().audit));
         let file = self.people_file();
         file.note_key_uses(&uses)?;
