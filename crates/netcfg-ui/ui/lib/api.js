@@ -38,15 +38,27 @@ function setSession(info) {
 }
 
 /**
+ * Marks that this browser signed in with a name and password (the cookie
+ * itself is out of the page's reach): only then, or with a token, is the
+ * server asked who it is, so an open server is never asked (it would
+ * answer 401: nobody is signed in, and nobody needs to be).
+ */
+const SIGNED_IN_KEY = "netcfg.signed-in";
+
+/**
  * Asks the server who this browser is (a session cookie, or the token):
- * null when nobody, without asking the page to sign in (with access
- * control off nobody is signed in, and nobody needs to be).
+ * null when nobody, without asking the page to sign in.
  */
 export async function loadSession() {
+  if (!token() && !localStorage.getItem(SIGNED_IN_KEY)) {
+    setSession(null);
+    return current;
+  }
   try {
     const answer = await call("GET", "/session", { quiet: true });
     setSession(answer.body.session);
   } catch {
+    localStorage.removeItem(SIGNED_IN_KEY);
     setSession(null);
   }
   return current;
@@ -60,6 +72,7 @@ export async function loadSession() {
 export async function signIn(name, password) {
   setToken(null);
   const answer = await call("POST", "/session", { body: { name, password }, quiet: true });
+  localStorage.setItem(SIGNED_IN_KEY, "1");
   setSession(answer.body.session);
   return current;
 }
@@ -69,6 +82,7 @@ export async function signOut() {
   try {
     await call("DELETE", "/session", { quiet: true });
   } finally {
+    localStorage.removeItem(SIGNED_IN_KEY);
     setToken(null);
     setSession(null);
   }
