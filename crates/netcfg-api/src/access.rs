@@ -5,7 +5,7 @@
 //! may not is answered as absent).
 
 use actix_web::{
-    HttpMessage, HttpRequest, HttpResponse,
+    HttpRequest, HttpResponse,
     http::{
         Method, StatusCode,
         header::{self, HeaderValue},
@@ -16,7 +16,11 @@ use netcfg_service::{Caller, Identity, Service};
 use subtle::ConstantTimeEq;
 
 use crate::{
-    auth::Requester, error_code::ErrorCode, render::render_error, reply::ApiError, table::Route,
+    auth::{Requester, SIGN_IN, requester},
+    error_code::ErrorCode,
+    render::render_error,
+    reply::ApiError,
+    table::Route,
     version::ApiVersion,
 };
 
@@ -26,9 +30,6 @@ pub(crate) const SESSION_COOKIE: &str = "netcfg_session";
 pub(crate) const CSRF_HEADER: &str = "x-csrf-token";
 /// `WWW-Authenticate` of a 401.
 pub(crate) const CHALLENGE: &str = "Bearer realm=\"netcfg\"";
-/// What a 401 without any identity says.
-pub(crate) const SIGN_IN: &str =
-    "sign in (POST /session), or send Authorization: Bearer <API key or token>";
 
 /// The session cookie's value, if the request sends one.
 pub(crate) fn session_cookie(headers: &header::HeaderMap) -> Option<&str> {
@@ -51,15 +52,6 @@ pub(crate) fn session_set_cookie(id: &str, secure: bool, max_age_s: i64) -> Stri
 /// The `Set-Cookie` that removes the session cookie.
 pub(crate) fn session_removed_cookie(secure: bool) -> String {
     session_set_cookie("", secure, 0)
-}
-
-/// Who made `request`, as the gate found it.
-pub(crate) fn requester(request: &HttpRequest) -> Requester {
-    request
-        .extensions()
-        .get::<Requester>()
-        .cloned()
-        .unwrap_or_default()
 }
 
 /// The service's view of who asks, and from where: anyone when access

@@ -9,6 +9,8 @@
 
 use std::{fmt, sync::Arc};
 
+use actix_web::{HttpMessage, HttpRequest};
+
 use netcfg_model::people::AccessRole;
 use netcfg_service::Identity;
 use sha2::{Digest, Sha256};
@@ -119,6 +121,19 @@ pub enum AuthError {
     /// characters.
     #[error("a token's name has 1 to 64 characters and no control characters")]
     BadName,
+}
+
+/// What a 401 without any identity says.
+pub(crate) const SIGN_IN: &str =
+    "sign in (POST /session), or send Authorization: Bearer <API key or token>";
+
+/// Who made `request`, as the gate found it.
+pub(crate) fn requester(request: &HttpRequest) -> Requester {
+    request
+        .extensions()
+        .get::<Requester>()
+        .cloned()
+        .unwrap_or_default()
 }
 
 /// What the bearer credential of a request says (the gate's first look;

@@ -85,12 +85,10 @@ impl Ctx {
 
     /// [`Ctx::record`] with a summary of the handler's own.
     pub fn record_as(&self, summary: impl Into<String>) -> ChangeRecord {
-        let origin = crate::access::requester(&self.request)
-            .identity
-            .map_or_else(
-                || ChangeRecord::ANONYMOUS.to_owned(),
-                |identity| identity.origin(),
-            );
+        let origin = crate::auth::requester(&self.request).identity.map_or_else(
+            || ChangeRecord::ANONYMOUS.to_owned(),
+            |identity| identity.origin(),
+        );
         ChangeRecord {
             origin,
             address: self
@@ -107,7 +105,7 @@ impl Ctx {
     /// the part of a row that needs more than the row's least role (a
     /// copy or deletion through the configuration's action).
     pub(crate) fn require(&self, role: AccessRole, what: &str) -> Result<(), ApiError> {
-        let requester = crate::access::requester(&self.request);
+        let requester = crate::auth::requester(&self.request);
         match (&requester.identity, requester.on) {
             (_, false) => Ok(()),
             (Some(identity), true) if identity.role >= role => Ok(()),
@@ -119,24 +117,21 @@ impl Ctx {
                     identity.role
                 ),
             )),
-            (None, true) => Err(ApiError::new(
-                ErrorCode::Unauthorized,
-                crate::access::SIGN_IN,
-            )),
+            (None, true) => Err(ApiError::new(ErrorCode::Unauthorized, crate::auth::SIGN_IN)),
         }
     }
 
     /// Whether the request's identity sees configuration `net` (every one
     /// when access control is off or the identity is not limited).
     pub(crate) fn sees(&self, net: &netcfg_model::ConfigName) -> bool {
-        crate::access::requester(&self.request)
+        crate::auth::requester(&self.request)
             .identity
             .is_none_or(|identity| identity.sees(net))
     }
 
     /// Whether the request's identity is limited to some configurations.
     pub(crate) fn limited_to_some_nets(&self) -> bool {
-        crate::access::requester(&self.request)
+        crate::auth::requester(&self.request)
             .identity
             .is_some_and(|identity| identity.nets.is_some())
     }

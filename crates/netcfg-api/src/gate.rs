@@ -110,7 +110,7 @@ impl VersionGate {
                     .map(std::sync::Arc::new);
                 if identity.is_none() && request.path() == METRICS {
                     return Err(refuse(
-                        ApiError::new(ErrorCode::Unauthorized, crate::access::SIGN_IN),
+                        ApiError::new(ErrorCode::Unauthorized, crate::auth::SIGN_IN),
                         None,
                     ));
                 }

@@ -9,7 +9,8 @@ use netcfg_model::body::{ApiKeyPostBody, SessionPostBody, UserPatchBody, UserPos
 
 use super::count;
 use crate::{
-    access::{caller_of, requester, session_cookie, session_removed_cookie, session_set_cookie},
+    access::{caller_of, session_cookie, session_removed_cookie, session_set_cookie},
+    auth::requester,
     context::Ctx,
     error_code::ErrorCode,
     lockout::Client,
