@@ -124,6 +124,7 @@ const SCREENSHOTS: &str = "docs/ui";
 fn front_end_suite(binary: &Path) -> Result<()> {
     tools::browser_tests()?;
     let root = workspace_root();
+    let oidc_provider = crate::ui::oidc_provider(&root)?;
     println!("browser: the front end's end-to-end tests ({FRONT_END_TESTS})");
     let status = Command::new("python3")
         .args([
@@ -137,6 +138,7 @@ fn front_end_suite(binary: &Path) -> Result<()> {
         .current_dir(&root)
         .env("NETCFG_BINARY", binary)
         .env("NETCFG_SCREENSHOTS", root.join(SCREENSHOTS))
+        .env("OIDC_PROVIDER_MODULE", &oidc_provider)
         // The embedded files are what is tested, never a source directory.
         .env_remove("DEV_UI_DIR")
         .stdin(Stdio::null())

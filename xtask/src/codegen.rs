@@ -57,9 +57,10 @@ pub(crate) fn codegen(check_only: bool) -> Result<()> {
     crate::jsdoc::write_or_check(&crate::workspace_root(), check_only)?;
     let verb = if update { "written" } else { "current" };
     eprintln!(
-        "codegen: {} and {} {verb}",
+        "codegen: {}, {} and {} {verb}",
         crate::jsdoc::TARGET,
-        crate::jsdoc::EVENTS_TARGET
+        crate::jsdoc::EVENTS_TARGET,
+        crate::access_table::TARGET
     );
     Ok(())
 }

@@ -68,7 +68,11 @@ pub(crate) fn write_or_check(root: &Path, check_only: bool) -> Result<()> {
         .with_context(|| format!("could not read {}", source.display()))?;
     let document: Value =
         serde_json::from_str(&text).with_context(|| format!("{} is not JSON", source.display()))?;
-    for (target, generated) in generate(&document)? {
+    let access = (
+        crate::access_table::TARGET,
+        crate::access_table::generate(&document)?,
+    );
+    for (target, generated) in generate(&document)?.into_iter().chain([access]) {
         let path = root.join(target);
         let current = fs::read_to_string(&path).unwrap_or_default();
         if current == generated {

@@ -53,12 +53,14 @@
     reason = "a command-line tool talks to its user"
 )]
 
+mod access_table;
 mod browser;
 mod codegen;
 mod dist;
 mod jsdoc;
 mod load;
 mod schemathesis;
+mod schemathesis_viewer;
 mod tools;
 mod ui;
 

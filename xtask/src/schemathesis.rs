@@ -63,6 +63,11 @@ pub(crate) fn schemathesis() -> Result<()> {
             return Err(failure);
         }
     }
+    let admin = server.client().with_bearer(TOKEN);
+    if let Err(failure) = crate::schemathesis_viewer::run(&server, &admin, &root, &STREAMS) {
+        tell_of_the_server(server.pid(), &scratch.join("server.log"), &scratch);
+        return Err(failure);
+    }
     eprintln!("schemathesis: both tables clean");
     Ok(())
 }

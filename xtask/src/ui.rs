@@ -73,19 +73,7 @@ fn typescript(root: &Path) -> Result<PathBuf> {
     if installed() {
         return Ok(tsc);
     }
-    std::fs::create_dir_all(&prefix)
-        .with_context(|| format!("could not create {}", prefix.display()))?;
-    eprintln!("ui: installing {TYPESCRIPT} into {}", prefix.display());
-    run(
-        Command::new("npm")
-            .arg("install")
-            .arg("--prefix")
-            .arg(&prefix)
-            .args(["--no-save", "--no-audit", "--no-fund", "--no-package-lock"])
-            .arg(TYPESCRIPT),
-        root,
-    )
-    .context("npm could not install TypeScript (node 20+ and npm must be installed)")?;
+    npm_install(root, &prefix, TYPESCRIPT)?;
     if !installed() {
         bail!(
             "{TYPESCRIPT} was installed, but {} does not run",
@@ -93,6 +81,51 @@ fn typescript(root: &Path) -> Result<PathBuf> {
         );
     }
     Ok(tsc)
+}
+
+/// The OpenID provider of the single sign-on tests (decisions §17).
+const OIDC_PROVIDER: &str = "oidc-provider@9.13.3";
+
+/// The entry module of the pinned oidc-provider, installing it into
+/// `target/npm-oidc` first when it is missing or another version (a prefix
+/// of its own: an install into one prefix prunes what it did not name).
+pub(crate) fn oidc_provider(root: &Path) -> Result<PathBuf> {
+    let prefix = root.join("target/npm-oidc");
+    let package = prefix.join("node_modules/oidc-provider");
+    let version = OIDC_PROVIDER
+        .rsplit_once('@')
+        .map_or("", |(_, version)| version);
+    let installed = || {
+        std::fs::read_to_string(package.join("package.json"))
+            .is_ok_and(|text| text.contains(&format!("\"version\": \"{version}\"")))
+    };
+    if !installed() {
+        npm_install(root, &prefix, OIDC_PROVIDER)?;
+        if !installed() {
+            bail!(
+                "{OIDC_PROVIDER} was installed, but not found at {}",
+                package.display()
+            );
+        }
+    }
+    Ok(package.join("lib/index.js"))
+}
+
+/// `npm install` of `spec` into `prefix` (never the source tree).
+fn npm_install(root: &Path, prefix: &Path, spec: &str) -> Result<()> {
+    std::fs::create_dir_all(prefix)
+        .with_context(|| format!("could not create {}", prefix.display()))?;
+    eprintln!("installing {spec} into {}", prefix.display());
+    run(
+        Command::new("npm")
+            .arg("install")
+            .arg("--prefix")
+            .arg(prefix)
+            .args(["--no-save", "--no-audit", "--no-fund", "--no-package-lock"])
+            .arg(spec),
+        root,
+    )
+    .with_context(|| format!("npm could not install {spec} (node 20+ and npm must be installed)"))
 }
 
 /// The unit test files, sorted (named one by one: what node's runner does

@@ -81,6 +81,7 @@ fn start_service(
     let service = Service::new(services);
     service.set_recording_limits(settings.recording_limits()?);
     service.set_people_settings(settings.people()?);
+    service.set_oidc(settings.oidc()?);
     service.start_background_work(engine_runtime.handle());
     Ok((engine_runtime, engine, service))
 }

@@ -119,6 +119,11 @@ pub(crate) const KEYS: &[Key] = &[
         meaning: "Access control, off when empty. A list of `{ token = \"<secret, 16+ characters>\", access = \"read-only\" | \"admin\", name = \"<who, for the change history>\" }`, or `sha256 = \"<hex digest of the secret>\"` instead of `token`; `name` is optional (`token-<n>` by its place in the list). A read-only token acts as the role viewer, an admin token as admin; any token (or any user) turns access control on (docs/api/people.md).",
     },
     Key {
+        name: "auth.oidc",
+        default: "",
+        meaning: "Single sign-on through an OpenID Connect provider (authorization code with PKCE; docs/api/people.md): a table `{ issuer = \"<URL>\", client_id = \"…\", client_secret = \"…\", role_claim = \"groups\", roles = { \"<claim value>\" = \"viewer\" | \"operator\" | \"editor\" | \"admin\" }, default_role = \"viewer\" }`; optional: `scopes` (default `[\"profile\"]`), `redirect_url` (the front end's page as the provider knows it; default: the address the browser used), `ca_file` (the provider's CA, PEM). The first sign-in creates the user named by `preferred_username`; later ones update its role. Setting it turns access control on.",
+    },
+    Key {
         name: "tls_cert",
         default: "",
         meaning: "The server's certificate chain, a PEM file. With `tls_key` the server speaks HTTPS only (TLS 1.2 and 1.3, rustls), on the same port; without both, plain HTTP. One without the other stops the server at start.",
@@ -259,7 +264,7 @@ pub(crate) fn reference_table() -> String {
             | "recording_limit_mib"
             | "recordings_limit_mib"
             | "recording_keep_free_mib" => "(file or environment only)".to_owned(),
-            "auth.tokens" => "(file only)".to_owned(),
+            "auth.tokens" | "auth.oidc" => "(file only)".to_owned(),
             name => format!("`--{}`", name.replace('_', "-")),
         };
         let default = if key.default.is_empty() {
@@ -290,6 +295,83 @@ pub(crate) fn reference_table() -> String {
 pub(crate) struct AuthSettings {
     #[serde(default)]
     pub(crate) tokens: Vec<TokenSetting>,
+    #[serde(default)]
+    pub(crate) oidc: Option<OidcSetting>,
+}
+
+/// `auth.oidc`: single sign-on (see its key).
+#[derive(Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OidcSetting {
+    issuer: String,
+    client_id: String,
+    client_secret: Option<String>,
+    role_claim: Option<String>,
+    #[serde(default)]
+    roles: std::collections::BTreeMap<String, String>,
+    default_role: Option<String>,
+    scopes: Option<Vec<String>>,
+    redirect_url: Option<String>,
+    ca_file: Option<String>,
+}
+
+// The client secret must never reach a log line.
+impl std::fmt::Debug for OidcSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OidcSetting")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OidcSetting {
+    /// The service's settings; every bad value named by its key.
+    fn resolve(&self) -> Result<netcfg_model::people::OidcSettings> {
+        use netcfg_model::people::AccessRole;
+        let role = |key: &str, text: &str| -> Result<AccessRole> {
+            text.parse::<AccessRole>()
+                .map_err(|error| anyhow::anyhow!("auth.oidc.{key}: {error}"))
+        };
+        let mut roles = std::collections::BTreeMap::new();
+        for (value, text) in &self.roles {
+            roles.insert(value.clone(), role(&format!("roles.{value}"), text)?);
+        }
+        let default_role = self
+            .default_role
+            .as_deref()
+            .map(|text| role("default_role", text))
+            .transpose()?;
+        if self.role_claim.is_none() && default_role.is_none() {
+            anyhow::bail!(
+                "auth.oidc: give role_claim (with roles) or default_role: otherwise nobody could sign in"
+            );
+        }
+        for (key, url) in [
+            ("issuer", Some(&self.issuer)),
+            ("redirect_url", self.redirect_url.as_ref()),
+        ] {
+            if let Some(url) = url
+                && !(url.starts_with("https://") || url.starts_with("http://"))
+            {
+                anyhow::bail!("auth.oidc.{key}: {url:?} is not an http:// or https:// URL");
+            }
+        }
+        Ok(netcfg_model::people::OidcSettings {
+            issuer: self.issuer.clone(),
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            role_claim: self.role_claim.clone(),
+            roles,
+            default_role,
+            scopes: self
+                .scopes
+                .clone()
+                .unwrap_or_else(|| vec!["profile".to_owned()]),
+            redirect_url: self.redirect_url.clone(),
+            ca_file: self.ca_file.clone(),
+        })
+    }
 }
 
 /// One token of `auth.tokens`: the secret or its SHA-256 digest, its
@@ -460,6 +542,15 @@ impl Settings {
             .with_context(context)?;
         }
         Ok(auth)
+    }
+
+    /// Single sign-on (`auth.oidc`), when set.
+    pub(crate) fn oidc(&self) -> Result<Option<netcfg_model::people::OidcSettings>> {
+        self.auth
+            .oidc
+            .as_ref()
+            .map(OidcSetting::resolve)
+            .transpose()
     }
 
     /// The data directory.

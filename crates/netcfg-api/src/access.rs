@@ -26,6 +26,8 @@ use crate::{
 
 /// The session cookie's name.
 pub(crate) const SESSION_COOKIE: &str = "netcfg_session";
+/// The cookie that binds a begun single sign-on to its browser.
+pub(crate) const SIGN_ON_COOKIE: &str = "netcfg_sign_on";
 /// The header a change made with the session cookie carries its CSRF token in.
 pub(crate) const CSRF_HEADER: &str = "x-csrf-token";
 /// `WWW-Authenticate` of a 401.
@@ -33,12 +35,21 @@ pub(crate) const CHALLENGE: &str = "Bearer realm=\"netcfg\"";
 
 /// The session cookie's value, if the request sends one.
 pub(crate) fn session_cookie(headers: &header::HeaderMap) -> Option<&str> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// The single sign-on's binding cookie, if the request sends one.
+pub(crate) fn sign_on_cookie(headers: &header::HeaderMap) -> Option<&str> {
+    cookie(headers, SIGN_ON_COOKIE)
+}
+
+fn cookie<'h>(headers: &'h header::HeaderMap, wanted: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == SESSION_COOKIE)
+        .find(|(name, _)| *name == wanted)
         .map(|(_, value)| value.trim_matches('"'))
         .filter(|value| !value.is_empty())
 }
@@ -47,6 +58,15 @@ pub(crate) fn session_cookie(headers: &header::HeaderMap) -> Option<&str> {
 pub(crate) fn session_set_cookie(id: &str, secure: bool, max_age_s: i64) -> String {
     let secure = if secure { "; Secure" } else { "" };
     format!("{SESSION_COOKIE}={id}; HttpOnly; SameSite=Strict; Path=/; Max-Age={max_age_s}{secure}")
+}
+
+/// The `Set-Cookie` of a begun single sign-on's binding (`Lax`: it is only
+/// read by the front end's own request after the provider sent it back).
+pub(crate) fn sign_on_set_cookie(binding: &str, secure: bool, max_age_s: i64) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!(
+        "{SIGN_ON_COOKIE}={binding}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age_s}{secure}"
+    )
 }
 
 /// The `Set-Cookie` that removes the session cookie.

@@ -176,7 +176,7 @@ pub(crate) async fn dispatch(
                 return answer;
             }
             let memo = sent.as_deref().map(|sent| (sent, version));
-            let cookie = reply.set_cookie.take();
+            let cookies = std::mem::take(&mut reply.set_cookies);
             let mut response = conditional::tagged(
                 &kept,
                 route,
@@ -184,7 +184,10 @@ pub(crate) async fn dispatch(
                 stamped,
                 memo,
             );
-            if let Some(value) = cookie.and_then(|cookie| HeaderValue::from_str(&cookie).ok()) {
+            for value in cookies
+                .iter()
+                .filter_map(|cookie| HeaderValue::from_str(cookie).ok())
+            {
                 response.headers_mut().append(header::SET_COOKIE, value);
             }
             response

@@ -1,7 +1,7 @@
 //! The one table of error codes: every error response carries one, so that
 //! clients tell errors apart by `code`, never by parsing `message`
-//! (decisions.md §2). `docs/api.md` lists this table; a test keeps the two
-//! equal.
+//! (decisions.md §2). `docs/api/errors.md` lists this table; a test keeps
+//! the two equal.
 
 use actix_web::http::StatusCode;
 
@@ -61,6 +61,8 @@ error_codes! {
     CommandRefused = (BAD_REQUEST, "command_refused", "The device or the network refused the command, or it cannot be sent as given."),
     /// No identity, or one that does not work.
     Unauthorized = (UNAUTHORIZED, "unauthorized", "Access control is on and the request shows no live identity (none, an unknown one, or an ended session, a revoked or expired key, a disabled user), or a sign-in's name or password is wrong."),
+    /// A single sign-on is refused.
+    SignOnRefused = (UNAUTHORIZED, "sign_on_refused", "A single sign-on through the OpenID provider is refused: the provider refused, its ID token did not verify, the sign-in is unknown, older than 10 minutes or begun in another browser, the person's claims give no role, or its name is a user with a password; the message says which."),
     /// Too little role.
     Forbidden = (FORBIDDEN, "forbidden", "The identity's role is less than the route needs (the message names it), or the change is another user's or an admin's."),
     /// A change by a cookie session without its CSRF token.
@@ -73,6 +75,8 @@ error_codes! {
     ConfigurationNotFound = (NOT_FOUND, "configuration_not_found", "The configuration named in the path does not exist (or the user may not see it)."),
     /// No such user.
     UserNotFound = (NOT_FOUND, "user_not_found", "The user named in the path does not exist."),
+    /// Single sign-on is not set up.
+    SignOnNotConfigured = (NOT_FOUND, "sign_on_not_configured", "Single sign-on is not set up on this server (`auth.oidc` in the configuration file)."),
     /// No such API key.
     ApiKeyNotFound = (NOT_FOUND, "api_key_not_found", "The user has no API key of the name in the path."),
     /// The device is not in the configuration.
@@ -163,6 +167,8 @@ error_codes! {
     DataDirectoryReadOnly = (INTERNAL_SERVER_ERROR, "data_directory_read_only", "The data directory cannot be written (read-only or not permitted): nothing was changed."),
     /// The link to the network's interface device is down.
     LinkDown = (INTERNAL_SERVER_ERROR, "link_down", "The link to the network's interface device is down, or it answered what it should not."),
+    /// The OpenID provider failed.
+    SignOnProviderFailed = (BAD_GATEWAY, "sign_on_provider_failed", "The OpenID provider could not be reached or answered wrongly (its discovery document, keys, token or user info endpoint); the message says which."),
     /// A device did not answer in time.
     DeviceTimeout = (GATEWAY_TIMEOUT, "device_timeout", "A device did not answer in time."),
     /// The network did not answer in time.
@@ -189,13 +195,15 @@ impl ErrorCode {
 mod tests {
     use super::*;
 
-    /// `docs/api.md` lists exactly this table; `UPDATE_EXPECT=1` rewrites it.
+    /// `docs/api/errors.md` lists exactly this table; `UPDATE_EXPECT=1`
+    /// rewrites it.
     #[test]
-    fn docs_api_md_lists_every_code() {
+    fn docs_api_errors_md_lists_every_code() {
         const START: &str =
             "<!-- error codes: written from netcfg_api::ErrorCode; a test keeps them equal -->\n";
         const END: &str = "<!-- end of error codes -->";
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/api.md");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/api/errors.md");
         let mut expected = netcfg_expect::Expected::new();
         expected.section(&path, START, END, &ErrorCode::markdown_table());
         expected.assert();

@@ -120,6 +120,15 @@ impl From<ServiceError> for ApiError {
                 ApiError::new(ErrorCode::Unauthorized, message)
             }
             ServiceError::Forbidden(message) => ApiError::new(ErrorCode::Forbidden, message),
+            ServiceError::SingleSignOn(error) => {
+                use netcfg_service::SingleSignOnError as Sso;
+                let code = match &error {
+                    Sso::NotConfigured => ErrorCode::SignOnNotConfigured,
+                    Sso::Provider(_) => ErrorCode::SignOnProviderFailed,
+                    Sso::Refused(_) => ErrorCode::SignOnRefused,
+                };
+                ApiError::new(code, error.to_string())
+            }
         }
     }
 }

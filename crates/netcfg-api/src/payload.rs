@@ -50,6 +50,8 @@ pub mod keys {
     payload_keys! {
         /// Who the request is (decisions §17).
         Session = "session": m::people::SessionInfo;
+        /// Single sign-on's provider, and where to sign in (decisions §17).
+        Oidc = "oidc": m::people::OidcInfo;
         /// One user.
         User = "user": m::people::User;
         /// Every user.

@@ -23,8 +23,8 @@ pub struct Reply {
     /// Where a tagged 200 of these exact bytes is kept once sent (with a
     /// rendered list in the render cache), to be sent again as it is.
     pub(crate) sent: Option<std::sync::Arc<crate::etag::SentMemo>>,
-    /// A `Set-Cookie` the answer carries (signing in and out).
-    pub(crate) set_cookie: Option<String>,
+    /// The `Set-Cookie`s the answer carries (signing in and out).
+    pub(crate) set_cookies: Vec<String>,
 }
 
 /// What a reply carries beside its message.
@@ -77,13 +77,13 @@ impl Reply {
             partial: false,
             made: None,
             sent: None,
-            set_cookie: None,
+            set_cookies: Vec::new(),
         }
     }
 
     /// Sets a cookie with the answer (`Set-Cookie: <cookie>`).
     pub(crate) fn set_cookie(mut self, cookie: String) -> Self {
-        self.set_cookie = Some(cookie);
+        self.set_cookies.push(cookie);
         self
     }
 

@@ -2,11 +2,15 @@
 //! session and an audit entry are, and the rules between them that need no
 //! I/O (a key's role, a session's end, a password's length).
 
+mod single_sign_on;
+
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
 use crate::{ConfigName, KeyName, UserName};
+
+pub use single_sign_on::{OidcInfo, OidcSettings, user_name_of};
 
 /// What a person or key may do; each role may do all that the one before
 /// it may. The order of the variants is that order.
@@ -207,6 +211,18 @@ pub enum Via {
     Key,
     /// A token of the configuration file.
     Token,
+}
+
+impl Via {
+    /// As the API and the audit trail say it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Password => "password",
+            Self::Oidc => "oidc",
+            Self::Key => "key",
+            Self::Token => "token",
+        }
+    }
 }
 
 /// Who a request is, as `GET /session` answers it.

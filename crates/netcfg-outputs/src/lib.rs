@@ -26,12 +26,16 @@
 //! `docs/outputs.md`.
 
 mod backoff;
+mod http_client;
 mod mqtt;
 mod payload;
 mod queue;
 mod status;
 mod tls;
 mod webhook;
+
+pub use http_client::http_agent;
+pub use tls::TlsError;
 
 use std::{
     collections::BTreeMap,

@@ -10,9 +10,9 @@ use rustls::{
     pki_types::{CertificateDer, pem::PemObject},
 };
 
-/// Why an output cannot set up TLS.
+/// Why an output (or another outbound client) cannot set up TLS.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum TlsError {
+pub enum TlsError {
     /// The CA file cannot be read or holds no certificate.
     #[error("cannot use the CA file {path}: {reason}")]
     CaFile {

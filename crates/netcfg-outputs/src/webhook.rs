@@ -5,25 +5,22 @@
 //! sending it again would not change its mind.
 
 use std::{
-    sync::Arc,
     thread,
     time::{Duration, Instant},
 };
 
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::Sha256;
-use ureq::{
-    Agent,
-    tls::{Certificate, RootCerts, TlsConfig, TlsProvider},
-};
+use ureq::Agent;
 
-use crate::{OutputContext, STOP_GRACE, backoff::Backoff, payload, queue::Entry, tls};
+use crate::{
+    OutputContext, STOP_GRACE, backoff::Backoff, http_client::http_agent, payload, queue::Entry,
+};
 
 /// The most positions in one batch POST.
 const MAX_BATCH_POSITIONS: usize = 2_000;
 /// How long one POST may take, connection included.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// How often an idle thread looks whether its output stopped.
 const IDLE_WAKE: Duration = Duration::from_millis(500);
 
@@ -57,28 +54,20 @@ pub(crate) fn start(context: OutputContext) -> Result<(), String> {
 
 fn agent(context: &OutputContext) -> Result<Agent, String> {
     let output = &context.plan.output;
-    let mut config = Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .max_redirects_will_error(false)
-        .timeout_global(Some(REQUEST_TIMEOUT))
-        .timeout_connect(Some(CONNECT_TIMEOUT))
-        .user_agent(concat!("netcfg/", env!("CARGO_PKG_VERSION")));
-    if output.url.scheme().is_tls() {
-        let roots = tls::root_certificates(output.ca_file.as_deref()).map_err(|e| e.to_string())?;
-        let roots: Vec<Certificate<'static>> = roots
-            .iter()
-            .map(|der| Certificate::from_der(der.as_ref()).to_owned())
-            .collect();
-        config = config.tls_config(
-            TlsConfig::builder()
-                .provider(TlsProvider::Rustls)
-                .root_certs(RootCerts::Specific(Arc::new(roots)))
-                .unversioned_rustls_crypto_provider(tls::provider())
+    // Plain http:// needs no roots: a missing CA file must not stop it.
+    if !output.url.scheme().is_tls() {
+        return Ok(Agent::new_with_config(
+            Agent::config_builder()
+                .http_status_as_error(false)
+                .max_redirects(0)
+                .max_redirects_will_error(false)
+                .timeout_global(Some(REQUEST_TIMEOUT))
+                .timeout_connect(Some(Duration::from_secs(5)))
+                .user_agent(concat!("netcfg/", env!("CARGO_PKG_VERSION")))
                 .build(),
-        );
+        ));
     }
-    Ok(Agent::new_with_config(config.build()))
+    http_agent(output.ca_file.as_deref(), REQUEST_TIMEOUT).map_err(|error| error.to_string())
 }
 
 /// `sha256=` and the hex HMAC-SHA256 of `body` keyed with `secret`.

@@ -41,4 +41,7 @@ pub enum ServiceError {
     /// The identity may not do this; the message says what it would need.
     #[error("{0}")]
     Forbidden(String),
+    /// A single sign-on failed: not set up, the provider, or refused.
+    #[error(transparent)]
+    SingleSignOn(#[from] crate::people::SingleSignOnError),
 }

@@ -100,7 +100,10 @@ pub use netcfg_store::{
 };
 pub use nets::{EngineCommandOutcome, Restart, StartMessage};
 pub use notifications::Resume;
-pub use people::{Caller, Identity, PeopleSettings, SessionId, Who, offline as people_offline};
+pub use people::{
+    Caller, Identity, OidcStart, PeopleSettings, SessionId, SingleSignOnError, Who,
+    offline as people_offline,
+};
 pub use schedules::SCHEDULER_MAX_SLEEP;
 
 /// How long a device command waits for its reply, unless configured.

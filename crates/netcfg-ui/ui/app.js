@@ -6,7 +6,10 @@
 
 import { html, render, useState, useEffect, useRef } from "./lib/html.js";
 import { useErrorBoundary } from "./vendor/hooks.mjs";
-import { call, loadSession, session, setToken, signIn, signOut, token } from "./lib/api.js";
+import {
+  beginSignOn, call, finishSignOn, loadSession, session, setToken, signIn, signOnAnswered, signOnIssuer, signOut,
+  token,
+} from "./lib/api.js";
 import { reconnect, watchConnection } from "./lib/events.js";
 import { useRoute, match, href } from "./lib/router.js";
 import { StatusLine, Notice } from "./lib/components.js";
@@ -34,13 +37,29 @@ function resolve(/** @type {string} */ path) {
 function App() {
   const route = useRoute();
   const [signingIn, setSigningIn] = useState(false);
+  const [signOnFailure, setSignOnFailure] = useState("");
+  // Back from the provider of a single sign-on: no view asks the server
+  // anything until the sign-in is finished (it would be refused).
+  const [finishing, setFinishing] = useState(signOnAnswered);
   const [, setWho] = useState(/** @type {any} */ (null));
   useEffect(() => {
     const ask = () => setSigningIn(true);
     const changed = () => setWho(session());
     window.addEventListener("netcfg:unauthorized", ask);
     window.addEventListener("netcfg:session", changed);
-    loadSession();
+    // Back from the provider of a single sign-on: finish it first.
+    finishSignOn().then(
+      (finished) => {
+        setFinishing(false);
+        if (finished) reconnect();
+        else loadSession();
+      },
+      (/** @type {any} */ failure) => {
+        setSignOnFailure(String(failure?.message || failure));
+        setSigningIn(true);
+        setFinishing(false);
+      },
+    );
     return () => {
       window.removeEventListener("netcfg:unauthorized", ask);
       window.removeEventListener("netcfg:session", changed);
@@ -81,8 +100,13 @@ function App() {
           </ul>`}
       </nav>
       <main id="main">
-        ${signingIn
-          ? html`<${SignIn} done=${() => setSigningIn(false)} />`
+        ${finishing
+          ? html`<p class="loading" aria-busy="true">Signing in…</p>`
+          : signingIn
+          ? html`<${SignIn} failure=${signOnFailure} done=${() => {
+              setSignOnFailure("");
+              setSigningIn(false);
+            }} />`
           : found
             ? html`<${ViewHost} key=${found.view.pattern + JSON.stringify(found.params)} module=${found.view.module} params=${found.params} query=${route.query} />`
             : html`<${Notice} level=${2}><p>There is no view at ${route.path}. <a href="#/">Configurations</a></p><//>`}
@@ -145,15 +169,30 @@ function visible(view, who) {
 }
 
 /**
- * The sign-in: a name and password (a session cookie, decisions §17), or
+ * The sign-in: a name and password (a session cookie, decisions §17),
+ * single sign-on through the server's OpenID provider when it has one, or
  * an API key or token kept until this browser tab closes.
  */
-function SignIn(/** @type {{done: () => void}} */ { done }) {
+function SignIn(/** @type {{done: () => void, failure: string}} */ { done, failure }) {
   const person = useForm({ name: "", password: "" });
   const form = useForm({ token: "" });
+  const [issuer, setIssuer] = useState(/** @type {string | null} */ (null));
+  const [leaving, setLeaving] = useState("");
+  useEffect(() => {
+    signOnIssuer().then(setIssuer);
+  }, []);
   return html`<section class="page sign-in" data-view="sign-in" aria-labelledby="page-title">
     <h1 id="page-title" tabindex="-1">Sign in</h1>
     <p>Access control is on. Sign in with your name and password, or enter an API key or access token.</p>
+    ${failure && html`<${Notice} level=${2}><p>Single sign-on failed: ${failure}</p><//>`}
+    ${issuer !== null && html`<p class="sign-on">
+      <button type="button" disabled=${leaving === "…"} onClick=${() => {
+        setLeaving("…");
+        beginSignOn().catch((/** @type {any} */ error) => setLeaving(String(error?.message || error)));
+      }}>Sign in with single sign-on</button>
+      <span class="hint">through ${issuer}</span>
+      ${leaving && leaving !== "…" && html`<span role="alert" class="problem">${leaving}</span>`}
+    </p>`}
     <form onSubmit=${person.submit(async (values) => {
       try {
         await signIn(String(values.name).trim(), String(values.password));

@@ -12,6 +12,7 @@
 //! `NETCFG_CRASH_SEED` replays the kill moments and the workers' choices
 //! (not the exact interleaving, which the scheduler decides).
 
+mod people;
 mod tracker;
 
 use std::{
@@ -99,10 +100,11 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         scratch.join("check"),
     );
     std::fs::create_dir_all(&checks)?;
-    let launch = Launch::new(&binary, &data, &log);
+    let launch = Launch::new(&binary, &data, &log).config(&people::settings_file(&scratch)?);
     let mut server = launch.start()?;
-    let mut client = Client::new(server.port());
+    let mut client = Client::new(server.port()).with_bearer(people::TOKEN);
     setup(&mut client, threads)?;
+    people::setup(&client, threads)?;
 
     let Writers {
         control,
@@ -135,6 +137,7 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         control.port.store(server.port(), Ordering::SeqCst);
         client.set_port(server.port());
         verify(&mut client, &trackers, &mut report)?;
+        people::verify(&client, &trackers, &mut report)?;
         check_downloads(
             &mut client,
             sqlite3.as_ref().ok(),
@@ -221,6 +224,7 @@ struct Report {
     downloads_checked: u64,
     uploads_accepted: u64,
     startup_kills: u64,
+    keys_tried: u64,
 }
 
 impl Report {
@@ -263,6 +267,10 @@ impl Report {
             "  upload check      {} downloads accepted by POST /nets/upload",
             self.uploads_accepted
         );
+        println!(
+            "  people            users and keys among the items; {} keys acknowledged before a kill authenticated after it",
+            self.keys_tried
+        );
         println!("  problems          {}", self.problems.len());
         for problem in &self.problems {
             println!("    {problem}");
@@ -297,6 +305,7 @@ fn setup(client: &mut Client, threads: usize) -> Result<()> {
 
 fn initial_tracker(worker: usize) -> Tracker {
     let mut tracker = Tracker::default();
+    people::initial(worker, &mut tracker);
     for net in NETS {
         for k in 0..KEYS_PER_WORKER {
             tracker.settings.insert(
@@ -329,10 +338,11 @@ fn wait_parked(control: &Control, threads: usize) -> Result<()> {
     Ok(())
 }
 
-/// A worker: device creations, device changes, setting changes, each
-/// recorded before it is sent and marked acknowledged on a 2xx.
+/// A worker: device creations, device changes, setting changes, its
+/// user's changes and keys, each recorded before it is sent and marked
+/// acknowledged on a 2xx.
 fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mutex<Tracker>) {
-    let mut client = Client::new(control.port.load(Ordering::SeqCst));
+    let mut client = Client::new(control.port.load(Ordering::SeqCst)).with_bearer(people::TOKEN);
     let mut counter = 0u32;
     while !control.stop.load(Ordering::SeqCst) {
         if control.pause.load(Ordering::SeqCst) {
@@ -346,7 +356,7 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
         }
         counter += 1;
         let net = (*rng.pick(&NETS).unwrap_or(&NETS[0])).to_owned();
-        let (kind, key, method, path, body, sent) = match rng.below(10) {
+        let (kind, key, method, path, body, sent) = match rng.below(12) {
             0..=3 => {
                 let serial = new_serial(id, counter);
                 let device = device(&serial, &mut rng, counter);
@@ -367,6 +377,7 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
                 let path = format!("/nets/{net}/devices/{serial}");
                 ("device", serial, "PATCH", path, device.clone(), device)
             }
+            10 | 11 => people::write(id, counter, rng.below(2) == 0),
             _ => {
                 let key = setting_key(id, rng.below(KEYS_PER_WORKER));
                 let value = Value::from(i64::from(counter));
@@ -375,15 +386,14 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
                 ("setting", key, "PATCH", path, body, value)
             }
         };
-        let place = (net, key);
+        let place = if matches!(kind, "user" | "key") {
+            (people::PLACE.to_owned(), key)
+        } else {
+            (net, key)
+        };
         {
             let mut tracker = lock(tracker);
-            let items = if kind == "device" {
-                &mut tracker.devices
-            } else {
-                &mut tracker.settings
-            };
-            items
+            items_of(&mut tracker, kind)
                 .entry(place.clone())
                 .or_default()
                 .unanswered
@@ -394,12 +404,15 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
         match answered {
             Ok(response) if (200..300).contains(&response.status) => {
                 tracker.acknowledged += 1;
-                let items = if kind == "device" {
-                    &mut tracker.devices
-                } else {
-                    &mut tracker.settings
-                };
-                let expect = items.entry(place).or_default();
+                if kind == "key"
+                    && let Some(secret) = response
+                        .payload("api_key")
+                        .ok()
+                        .and_then(|key| key.get("key")?.as_str().map(str::to_owned))
+                {
+                    tracker.fresh_keys.push(secret);
+                }
+                let expect = items_of(&mut tracker, kind).entry(place).or_default();
                 expect.acked = Some(sent);
                 expect.unanswered.clear();
             }
@@ -418,6 +431,18 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
                 thread::sleep(Duration::from_millis(2));
             }
         }
+    }
+}
+
+/// The items a write of `kind` changes.
+fn items_of<'t>(
+    tracker: &'t mut Tracker,
+    kind: &str,
+) -> &'t mut std::collections::BTreeMap<tracker::Place, tracker::Expect> {
+    match kind {
+        "device" => &mut tracker.devices,
+        "user" | "key" => &mut tracker.people,
+        _ => &mut tracker.settings,
     }
 }
 
@@ -557,7 +582,9 @@ fn check_files_on_disk(
     problems: &mut Vec<String>,
 ) -> Result<u64> {
     let mut checked = 0;
-    for entry in std::fs::read_dir(data)? {
+    let people = data.join("people");
+    let people_files = std::fs::read_dir(&people).into_iter().flatten();
+    for entry in std::fs::read_dir(data)?.chain(people_files) {
         let path = entry?.path();
         if path.extension().is_none_or(|ext| ext != "sqlite") {
             continue;

@@ -87,11 +87,12 @@ class Server:
     """One netcfg-http process on a free loopback port, with its own data
     directory (and config file, when given)."""
 
-    def __init__(self, binary: Path = BINARY, config: str | None = None, token: str | None = None):
+    def __init__(self, binary: Path = BINARY, config: str | None = None, token: str | None = None,
+                 port: int | None = None):
         if not binary.exists():
             raise FileNotFoundError(f"no server binary at {binary} (set NETCFG_BINARY)")
         self.scratch = Path(tempfile.mkdtemp(prefix="netcfg-browser-"))
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token
         self.log_path = self.scratch / "server.log"
@@ -143,6 +144,23 @@ class Server:
 
     def remove(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def admin_key(url: str, name: str, password: str) -> str:
+    """An admin key of the admin `name`, made with its password (a session
+    cookie and its CSRF token)."""
+    request = urllib.request.Request(
+        url + "/session", method="POST", data=json.dumps({"name": name, "password": password}).encode(),
+        headers={"Api-Version": API_VERSION, "Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        cookie = answer.headers["Set-Cookie"].split(";")[0]
+        csrf = json.load(answer)["session"]["csrf_token"]
+    request = urllib.request.Request(
+        url + f"/users/{name}/keys", method="POST", data=json.dumps({"name": "setup", "role": "admin"}).encode(),
+        headers={"Api-Version": API_VERSION, "Content-Type": "application/json", "Cookie": cookie,
+                 "X-CSRF-Token": csrf})
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)["api_key"]["key"]
 
 
 class ApiFailure(Exception):
@@ -246,6 +264,9 @@ class Browser:
         # default: a view that asks for what is known not to exist (a 404
         # on every load) fails its test.
         self.expected: list[re.Pattern] = []
+        # Pages of others the test visits (an OpenID provider's login page):
+        # their console is theirs, not the front end's.
+        self.foreign: list[str] = []
 
     # Console ----------------------------------------------------------------
 
@@ -263,6 +284,8 @@ class Browser:
                 continue
             message = entry.get("message", "")
             if any(pattern.search(message) for pattern in self.expected) and self.base in message:
+                continue
+            if any(message.startswith(prefix) for prefix in self.foreign):
                 continue
             problems.append(message)
         return problems
@@ -573,8 +596,8 @@ def server_factory():
     end. A failing test's report shows their logs."""
     started: list[Server] = []
 
-    def start(config: str | None = None, token: str | None = None) -> Server:
-        server = Server(config=config, token=token)
+    def start(config: str | None = None, token: str | None = None, port: int | None = None) -> Server:
+        server = Server(config=config, token=token, port=port)
         started.append(server)
         return server
 

@@ -1,13 +1,14 @@
 """People in the web front end (decisions §17): signing in with a name and
 password, the person in the header, a change made with the session cookie
 (its CSRF token), My API keys with the secret shown once, Users and Audit
-for an admin, and an operator who does not see them."""
+for an admin, and an operator who does not see them, and finds what its
+role may not do disabled with the reason."""
 
 from __future__ import annotations
 
 from selenium.webdriver.common.by import By
 
-from conftest import Api, ApiFailure, open_browser
+from conftest import Api, ApiFailure, admin_key, open_browser, xpath_string
 
 PASSWORD = "correct horse battery"
 
@@ -88,3 +89,47 @@ def test_a_person_signs_in_makes_a_key_and_an_admin_sees_users_and_audit(server,
         navigation = browser.driver.find_element(By.CSS_SELECTOR, "nav.side")
         assert "Users" not in navigation.text and "Audit" not in navigation.text
         assert "My API keys" in navigation.text
+
+
+def disabled_button(browser, text: str, within):
+    """A visible button by its text (or aria-label) that is disabled."""
+    def find(_):
+        test = f"normalize-space()={xpath_string(text)} or @aria-label={xpath_string(text)}"
+        for element in within.find_elements(By.XPATH, f".//button[{test}]"):
+            if element.is_displayed() and not element.is_enabled():
+                return element
+        return False
+    return browser.wait(find, message=f"a disabled button {text!r}")
+
+
+def test_an_operator_finds_what_its_role_may_not_do_disabled_with_the_reason(server, request):
+    api = Api(server)
+    api.create_net("dock")
+    # The first user, from the server's own machine; then an operator, made by it.
+    api.post("/users", {"name": "ada", "display_name": "Ada", "role": "admin", "password": PASSWORD})
+    admin = Api(server, admin_key(server, "ada", PASSWORD))
+    admin.post("/users", {"name": "floor", "role": "operator", "password": "operators password"})
+    with open_browser(request, server) as browser:
+        browser.expect_status(401)
+        sign_in(browser, "floor", "operators password")
+        nets = browser.view("nets")
+        browser.wait_text("floor (operator)")
+
+        # Before any click: creating, and deleting, a configuration needs an editor.
+        create = disabled_button(browser, "New configuration", nets)
+        title = create.get_attribute("title")
+        assert "Needs the role editor" in title, title
+        assert "floor is operator" in title, title
+        delete = disabled_button(browser, "Delete dock", nets)
+        assert "Needs the role editor" in delete.get_attribute("title")
+        # Starting one is an operator's.
+        assert browser.button("Start dock", nets).get_attribute("title") in ("", None)
+
+        # The overview: Start is enabled, and the server agrees.
+        overview = browser.open_view("/nets/dock", "overview")
+        start = browser.button("Start", overview)
+        assert start.get_attribute("title") in ("", None), start.get_attribute("title")
+        browser.click(start)
+        stop = browser.button("Stop", browser.view("overview"))
+        assert stop.get_attribute("title") in ("", None), stop.get_attribute("title")
+        assert admin.get("/nets/dock")["configuration"]["state"] == "running"

@@ -23,6 +23,7 @@ mod schedules;
 mod secured_outputs;
 mod security;
 mod several_hosts;
+mod sign_on;
 mod site;
 mod tls;
 mod tracking;

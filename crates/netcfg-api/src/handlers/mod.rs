@@ -25,6 +25,7 @@ pub(crate) mod rf;
 pub(crate) mod roles;
 pub(crate) mod schedules;
 pub(crate) mod settings;
+pub(crate) mod single_sign_on;
 pub(crate) mod site;
 pub(crate) mod streams;
 pub(crate) mod zones;

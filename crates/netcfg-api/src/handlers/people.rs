@@ -24,7 +24,7 @@ const AUDIT_PAGE_MAX: u32 = 1_000;
 /// A page's entries when `limit` is not given.
 const AUDIT_PAGE_DEFAULT: u32 = 100;
 
-fn address(context: &Ctx) -> Option<String> {
+pub(super) fn address(context: &Ctx) -> Option<String> {
     context
         .request()
         .peer_addr()
@@ -32,7 +32,7 @@ fn address(context: &Ctx) -> Option<String> {
 }
 
 /// Whether the request came over TLS (the cookie is then `Secure`).
-fn over_tls(context: &Ctx) -> bool {
+pub(super) fn over_tls(context: &Ctx) -> bool {
     context.request().connection_info().scheme() == "https"
 }
 

@@ -325,6 +325,7 @@ fn operation(
             })
             .collect(),
         security: None,
+        least_role: route.least_role,
     }
 }
 

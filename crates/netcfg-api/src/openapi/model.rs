@@ -67,6 +67,11 @@ pub struct Operation {
     /// Its own security (an empty list: none needed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub security: Option<Vec<SecurityRequirement>>,
+    /// The least role it needs (decisions §17), as data a client can read
+    /// (the web front end disables what its role may not do); absent: open
+    /// to all.
+    #[serde(rename = "x-least-role", skip_serializing_if = "Option::is_none")]
+    pub least_role: Option<netcfg_model::people::AccessRole>,
 }
 
 /// Where a parameter is.

@@ -110,6 +110,43 @@ fn people() -> Vec<Route> {
         .open_to_all()
         .changes_nothing()
         .responds(StatusCode::NO_CONTENT, message(), Information),
+        Route::new(
+            GET,
+            &["/session/oidc"],
+            Operation::GetSignOn,
+            "Single sign-on: whether it is set up, and the OpenID provider people sign in through",
+            single_sign_on::get,
+        )
+        .open_to_all()
+        .responds(StatusCode::OK, Payload::of::<keys::Oidc>(), Debug),
+        Route::new(
+            POST,
+            &["/session/oidc"],
+            Operation::BeginSignOn,
+            "Begin a single sign-on: the provider's URL to send the browser to (with PKCE), and a cookie binding the sign-in to this browser",
+            single_sign_on::begin,
+        )
+        .open_to_all()
+        .changes_nothing()
+        .responds(StatusCode::OK, Payload::of::<keys::Oidc>(), Information)
+        .errors(&[StatusCode::NOT_FOUND, StatusCode::BAD_GATEWAY]),
+        Route::new(
+            POST,
+            &["/session/oidc/callback"],
+            Operation::FinishSignOn,
+            "Finish a single sign-on with the code and state the provider sent the browser back with: the session cookie, as a sign-in with a password gives",
+            single_sign_on::finish,
+        )
+        .open_to_all()
+        .changes_nothing()
+        .json_body::<OidcCallbackBody>()
+        .responds(StatusCode::OK, Payload::of::<keys::Session>(), Information)
+        .errors(&[
+            StatusCode::BAD_REQUEST,
+            StatusCode::UNAUTHORIZED,
+            StatusCode::NOT_FOUND,
+            StatusCode::BAD_GATEWAY,
+        ]),
         Route::new(GET, &["/users"], Operation::ListUsers, "Every user", people::list_users)
             .least_role(Admin)
             .responds(StatusCode::OK, Payload::of::<keys::Users>(), Debug),

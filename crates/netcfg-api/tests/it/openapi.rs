@@ -159,6 +159,7 @@ fn fixture_folder(operation_id: &str) -> Option<&'static str> {
         "update_user" => "user_patch_body",
         "create_api_key" => "api_key_post_body",
         "sign_in" => "session_post_body",
+        "finish_sign_on" => "oidc_callback_body",
         _ => return None,
     })
 }

@@ -135,6 +135,11 @@ const DECIDED: &[(&str, &str, &[u16], &str)] = &[
     ("5.1", "sign_in", &[200, 400, 401], "decisions §17"),
     ("5.1", "get_session", &[200, 401], "decisions §17"),
     ("5.1", "sign_out", &[204], "decisions §17"),
+    ("5.1", "get_sign_on", &[200], "decisions §17"),
+    // Without a provider here; the 200s and 401 against a real one in
+    // tests/browser/test_sign_on.py, the 502 in netcfg-http's it/sign_on.rs.
+    ("5.1", "begin_sign_on", &[404], "decisions §17"),
+    ("5.1", "finish_sign_on", &[400, 404], "decisions §17"),
     ("5.1", "list_users", &[200, 401, 403], "decisions §17"),
     ("5.1", "create_user", &[201, 400, 403, 409], "decisions §17"),
     ("5.1", "get_user", &[200, 403, 404], "decisions §17"),

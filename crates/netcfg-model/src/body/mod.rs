@@ -47,7 +47,7 @@ pub use misc::{
 pub use net::{ActionBody, ActionBodyV5_0, NetworkBody};
 pub use output::{OutputPatchBody, OutputPostBody};
 pub use pair::{DevicePairsBody, PairBody};
-pub use people::{ApiKeyPostBody, SessionPostBody, UserPatchBody, UserPostBody};
+pub use people::{ApiKeyPostBody, OidcCallbackBody, SessionPostBody, UserPatchBody, UserPostBody};
 pub use position_limit::{PositionLimitsPatchBody, PositionLimitsPostBody};
 pub use recording::{RecordingPostBody, ReplayPatchBody};
 pub use rf::{RfSettingsPatchBody, RfSettingsPostBody};

@@ -75,6 +75,19 @@ pub struct SessionPostBody {
     pub password: String,
 }
 
+/// `oidc_callback_body`: finishes a single sign-on with what the provider
+/// sent the browser back with (the query of the front end's page).
+#[request_body(check = check_callback)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct OidcCallbackBody {
+    /// The authorization code (`code`).
+    #[schemars(length(min = 1, max = 4096))]
+    pub code: String,
+    /// The `state` that `POST /session/oidc` put in its URL.
+    #[schemars(length(min = 1, max = 512))]
+    pub state: String,
+}
+
 fn check_display_name(name: Option<&String>, path: &str, problems: &mut Problems) {
     let Some(name) = name else { return };
     if name.chars().count() > MAX_DISPLAY_NAME {
@@ -98,6 +111,18 @@ fn check_nets(nets: Option<&Vec<ConfigName>>, path: &str, problems: &mut Problem
             problems.push(
                 join(path, &format!("nets[{index}]")),
                 format!("configuration {net} is listed twice"),
+            );
+        }
+    }
+}
+
+fn check_callback(body: &OidcCallbackBody, path: &str, problems: &mut Problems) {
+    for (field, value, longest) in [("code", &body.code, 4096), ("state", &body.state, 512)] {
+        let length = value.chars().count();
+        if length == 0 || length > longest {
+            problems.push(
+                join(path, field),
+                format!("1 to {longest} characters, as the provider sent it"),
             );
         }
     }

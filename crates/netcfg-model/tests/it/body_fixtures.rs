@@ -60,6 +60,7 @@ const SEED_BODIES: &[&str] = &[
     "user_patch_body",
     "api_key_post_body",
     "session_post_body",
+    "oidc_callback_body",
 ];
 
 /// Reads a body with the model's reader, then writes it back.
@@ -124,6 +125,7 @@ fn read(folder: &str, value: &Value) -> Result<Value, Problems> {
         "user_patch_body" => read_body::<UserPatchBody>(value),
         "api_key_post_body" => read_body::<ApiKeyPostBody>(value),
         "session_post_body" => read_body::<SessionPostBody>(value),
+        "oidc_callback_body" => read_body::<OidcCallbackBody>(value),
         "role" => read_resource::<Role>(value),
         "rf_setting" => read_resource::<RfSetting>(value),
         other => {

@@ -13,6 +13,7 @@ mod accounts;
 pub mod offline;
 mod secrets;
 mod sessions;
+mod single_sign_on;
 
 use std::{
     collections::HashMap,
@@ -31,6 +32,7 @@ use netcfg_store::{People as PeopleFile, Signature, StoreError, StoredUser};
 
 pub use accounts::Caller;
 pub use sessions::SessionId;
+pub use single_sign_on::{OidcStart, SingleSignOnError};
 
 use crate::Service;
 
@@ -147,6 +149,7 @@ pub(crate) struct PeopleState {
     /// milliseconds): a flood of sign-ins waits here, not on the workers.
     hashing: tokio::sync::Semaphore,
     settings: RwLock<PeopleSettings>,
+    single_sign_on: single_sign_on::SingleSignOn,
 }
 
 /// The server settings people depend on.
@@ -178,6 +181,7 @@ impl Default for PeopleState {
             audit: Mutex::default(),
             hashing: tokio::sync::Semaphore::new(HASHING_AT_ONCE),
             settings: RwLock::default(),
+            single_sign_on: single_sign_on::SingleSignOn::default(),
         }
     }
 }
@@ -257,7 +261,9 @@ impl Service {
             .collect()
     }
 
-    /// Whether any user exists: access control is then on.
+    /// Whether any user exists: access control is then on. Single sign-on
+    /// alone does not turn it on (decisions §17: with no user and no token
+    /// the API stays open); its first person's sign-in makes a user.
     pub fn has_users(&self) -> bool {
         !read(&self.people().copy).users.is_empty()
     }

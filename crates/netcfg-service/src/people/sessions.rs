@@ -174,13 +174,22 @@ impl Service {
                 "this user is disabled: ask an admin",
             );
         }
+        self.open_session(&user, Via::Password, address).await
+    }
+
+    /// Opens a session of `user`, signed in `via` (a password or the
+    /// provider) from `address`: noted on the user and in the audit trail.
+    pub(super) async fn open_session(
+        &self,
+        user: &StoredUser,
+        via: Via,
+        address: Option<String>,
+    ) -> Result<(Identity, SessionId), ServiceError> {
         let now = wall_clock_ms_signed();
-        let id = self.people().sessions.begin(
-            &user,
-            Via::Password,
-            now,
-            self.people_settings().sessions,
-        );
+        let id = self
+            .people()
+            .sessions
+            .begin(user, via, now, self.people_settings().sessions);
         let signed_in = user.user.name.clone();
         self.on_people(move |file| file.note_sign_in(&signed_in, now))
             .await?;
@@ -188,7 +197,7 @@ impl Service {
             AuditEvent::SignIn,
             Some(user.user.name.to_string()),
             address,
-            "password",
+            via.as_str(),
             None,
         );
         let identity = self

@@ -77,6 +77,67 @@ export async function signIn(name, password) {
   return current;
 }
 
+/** Where the page was when a single sign-on began (restored after it). */
+const SIGN_ON_RETURN_KEY = "netcfg.sign-on-return";
+
+/**
+ * The single sign-on's provider, if the server has one (`GET
+ * /session/oidc`); null when not set up or not known.
+ * @returns {Promise<string | null>}
+ */
+export async function signOnIssuer() {
+  try {
+    const answer = await call("GET", "/session/oidc", { quiet: true });
+    const oidc = answer.body.oidc;
+    return oidc.enabled ? oidc.issuer || "" : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Begins a single sign-on: the browser leaves for the provider, which
+ * sends it back to this page with `code` and `state` in its query.
+ */
+export async function beginSignOn() {
+  const answer = await call("POST", "/session/oidc", { quiet: true });
+  sessionStorage.setItem(SIGN_ON_RETURN_KEY, location.hash);
+  location.assign(answer.body.oidc.url);
+}
+
+/** Whether the address carries a provider's answer to finish first. */
+export function signOnAnswered() {
+  const query = new URLSearchParams(location.search);
+  return Boolean(query.get("state") && (query.get("code") || query.get("error")));
+}
+
+/**
+ * Finishes a single sign-on when the provider sent the browser back here
+ * (`?code=&state=`, or `?error=` when it refused): the session cookie is
+ * set, the query removed from the address, and the page goes back where
+ * it was. Nothing when the address carries no answer of a provider.
+ * @returns {Promise<boolean>} whether the address carried one
+ */
+export async function finishSignOn() {
+  if (!signOnAnswered()) return false;
+  const query = new URLSearchParams(location.search);
+  const code = query.get("code");
+  const state = query.get("state");
+  const refused = query.get("error");
+  const back = sessionStorage.getItem(SIGN_ON_RETURN_KEY) || "#/";
+  sessionStorage.removeItem(SIGN_ON_RETURN_KEY);
+  history.replaceState(null, "", location.pathname + back);
+  if (refused) {
+    const reason = query.get("error_description") || refused;
+    throw new ApiError(401, { message: `the provider refused the sign-in: ${reason}`, code: "sign_on_refused" });
+  }
+  setToken(null);
+  const answer = await call("POST", "/session/oidc/callback", { body: { code, state }, quiet: true });
+  localStorage.setItem(SIGNED_IN_KEY, "1");
+  setSession(answer.body.session);
+  return true;
+}
+
 /** Signs out: the server forgets the session; the token is dropped too. */
 export async function signOut() {
   try {

@@ -1,12 +1,16 @@
 // A generic editor of one collection of a configuration (roles, RF
 // settings, data streams, position limits): a table of the items, a dialog
 // to add one and to edit one, and a confirmation to delete one. Built-in
-// items are marked, and their delete button is disabled with the reason.
+// items are marked, and their delete button is disabled with the reason;
+// so are the buttons whose request the signed-in role may not make
+// (decisions §17: Add POSTs `listUrl`, Edit PATCHes and Delete DELETEs
+// `itemUrl`).
 // Every form goes through useForm/Field/FormFooter, with Field names equal
 // to the body's field paths, so a 400's problems land beside their fields.
 
 import { html, useState } from "./html.js";
 import { call } from "./api.js";
+import { may } from "./access.js";
 import { useLoad, useReloadOn, Loaded, Modal, Notice, say } from "./components.js";
 import { useForm, Field, FormFooter } from "./forms.js";
 import { itemBody, toFormValues } from "./item_body.js";
@@ -82,7 +86,7 @@ export function CollectionEditor({ spec, net, before }) {
   return html`<${Loaded} load=${load}>${(/** @type {{items: any[], extra: any}} */ { items, extra }) => html`
     ${before && before(extra, items)}
     ${canAdd && html`<div class="toolbar">
-      <button type="button" class="primary" onClick=${() => setEditing({ item: null })}>Add ${spec.noun}</button>
+      <button type="button" class="primary" ...${may("POST", spec.listUrl)} onClick=${() => setEditing({ item: null })}>Add ${spec.noun}</button>
     </div>`}
     ${items.length === 0
       ? html`<p class="muted">No ${spec.noun} yet.</p>`
@@ -98,6 +102,7 @@ export function CollectionEditor({ spec, net, before }) {
               const builtIn = spec.builtIn?.(item, extra) || null;
               const other = spec.cannotDelete?.(item, extra) || null;
               const why = builtIn || other;
+              const url = spec.itemUrl(item);
               const name = spec.nameOf(item);
               const deleteLabel = spec.deleteLabel?.(item, extra) || "Delete";
               return html`<tr key=${spec.keyOf(item)} data-item=${name}>
@@ -108,9 +113,9 @@ export function CollectionEditor({ spec, net, before }) {
                 </td>`)}
                 <td>
                   <div class="buttons">
-                    <button type="button" aria-label=${`Edit ${name}`} onClick=${() => setEditing({ item })}>Edit</button>
+                    <button type="button" aria-label=${`Edit ${name}`} ...${may("PATCH", url)} onClick=${() => setEditing({ item })}>Edit</button>
                     <button type="button" class="danger" aria-label=${`${deleteLabel} ${name}`}
-                      disabled=${Boolean(why)} title=${why || undefined}
+                      disabled=${Boolean(why)} title=${why || undefined} ...${why ? {} : may("DELETE", url)}
                       aria-describedby=${why ? `why-${spec.keyOf(item)}` : undefined}
                       onClick=${() => setDeleting(item)}>${deleteLabel}</button>
                     ${spec.rowActions?.(item, extra, load.reload)}
@@ -172,7 +177,8 @@ function ItemDialog({ spec, item, extra, onClose, onDone }) {
         })}
       </div>
       ${nothing && html`<${Notice} level=${3}><p>Nothing was changed: every value is as stored.</p><//>`}
-      <${FormFooter} form=${form} submitLabel=${adding ? `Add ${spec.noun}` : "Save changes"}>
+      <${FormFooter} form=${form} submitLabel=${adding ? `Add ${spec.noun}` : "Save changes"}
+        request=${adding ? ["POST", spec.listUrl] : ["PATCH", spec.itemUrl(item)]}>
         <button type="button" onClick=${onClose}>Cancel</button>
       <//>
     </form>
@@ -196,7 +202,7 @@ function DeleteDialog({ spec, item, extra, onClose, onDone }) {
       <p>${label === "Delete"
         ? `The ${spec.noun} ${name} will be removed from this configuration.`
         : `The ${spec.noun} ${name} will return to its default values.`}</p>
-      <${FormFooter} form=${form} submitLabel=${label}>
+      <${FormFooter} form=${form} submitLabel=${label} request=${["DELETE", spec.itemUrl(item)]}>
         <button type="button" onClick=${onClose} autofocus>Cancel</button>
       <//>
     </form>

@@ -6,6 +6,7 @@ import { html, useState, useEffect, useRef, useCallback } from "./html.js";
 import { listen } from "./events.js";
 import { describeFailure } from "./forms.js";
 import { wrapPoints } from "./format.js";
+import { may } from "./access.js";
 
 /**
  * A URL or file path that may wrap after its separators (a <wbr> after
@@ -146,11 +147,13 @@ export function Modal({ title, onClose, children, wide }) {
  * The confirmation of a deletion: `children` say what it does. Delete runs
  * `remove` (disabled meanwhile), says the answer's message (or `deleted`)
  * and calls `onDone`; a failure shows in the dialog. Cancel takes the
- * focus, so Enter does no harm.
+ * focus, so Enter does no harm. `request` (method and path) is what
+ * `remove` sends: a role that may not send it finds Delete disabled, with
+ * the reason as its title (decisions §17).
  * @param {{title: string, remove: () => Promise<{message?: string, level?: number}>, deleted: string,
- *   onClose: () => void, onDone: () => void, children?: any}} props
+ *   onClose: () => void, onDone: () => void, children?: any, request?: [string, string]}} props
  */
-export function ConfirmDelete({ title, remove, deleted, onClose, onDone, children }) {
+export function ConfirmDelete({ title, remove, deleted, onClose, onDone, children, request }) {
   const [failure, setFailure] = useState("");
   const [busy, setBusy] = useState(false);
   const cancel = useRef(/** @type {HTMLButtonElement | null} */ (null));
@@ -173,7 +176,7 @@ export function ConfirmDelete({ title, remove, deleted, onClose, onDone, childre
     ${children}
     ${failure && html`<div class="notice level-1" role="alert"><p>${failure}</p></div>`}
     <div class="buttons">
-      <button type="button" class="danger" onClick=${confirm} disabled=${busy}>Delete</button>
+      <button type="button" class="danger" onClick=${confirm} disabled=${busy} ...${request ? may(request[0], request[1]) : {}}>Delete</button>
       <button type="button" ref=${cancel} onClick=${onClose}>Cancel</button>
     </div>
   <//>`;

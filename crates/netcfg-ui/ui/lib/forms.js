@@ -5,6 +5,7 @@
 
 import { html, useState, useId, useRef } from "./html.js";
 import { ApiError } from "./api.js";
+import { may } from "./access.js";
 
 /**
  * @typedef {object} Form
@@ -164,10 +165,13 @@ function valueAttribute(value) {
 /**
  * The form's failure (its message, and problems of fields it does not
  * show), then its buttons. When every problem sits beside its field, the
- * footer only points at them.
- * @param {{form: Form, submitLabel: string, children?: any}} props
+ * footer only points at them. `request` (method and path) is what the
+ * submit sends: a role that may not send it finds the button disabled,
+ * with the reason as its title (decisions §17).
+ * @param {{form: Form, submitLabel: string, children?: any, request?: [string, string]}} props
  */
-export function FormFooter({ form, submitLabel, children }) {
+export function FormFooter({ form, submitLabel, children, request }) {
+  const denied = request ? may(request[0], request[1]) : {};
   return html`<div class="form-footer">
     ${form.error && html`<div class="notice level-1" role="alert">
       <p>${form.placed && form.unplaced.length === 0
@@ -176,7 +180,7 @@ export function FormFooter({ form, submitLabel, children }) {
       ${form.unplaced.length > 0 && html`<ul>${form.unplaced.map((text) => html`<li>${text}</li>`)}</ul>`}
     </div>`}
     <div class="buttons">
-      <button type="submit" class="primary" disabled=${form.busy}>${form.busy ? "Working…" : submitLabel}</button>
+      <button type="submit" class="primary" disabled=${form.busy} ...${denied}>${form.busy ? "Working…" : submitLabel}</button>
       ${children}
     </div>
   </div>`;

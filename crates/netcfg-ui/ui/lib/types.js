@@ -409,6 +409,13 @@
  * @property {number} timestamp_ms  When it was raised, in milliseconds since the Unix epoch.
  */
 /**
+ * What `GET /session/oidc` and `POST /session/oidc` answer.
+ * @typedef {object} OidcInfo
+ * @property {boolean} enabled  Whether single sign-on is set up.
+ * @property {string | null} [issuer]  The provider's issuer URL, when set up.
+ * @property {string | null} [url]  Where to send the browser to sign in (`POST` only): the provider's authorization page, valid for 10 minutes.
+ */
+/**
  * One object, or a list of them (answers to bodies that may name one
  * item or several).
  * @typedef {Device | Device[]} OneOrMany

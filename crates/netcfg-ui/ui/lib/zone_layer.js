@@ -36,6 +36,7 @@ export const ZONE_COLORS = {
  * @property {() => void} onDraftCancel                         Escape while drawing
  * @property {(points: Point[]) => void} [onDraftChange]        a point was added or taken back
  * @property {(zone: string, polygon: Point[], from: Point[]) => void} onPolygonDrop  a point was dragged
+ * @property {(zone: string) => boolean} [canEdit]  whether the zone's points may be dragged (the signed-in role); default yes
  */
 
 export class ZoneLayer {
@@ -150,7 +151,7 @@ export class ZoneLayer {
   pointerDown(sx, sy) {
     if (this.drawing) return false;
     const zone = this.zones.find((item) => item.name === this.selected);
-    if (!zone) return false;
+    if (!zone || !this.editable(zone.name)) return false;
     const [x, y] = this.plan.toWorld(sx, sy);
     const index = nearestPoint(zone.polygon, x, y, this.reach());
     if (index < 0) return false;
@@ -192,8 +193,13 @@ export class ZoneLayer {
       return "crosshair";
     }
     const zone = this.zones.find((item) => item.name === this.selected);
-    if (zone && nearestPoint(zone.polygon, ...this.plan.toWorld(sx, sy), this.reach()) >= 0) return "move";
+    if (zone && this.editable(zone.name) && nearestPoint(zone.polygon, ...this.plan.toWorld(sx, sy), this.reach()) >= 0) return "move";
     return null;
+  }
+
+  /** @param {string} zone  whether its points may be dragged */
+  editable(zone) {
+    return this.callbacks.canEdit?.(zone) ?? true;
   }
 
   /** @param {number} sx @param {number} sy @param {boolean} onAnchor */

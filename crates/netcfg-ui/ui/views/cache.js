@@ -7,6 +7,7 @@ import { html, useState, useEffect, useRef } from "../lib/html.js";
 import { call, del, path } from "../lib/api.js";
 import { Page, Loaded, Modal, useLoad, useReloadOn, act, formatTime } from "../lib/components.js";
 import { shortTime } from "../lib/format.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").CachedDevice} CachedDevice */
 
@@ -40,7 +41,7 @@ export default function View({ params }) {
 
   return html`<${Page} title="Cache manager" view="cache" actions=${html`
       <button type="button" onClick=${load.reload} disabled=${load.loading}>Refresh</button>
-      <button type="button" class="danger" disabled=${count === 0} onClick=${() => setConfirming(true)}>Clear the cache…</button>`}>
+      <button type="button" class="danger" disabled=${count === 0} ...${may("DELETE", path`/cache-manager/${net}`)} onClick=${() => setConfirming(true)}>Clear the cache…</button>`}>
     <p class="muted">What the network last reported about each device. Deleting an entry changes no device; it fills again when the device reports.</p>
     <${Loaded} load=${load}>${(/** @type {CachedDevice[]} */ devices) => devices.length === 0
       ? html`<p class="muted">Nothing is cached for this configuration. Devices appear here once its network runs and they report.</p>`
@@ -65,7 +66,7 @@ export default function View({ params }) {
       </div>`}<//>
     ${confirming && html`<${Modal} title="Clear the cache?" onClose=${() => setConfirming(false)}>
       <p>This forgets what the network last reported about all ${count} ${count === 1 ? "device" : "devices"} of <strong>${net}</strong>. No device or configuration is changed.</p>
-      <${ConfirmButtons} confirm=${clearAll} cancel=${() => setConfirming(false)} />
+      <${ConfirmButtons} confirm=${clearAll} cancel=${() => setConfirming(false)} allowed=${may("DELETE", path`/cache-manager/${net}`)} />
     <//>`}
   <//>`;
 }
@@ -100,19 +101,22 @@ function Row({ net, device, reload }) {
       ? none()
       : device.firmware_images.map((image) => html`<div style=${NOWRAP} title=${`SHA-1 ${image.sha1}`}>${image.image_type} ${image.version}</div>`)}</td>
     <td>${device.last_action || none()}</td>
-    <td style=${NOWRAP}><button type="button" disabled=${busy} onClick=${forget}>Delete from cache</button></td>
+    <td style=${NOWRAP}><button type="button" disabled=${busy} ...${may("DELETE", path`/cache-manager/${net}/${device.serial_number}`)} onClick=${forget}>Delete from cache</button></td>
   </tr>`;
 }
 
-/** The dialog's buttons; Cancel takes the focus, so Enter does no harm. @param {{confirm: () => void, cancel: () => void}} props */
-function ConfirmButtons({ confirm, cancel }) {
+/**
+ * The dialog's buttons; Cancel takes the focus, so Enter does no harm.
+ * @param {{confirm: () => void, cancel: () => void, allowed: {disabled?: boolean, title?: string}}} props
+ */
+function ConfirmButtons({ confirm, cancel, allowed }) {
   const cancelButton = useRef(/** @type {HTMLButtonElement | null} */ (null));
   useEffect(() => {
     const timer = setTimeout(() => cancelButton.current?.focus(), 0);
     return () => clearTimeout(timer);
   }, []);
   return html`<div class="buttons">
-    <button type="button" class="danger" onClick=${confirm}>Clear all</button>
+    <button type="button" class="danger" ...${allowed} onClick=${confirm}>Clear all</button>
     <button type="button" ref=${cancelButton} onClick=${cancel}>Cancel</button>
   </div>`;
 }

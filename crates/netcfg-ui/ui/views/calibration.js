@@ -103,7 +103,8 @@ function DeviceCalibration({ net, device, running }) {
         <${Field} form=${form} name="z_offset" label="Z offset" kind="number" step="1" min=${-32768} max=${32767} required />
       </div>
       <p class="muted">${running ? "The configuration runs: the calibration is also sent to the device now." : "The configuration is stopped: the calibration is saved in it, not sent to the device."}</p>
-      <${FormFooter} form=${form} submitLabel="Set calibration" />
+      <${FormFooter} form=${form} submitLabel="Set calibration"
+        request=${["POST", path`/nets/${net}/devices/${device.serial_number}/set_magnetometer_calibration`]} />
     </form>
   </section>`;
 }

@@ -212,7 +212,9 @@ export default function View({ params, query }) {
           ${action.params.includes("value") && html`<${Field} form=${form} name="value" label="Value" kind="number" step="1" required hint="An integer; it takes effect after a hard reset" />`}
         </div>`}
         ${action.warning && html`<${Notice} level=${2}><p>${action.label}: ${action.warning}</p><//>`}
-        <${FormFooter} form=${form} submitLabel="Send command" />
+        <${FormFooter} form=${form} submitLabel="Send command" request=${["POST", form.values.target === "several"
+          ? path`/nets/${net}/devices/action`
+          : path`/nets/${net}/devices/${form.values.device_key || "device"}/action`]} />
       </form>
     </section>
     ${last && last.level !== 1 && html`<section aria-labelledby="commands-reply">

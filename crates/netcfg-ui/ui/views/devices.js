@@ -11,6 +11,7 @@ import { useForm, Field, FormFooter, numberOrUndefined, describeFailure } from "
 import { setQuery } from "../lib/router.js";
 import { DataTable, sortRows, parseSort, nextSort } from "../lib/table.js";
 import { parseCsvRecords } from "../lib/csv.js";
+import { may } from "../lib/access.js";
 import { nameProblem } from "./nets.js";
 import { RestartNeeded } from "./restart_needed.js";
 
@@ -76,11 +77,13 @@ export default function View({ params, query }) {
 }
 
 /**
- * The table's columns; Edit and Delete open their dialogs with `setDialog`.
+ * The table's columns; Edit and Delete open their dialogs with `setDialog`
+ * (disabled, with the reason, for a role that may not make their request).
+ * @param {string} net
  * @param {(dialog: any) => void} setDialog
  * @returns {import("../lib/table.js").Column<Entry>[]}
  */
-function deviceColumns(setDialog) {
+function deviceColumns(net, setDialog) {
   return [
     { key: "serial_number", label: "Serial number", value: (entry) => entry.device.serial_number,
       render: (entry) => html`<span class="mono">${entry.device.serial_number}</span>` },
@@ -94,9 +97,11 @@ function deviceColumns(setDialog) {
       render: (entry) => (entry.device.disabled ? html`<span class="badge stopped">Disabled</span>` : html`<span class="badge ok">Enabled</span>`) },
     { key: "actions", label: "Actions",
       render: (entry) => html`<span class="buttons" style=${{ flexWrap: "nowrap" }}>
-        <button type="button" style=${SMALL} onClick=${() => setDialog({ kind: "edit", device: entry.device })}
+        <button type="button" style=${SMALL} ...${may("PATCH", path`/nets/${net}/devices/${entry.device.serial_number}`)}
+          onClick=${() => setDialog({ kind: "edit", device: entry.device })}
           aria-label=${`Edit device ${entry.device.serial_number}`}>Edit</button>
-        <button type="button" class="danger" style=${SMALL} onClick=${() => setDialog({ kind: "delete", keys: [entry.device.serial_number] })}
+        <button type="button" class="danger" style=${SMALL} ...${may("DELETE", path`/nets/${net}/devices/${entry.device.serial_number}`)}
+          onClick=${() => setDialog({ kind: "delete", keys: [entry.device.serial_number] })}
           aria-label=${`Delete device ${entry.device.serial_number}`}>Delete</button>
       </span>` },
   ];
@@ -170,7 +175,7 @@ function DevicesPage({ net, devices, roles, query, reload }) {
   const byKey = useMemo(() => new Map(devices.map((device) => [device.serial_number, device])), [devices]);
 
   /** @type {import("../lib/table.js").Column<Entry>[]} */
-  const columns = useMemo(() => deviceColumns(setDialog), []);
+  const columns = useMemo(() => deviceColumns(net, setDialog), [net]);
 
   // Sorted once per order (and data); a search then filters the sorted
   // list, which keeps its order: typing costs a filter, never a sort.
@@ -190,8 +195,8 @@ function DevicesPage({ net, devices, roles, query, reload }) {
   const selectedKeys = [...selected].filter((key) => byKey.has(key));
 
   return html`<${Page} title=${`Devices of ${net}`} view="devices" actions=${html`
-      <button type="button" class="primary" onClick=${() => setDialog({ kind: "add" })}>Add device</button>
-      <button type="button" onClick=${() => setDialog({ kind: "import" })}>Import survey (CSV)</button>`}>
+      <button type="button" class="primary" ...${may("POST", path`/nets/${net}/devices`)} onClick=${() => setDialog({ kind: "add" })}>Add device</button>
+      <button type="button" ...${may("POST", path`/nets/${net}/devices`)} onClick=${() => setDialog({ kind: "import" })}>Import survey (CSV)</button>`}>
     <${RestartNeeded} net=${net} />
     <${SearchBar} search=${search} onSearch=${onSearch} roleFilter=${roleFilter} roles=${roles} />
     <div class="toolbar">
@@ -199,8 +204,8 @@ function DevicesPage({ net, devices, roles, query, reload }) {
         ? `${devices.length} device${devices.length === 1 ? "" : "s"}`
         : `${filtered.length} of ${devices.length} devices`}${selectedKeys.length > 0 ? ` · ${selectedKeys.length} selected` : ""}</span>
       ${selectedKeys.length > 0 && html`
-        <button type="button" onClick=${() => setDialog({ kind: "bulk", keys: selectedKeys })}>Edit selected</button>
-        <button type="button" class="danger" onClick=${() => setDialog({ kind: "delete", keys: selectedKeys })}>Delete selected</button>
+        <button type="button" ...${may("PATCH", path`/nets/${net}/devices`)} onClick=${() => setDialog({ kind: "bulk", keys: selectedKeys })}>Edit selected</button>
+        <button type="button" class="danger" ...${may("DELETE", path`/nets/${net}/devices`)} onClick=${() => setDialog({ kind: "delete", keys: selectedKeys })}>Delete selected</button>
         <button type="button" onClick=${() => setSelected(new Set())}>Clear selection</button>`}
     </div>
     ${devices.length === 0
@@ -334,7 +339,8 @@ function DeviceDialog({ net, roles, device, onClose, onDone }) {
         ${count > 1 && html`<button type="button" onClick=${() => removeInterface(index)}>Remove interface ${index + 1}</button>`}
       </fieldset>`)}
       <p><button type="button" onClick=${addInterface}>Add interface</button></p>
-      <${FormFooter} form=${form} submitLabel=${device ? "Save device" : "Add device"}><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel=${device ? "Save device" : "Add device"}
+        request=${device ? ["PATCH", path`/nets/${net}/devices/${device.serial_number}`] : ["POST", path`/nets/${net}/devices`]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -353,7 +359,8 @@ function DeleteDialog({ net, keys, onClose, onDone }) {
     })}>
       <p>${one ? `The device ${keys[0]} is removed from ${net}.` : `These ${keys.length} devices are removed from ${net}.`} This cannot be undone.</p>
       ${!one && html`<p class="muted">${keys.slice(0, 12).join(", ")}${keys.length > 12 ? ` and ${keys.length - 12} more` : ""}</p>`}
-      <${FormFooter} form=${form} submitLabel=${one ? "Delete device" : `Delete ${keys.length} devices`}><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel=${one ? "Delete device" : `Delete ${keys.length} devices`}
+        request=${["DELETE", one ? path`/nets/${net}/devices/${keys[0]}` : path`/nets/${net}/devices`]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -424,7 +431,7 @@ function BulkDialog({ net, roles, devices, onClose, onDone }) {
       <${Field} form=${form} name="role_id" label="Role of every interface" kind="select"
         options=${[["", "Leave as they are"], ...roles.map((role) => [String(role.id), `${role.name} (${role.id})`])]} />
       <${Field} form=${form} name="z" label="Height z (mm) of every interface" kind="number" step="1" hint="Empty: leave as they are." />
-      <${FormFooter} form=${form} submitLabel="Apply to selected devices"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Apply to selected devices" request=${["PATCH", path`/nets/${net}/devices`]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -580,7 +587,8 @@ function ImportDialog({ net, roles, byKey, onClose, onDone }) {
       <//>`}
       ${survey && survey.rows.length > 0 && surveyPreview(survey, good)}
       ${form.busy && html`<p role="status">Importing… ${progress} of ${good.length}</p>`}
-      <${FormFooter} form=${form} submitLabel=${good.length ? `Import ${good.length} row${good.length === 1 ? "" : "s"}` : "Import"}>
+      <${FormFooter} form=${form} submitLabel=${good.length ? `Import ${good.length} row${good.length === 1 ? "" : "s"}` : "Import"}
+        request=${["POST", path`/nets/${net}/devices`]}>
         <button type="button" onClick=${onClose}>Cancel</button>
       <//>
     </form>

@@ -13,12 +13,16 @@
 // Positions never go through Preact: they land in the plan's Map (and the
 // trails') and the plan redraws on the next animation frame. Only the tag
 // list re-renders, once a second.
+//
+// What the signed-in role may not change (decisions §17) is disabled with
+// the reason: moving anchors, drawing, dragging and saving zones.
 
 import { html, useState, useEffect, useRef, useMemo } from "../lib/html.js";
 import { get, patch, path, ApiError } from "../lib/api.js";
 import { Page, Notice, useLoad, useLive, useReloadOn, say } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure, numberOrUndefined } from "../lib/forms.js";
 import { href } from "../lib/router.js";
+import { may } from "../lib/access.js";
 import { FloorPlan, newStats } from "../lib/floorplan.js";
 import { COLORS, VERDICT_COLORS, STALE_MS } from "../lib/floor_style.js";
 import { formatAge } from "../lib/floor_format.js";
@@ -167,6 +171,7 @@ function useFloorPlan(net, plan, zoneLayer, view) {
         view.setOutline(points);
       },
       onDraftCancel: () => view.stopDrawing(),
+      canEdit: (zone) => !may("PATCH", path`/nets/${view.latest.current.net}/zones/${zone}`).disabled,
       onPolygonDrop: async (zone, polygon, from) => {
         view.setZoneFailure(null);
         try {
@@ -303,7 +308,9 @@ export default function View({ params }) {
   // anchor would move a surveyed anchor.
   const [dragging, setDragging] = useState(false);
   const canDrag = useRef(false);
-  canDrag.current = dragging;
+  // What moving an anchor sends (any anchor's: the role needed is the same).
+  const moveAccess = may("PATCH", path`/nets/${net}/devices/anchor`);
+  canDrag.current = dragging && !moveAccess.disabled;
   const [showCoverage, setShowCoverage] = useState(false);
   const [showTrails, setShowTrails] = useState(true);
   const trailsShown = useRef(true);
@@ -364,7 +371,7 @@ export default function View({ params }) {
       text=${`The outline of zone ${zoneFailure.zone} was not changed: ${zoneFailure.message}`} />`}
     ${dropFailure && html`<${FailureNotice} failure=${dropFailure} onDismiss=${() => setDropFailure(null)}
       text=${`Anchor ${dropFailure.anchor} was not moved: ${dropFailure.message}`} />`}
-    <${Toolbar} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts} anchors=${anchors.length}
+    <${Toolbar} net=${net} moveAccess=${moveAccess} plan=${plan} zoneLayer=${zoneLayer} drafts=${drafts} anchors=${anchors.length}
       dragging=${dragging} setDragging=${setDragging} showCoverage=${showCoverage} setShowCoverage=${setShowCoverage}
       showTrails=${showTrails} setShowTrails=${setShowTrails} />
     ${replaying && html`<${ReplayBar} net=${net} />`}
@@ -384,7 +391,7 @@ export default function View({ params }) {
       names=${names} failure=${zones.list.error} />
     <${SurveyPanel} survey=${survey} running=${running} names=${names} />
     <div style=${{ display: "grid", gridTemplateColumns: "repeat(auto-fit, minmax(20rem, 1fr))", gap: "0 2rem" }}>
-      <${MoveAnchor} anchors=${anchors} selected=${selected} onSelect=${setSelected} save=${saveAnchor} />
+      <${MoveAnchor} net=${net} anchors=${anchors} selected=${selected} onSelect=${setSelected} save=${saveAnchor} />
       <${TagList} plan=${plan} names=${names} />
     </div>
   <//>`;
@@ -405,20 +412,22 @@ const help = (anchors) => html`<p id="floor-help" class="muted">
  * The plan's toolbar: zoom, fit, whether anchors move by dragging (when
  * there are any), the coverage, the tags' trails, and the tools that draw
  * a zone.
- * @param {{plan: {current: FloorPlan | null}, zoneLayer: {current: ZoneLayer | null}, drafts: ReturnType<typeof useZoneDrafts>,
+ * @param {{net: string, moveAccess: {disabled?: boolean, title?: string}, plan: {current: FloorPlan | null},
+ *   zoneLayer: {current: ZoneLayer | null}, drafts: ReturnType<typeof useZoneDrafts>,
  *   anchors: number, dragging: boolean, setDragging: (on: boolean) => void, showCoverage: boolean, setShowCoverage: (on: boolean) => void,
  *   showTrails: boolean, setShowTrails: (on: boolean) => void}} props
  */
-function Toolbar({ plan, zoneLayer, drafts, anchors, dragging, setDragging, showCoverage, setShowCoverage, showTrails, setShowTrails }) {
+function Toolbar({ net, moveAccess, plan, zoneLayer, drafts, anchors, dragging, setDragging, showCoverage, setShowCoverage, showTrails, setShowTrails }) {
   const { drawn, outline } = drafts;
   return html`<div class="toolbar" role="toolbar" aria-label="Floor plan view">
     <button type="button" onClick=${() => plan.current?.zoomBy(1.25)}>Zoom in</button>
     <button type="button" onClick=${() => plan.current?.zoomBy(0.8)}>Zoom out</button>
     <button type="button" onClick=${() => plan.current?.fit()}>Fit to content</button>
-    ${anchors > 0 && html`<${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging} onChange=${setDragging} />`}
+    ${anchors > 0 && html`<${Check} id="floor-drag" label="Move anchors by dragging" checked=${dragging && !moveAccess.disabled}
+      onChange=${setDragging} access=${moveAccess} />`}
     <${Check} id="floor-coverage" label="Coverage" checked=${showCoverage} onChange=${setShowCoverage} />
     <${Check} id="floor-trails" label="Trails" checked=${showTrails} onChange=${setShowTrails} />
-    <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null}
+    <${ZoneTools} drawing=${drawn !== null} points=${drawn?.length ?? 0} disabled=${outline !== null} access=${may("POST", path`/nets/${net}/zones`)}
       onStart=${drafts.startDrawing} onCancel=${drafts.stopDrawing}
       onFinish=${() => zoneLayer.current?.finishDrawing()} onUndo=${() => zoneLayer.current?.undoPoint()} />
   </div>`;
@@ -437,13 +446,15 @@ function FailureNotice({ text, failure, onDismiss }) {
 }
 
 /**
- * A checkbox of the toolbar, its label first.
- * @param {{id: string, label: string, checked: boolean, onChange: (checked: boolean) => void}} props
+ * A checkbox of the toolbar, its label first; `access` disables it, with
+ * the reason, for a role that may not make what it leads to.
+ * @param {{id: string, label: string, checked: boolean, onChange: (checked: boolean) => void,
+ *   access?: {disabled?: boolean, title?: string}}} props
  */
-function Check({ id, label, checked, onChange }) {
-  return html`<div class="field check" style=${{ margin: 0 }}>
+function Check({ id, label, checked, onChange, access }) {
+  return html`<div class="field check" style=${{ margin: 0 }} title=${access?.title}>
     <label for=${id}>${label}</label>
-    <input id=${id} type="checkbox" checked=${checked}
+    <input id=${id} type="checkbox" checked=${checked} ...${access || {}}
       onChange=${(/** @type {Event} */ event) => onChange(/** @type {HTMLInputElement} */ (event.target).checked)} />
   </div>`;
 }
@@ -484,10 +495,10 @@ function Legend({ surveyed, trails }) {
 
 /**
  * The keyboard way to move an anchor: pick it, type its position.
- * @param {{anchors: import("../lib/floorplan.js").Anchor[], selected: string | null, onSelect: (key: string | null) => void,
+ * @param {{net: string, anchors: import("../lib/floorplan.js").Anchor[], selected: string | null, onSelect: (key: string | null) => void,
  *   save: (key: string, to: {x: any, y: any, z: any}) => Promise<any>}} props
  */
-function MoveAnchor({ anchors, selected, onSelect, save }) {
+function MoveAnchor({ net, anchors, selected, onSelect, save }) {
   const form = useForm({ anchor: "", x: "", y: "", z: "" });
   const shown = useRef("");
   // A selection (here or on the plan) fills the form with the anchor's position.
@@ -531,7 +542,8 @@ function MoveAnchor({ anchors, selected, onSelect, save }) {
         <${Field} form=${form} name="y" label="y (mm)" kind="number" step="1" required />
         <${Field} form=${form} name="z" label="z (mm)" kind="number" step="1" required />
       </div>
-      <${FormFooter} form=${form} submitLabel="Save position" />
+      <${FormFooter} form=${form} submitLabel="Save position"
+        request=${["PATCH", path`/nets/${net}/devices/${form.values.anchor ? splitKey(form.values.anchor)[0] : "anchor"}`]} />
     </form>
   </section>`;
 }

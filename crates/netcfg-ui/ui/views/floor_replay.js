@@ -11,6 +11,7 @@ import { call, patch, path } from "../lib/api.js";
 import { say } from "../lib/components.js";
 import { describeFailure } from "../lib/forms.js";
 import { createReplayPoller, speedOptions, speedLabel, positionText, playButton } from "../lib/replay.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").ReplayState} ReplayState */
 /** @typedef {ReturnType<typeof createReplayPoller>} Poller */
@@ -98,15 +99,17 @@ export function ReplayBar({ net }) {
   const position = seeking ?? state.position_ms;
   const shownPosition = positionText(position, state.duration_ms);
   const condition = state.finished ? "finished" : state.paused ? "paused" : "playing";
+  // A role that may not steer the replay sees its controls disabled, with the reason.
+  const access = may("PATCH", path`/nets/${net}/replay`);
   return html`<section class="replay-bar" aria-labelledby=${`${id}-title`}>
     <h2 id=${`${id}-title`}>Replay of ${state.net}/${state.recording}
       <span class=${`badge ${condition === "playing" ? "running" : "stopped"}`}>${condition}</span></h2>
     <div class="replay-controls">
-      <button type="button" class=${play.label === "Pause" ? "" : "primary"} onClick=${() => send(play.change)}>${play.label}</button>
+      <button type="button" class=${play.label === "Pause" ? "" : "primary"} ...${access} onClick=${() => send(play.change)}>${play.label}</button>
       <div class="replay-seek">
         <label for=${`${id}-seek`}>Position</label>
         <input id=${`${id}-seek`} type="range" min="0" max=${state.duration_ms} step=${SEEK_STEP_MS} value=${position}
-          aria-valuetext=${shownPosition}
+          aria-valuetext=${shownPosition} ...${access}
           onInput=${(/** @type {Event} */ event) => setSeeking(Number(/** @type {HTMLInputElement} */ (event.target).value))}
           onChange=${async (/** @type {Event} */ event) => {
             const to = Number(/** @type {HTMLInputElement} */ (event.target).value);
@@ -118,14 +121,14 @@ export function ReplayBar({ net }) {
       </div>
       <div class="field">
         <label for=${`${id}-speed`}>Speed</label>
-        <select id=${`${id}-speed`} value=${String(state.speed)}
+        <select id=${`${id}-speed`} value=${String(state.speed)} ...${access}
           onChange=${(/** @type {Event} */ event) => send({ speed: Number(/** @type {HTMLSelectElement} */ (event.target).value) })}>
           ${speedOptions(state.speed).map((speed) => html`<option value=${String(speed)} ref=${valueAttribute(String(speed))}>${speedLabel(speed)}</option>`)}
         </select>
       </div>
       <div class="field check">
         <label for=${`${id}-loop`}>Loop</label>
-        <input id=${`${id}-loop`} type="checkbox" checked=${state.loop}
+        <input id=${`${id}-loop`} type="checkbox" checked=${state.loop} ...${access}
           onChange=${(/** @type {Event} */ event) => send({ loop: /** @type {HTMLInputElement} */ (event.target).checked })} />
       </div>
     </div>

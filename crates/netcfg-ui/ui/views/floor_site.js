@@ -10,6 +10,7 @@ import { describeFailure } from "../lib/forms.js";
 import { GOOD_MM, POOR_MM, NOT_COVERED, cssColor, legendGradient, coverageResolution, formatError } from "../lib/coverage.js";
 import { VERDICT_COLORS } from "../lib/floor_style.js";
 import { metres } from "../lib/floor_format.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").Coverage} Coverage */
 /** @typedef {import("../lib/types.js").SurveyReport} SurveyReport */
@@ -138,7 +139,9 @@ export function useSurvey(net) {
   const asked = report !== null || (wanted && !last.loading && last.data !== undefined);
   /** Asks for the last survey (again). */
   const show = () => (wanted ? last.reload() : setWanted(true));
-  return { report, failure, busy, run, asked, loading: wanted && last.loading, show, dismiss: () => setFailure(null) };
+  // Disables Survey anchors, with the reason, for a role that may not survey.
+  const access = may("POST", path`/nets/${net}/survey`);
+  return { report, failure, busy, run, asked, loading: wanted && last.loading, show, dismiss: () => setFailure(null), access };
 }
 
 const VERDICT_BADGES = { good: "ok", check: "level-2", bad: "error" };
@@ -154,7 +157,7 @@ export function SurveyPanel({ survey, running, names }) {
     <h2 id="floor-survey">Anchor survey</h2>
     <p class="muted">The anchors range each other; an anchor far from where those ranges put it is ringed red on the plan, with a dashed line to where they put it.</p>
     <div class="toolbar">
-      <button type="button" disabled=${!running || busy} onClick=${survey.run}>
+      <button type="button" disabled=${!running || busy} ...${survey.access} onClick=${survey.run}>
         ${busy ? "Surveying…" : "Survey anchors"}</button>
       ${!running && html`<span class="muted">The configuration must run to survey.</span>`}
     </div>

@@ -90,13 +90,15 @@ export function useZones(net, running, changed) {
 
 /**
  * The toolbar's part for zones: "Draw zone", and while drawing what to do
- * next, with buttons for the keys.
- * @param {{drawing: boolean, points: number, disabled: boolean, onStart: () => void, onFinish: () => void, onUndo: () => void, onCancel: () => void}} props
+ * next, with buttons for the keys. `access` disables "Draw zone", with the
+ * reason, for a role that may not create a zone.
+ * @param {{drawing: boolean, points: number, disabled: boolean, onStart: () => void, onFinish: () => void, onUndo: () => void, onCancel: () => void,
+ *   access?: {disabled?: boolean, title?: string}}} props
  */
-export function ZoneTools({ drawing, points, disabled, onStart, onFinish, onUndo, onCancel }) {
+export function ZoneTools({ drawing, points, disabled, onStart, onFinish, onUndo, onCancel, access }) {
   if (!drawing) {
     return html`<button type="button" onClick=${onStart} disabled=${disabled}
-      title="Draw a new zone on the plan, point by point">Draw zone</button>`;
+      title="Draw a new zone on the plan, point by point" ...${access || {}}>Draw zone</button>`;
   }
   return html`<span class="zone-drawing" role="status">
     <strong>Drawing a zone:</strong> ${points} point${points === 1 ? "" : "s"}.

@@ -47,6 +47,6 @@ function ImageForm({ net, current, reload }) {
     <h2>Set the group image</h2>
     <${Field} form=${form} name="path" label="Image bundle path" required placeholder="/opt/firmware/bundle.tar"
       hint="The path on the server's host, 1 to 1024 characters" />
-    <${FormFooter} form=${form} submitLabel="Set group image" />
+    <${FormFooter} form=${form} submitLabel="Set group image" request=${["PATCH", path`/nets/${net}/group_image`]} />
   </form>`;
 }

@@ -10,6 +10,7 @@ import { Page, Loaded, Modal, LongPath, useLoad, useReloadOn, act, formatTime } 
 import { useForm, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
 import { restoreOffers } from "../lib/history.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").HistoryEntry} HistoryEntry */
 
@@ -59,7 +60,7 @@ export default function View({ params, query }) {
               <td>${entry.summary}</td>
               <td style=${NOWRAP}>${offers[index] === "restore"
                 ? html`<button type="button" aria-label=${`Restore to here, change ${entry.id}`}
-                    onClick=${() => setRestoring(entry)}>Restore to here</button>`
+                    ...${may("POST", path`/nets/${net}/history/${entry.id}/restore`)} onClick=${() => setRestoring(entry)}>Restore to here</button>`
                 : offers[index] === "current" && html`<span class="muted">current</span>`}</td>
             </tr>`)}</tbody>
           </table>
@@ -96,7 +97,7 @@ function RestoreDialog({ net, entry, onClose, onDone }) {
       <p>The content of <strong>${net}</strong> goes back to what it was right after change ${entry.id} (${formatTime(entry.timestamp_ms)}): ${entry.summary}.</p>
       <p>The changes since stay in the history, and the restore is a new change: to undo it, restore to the change that is newest now.</p>
       ${running && html`<p>It runs now: stop it on its <a href=${href("nets", net)} onClick=${onClose}>overview</a>, then restore.</p>`}
-      <${FormFooter} form=${form} submitLabel="Restore">
+      <${FormFooter} form=${form} submitLabel="Restore" request=${["POST", path`/nets/${net}/history/${entry.id}/restore`]}>
         <button type="button" onClick=${onClose} autofocus>Cancel</button>
       <//>
     </form>

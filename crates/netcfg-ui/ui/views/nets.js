@@ -1,11 +1,14 @@
 // Configurations (`#/`): every configuration with its state, its link and
 // its unread notifications; create, copy, rename, upload, download, delete,
 // start, stop and restart. Updates live on `state`, `change` and `notification`.
+// A button whose request the signed-in role may not make is disabled, with
+// the reason as its title (decisions §17).
 
 import { html, useState } from "../lib/html.js";
 import { call, post, patch, del, path, download, ApiError } from "../lib/api.js";
 import { Page, Notice, Loaded, Modal, LongPath, useLoad, useLive, useReloadOn, act } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
+import { may } from "../lib/access.js";
 import { href, navigate } from "../lib/router.js";
 
 /** @typedef {import("../lib/types.js").Configuration} Configuration */
@@ -89,8 +92,8 @@ export default function View() {
   const run = (name, action) => act(() => post(path`/nets/${name}`, { action })).then(load.reload);
 
   return html`<${Page} title="Configurations" view="nets" actions=${html`
-      <button type="button" class="primary" onClick=${() => setDialog({ kind: "create" })}>New configuration</button>
-      <button type="button" onClick=${() => setDialog({ kind: "upload" })}>Upload configuration</button>`}>
+      <button type="button" class="primary" ...${may("POST", "/nets")} onClick=${() => setDialog({ kind: "create" })}>New configuration</button>
+      <button type="button" ...${may("POST", "/nets/upload")} onClick=${() => setDialog({ kind: "upload" })}>Upload configuration</button>`}>
     <${Loaded} load=${load}>${(/** @type {(Configuration & {unread?: number})[]} */ nets) => nets.length === 0
       ? html`<${Notice} level=${3}><p>There is no configuration yet. Create one, or upload a saved-state file.</p><//>`
       : html`<div class="table-wrap">
@@ -105,7 +108,9 @@ export default function View() {
             <th scope="col">Actions</th>
           </tr></thead>
           <tbody>
-            ${nets.map((net) => html`<tr key=${net.name} data-net=${net.name}>
+            ${nets.map((net) => {
+              const runAccess = may("POST", path`/nets/${net.name}`);
+              return html`<tr key=${net.name} data-net=${net.name}>
               <th scope="row" style=${{ background: "transparent", position: "static" }}><a href=${href("nets", net.name)}>${net.name}</a></th>
               <td style=${{ whiteSpace: "nowrap" }}><${StateBadges} state=${net.state} down=${linkDown.has(net.name)} /></td>
               <td><${LongPath} text=${describeInstance(net.instance)} /></td>
@@ -116,19 +121,20 @@ export default function View() {
                     aria-label=${`${net.unread} unread notifications of ${net.name}`}>${net.unread}</a>`}</td>
               <td><div class="buttons" style=${{ flexWrap: "nowrap" }}>
                 ${net.state === "running"
-                  ? html`<button type="button" onClick=${() => run(net.name, "stop")} aria-label=${`Stop ${net.name}`}>Stop</button>
+                  ? html`<button type="button" ...${runAccess} onClick=${() => run(net.name, "stop")} aria-label=${`Stop ${net.name}`}>Stop</button>
                       <button type="button" onClick=${() => run(net.name, "restart")} aria-label=${`Restart ${net.name}`}
-                        title="Stops the network and starts it again from the saved configuration">Restart</button>`
-                  : html`<button type="button" onClick=${() => run(net.name, "start")} aria-label=${`Start ${net.name}`}>Start</button>`}
-                <button type="button" onClick=${() => setDialog({ kind: "copy", net })} aria-label=${`Copy ${net.name}`}>Copy</button>
-                <button type="button" onClick=${() => setDialog({ kind: "rename", net })} aria-label=${`Rename ${net.name}`}>Rename</button>
+                        title="Stops the network and starts it again from the saved configuration" ...${runAccess}>Restart</button>`
+                  : html`<button type="button" ...${runAccess} onClick=${() => run(net.name, "start")} aria-label=${`Start ${net.name}`}>Start</button>`}
+                <button type="button" ...${may(...COPY)} onClick=${() => setDialog({ kind: "copy", net })} aria-label=${`Copy ${net.name}`}>Copy</button>
+                <button type="button" ...${may("PATCH", path`/nets/${net.name}`)} onClick=${() => setDialog({ kind: "rename", net })} aria-label=${`Rename ${net.name}`}>Rename</button>
                 <button type="button" onClick=${() => act(async () => {
                   await download(path`/nets/${net.name}/download`, `${net.name}.sqlite`);
                   return { message: `Downloaded ${net.name}`, level: 3 };
                 })} aria-label=${`Download ${net.name}`}>Download</button>
-                <button type="button" class="danger" onClick=${() => setDialog({ kind: "delete", net })} aria-label=${`Delete ${net.name}`}>Delete</button>
+                <button type="button" class="danger" ...${may("DELETE", path`/nets/${net.name}`)} onClick=${() => setDialog({ kind: "delete", net })} aria-label=${`Delete ${net.name}`}>Delete</button>
               </div></td>
-            </tr>`)}
+            </tr>`;
+            })}
           </tbody>
         </table>
       </div>`}<//>
@@ -139,6 +145,14 @@ export default function View() {
     ${dialog?.kind === "delete" && dialog.net && html`<${DeleteDialog} net=${dialog.net} onClose=${close} onDone=${done} />`}
   <//>`;
 }
+
+/**
+ * What a copy needs: `POST /nets/{net}` with the action copy is refused to
+ * less than an editor (the route itself takes an operator, for start and
+ * stop), as a new configuration is: asked as `POST /nets`.
+ * @type {[string, string]}
+ */
+const COPY = ["POST", "/nets"];
 
 const INSTANCE_HINT = "Empty for the server's default; sim, sim:<scenario> (default, strangers, quiet) for the simulator; or a serial port path such as /dev/ttyUSB0.";
 
@@ -154,7 +168,7 @@ function CreateDialog({ onClose, onDone }) {
     })}>
       <${Field} form=${form} name="name" label="Name" required autofocus hint="1 to 64 of A-Z a-z 0-9 . _ -, not starting with a dot." />
       <${Field} form=${form} name="instance" label="Instance" hint=${INSTANCE_HINT} placeholder="sim" />
-      <${FormFooter} form=${form} submitLabel="Create"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Create" request=${["POST", "/nets"]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -174,7 +188,7 @@ function UploadDialog({ onClose, onDone }) {
     })}>
       <${Field} form=${form} name="net_file" label="Saved-state file" kind="file" required />
       <${Field} form=${form} name="name" label="Name" hint="Optional: the file's name without its extension when empty." />
-      <${FormFooter} form=${form} submitLabel="Upload"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Upload" request=${["POST", "/nets/upload"]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -189,7 +203,7 @@ function CopyDialog({ net, onClose, onDone }) {
       onDone();
     })}>
       <${Field} form=${form} name="name" label="Name of the copy" required autofocus />
-      <${FormFooter} form=${form} submitLabel="Copy"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Copy" request=${COPY}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -205,7 +219,7 @@ function RenameDialog({ net, onClose, onDone }) {
     })}>
       <${Field} form=${form} name="name" label="New name" required autofocus />
       <${Field} form=${form} name="instance" label="Instance" hint=${INSTANCE_HINT} />
-      <${FormFooter} form=${form} submitLabel="Save"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Save" request=${["PATCH", path`/nets/${net.name}`]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }
@@ -220,7 +234,7 @@ function DeleteDialog({ net, onClose, onDone }) {
       onDone();
     })}>
       <p>This deletes the configuration <strong>${net.name}</strong> and its saved-state file${net.state === "running" ? ", and stops its network" : ""}. It cannot be undone; download it first to keep a copy.</p>
-      <${FormFooter} form=${form} submitLabel="Delete configuration"><button type="button" onClick=${onClose}>Cancel</button><//>
+      <${FormFooter} form=${form} submitLabel="Delete configuration" request=${["DELETE", path`/nets/${net.name}`]}><button type="button" onClick=${onClose}>Cancel</button><//>
     </form>
   <//>`;
 }

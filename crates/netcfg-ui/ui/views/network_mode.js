@@ -7,6 +7,7 @@ import { html } from "../lib/html.js";
 import { call, path } from "../lib/api.js";
 import { Page, Loaded, Notice, useLoad, useReloadOn, act, say } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").NetworkModeInfo} ModeInfo */
 
@@ -41,7 +42,7 @@ function ModeForm({ net, configuration, modes, reload }) {
       ${" "}<span class=${`badge ${running ? "running" : "stopped"}`}>${configuration.state}</span></p>
     ${running && html`<${Notice} level=${2}>
       <p>The configuration is running: its network mode cannot change until it stops (the API answers 409).</p>
-      <button type="button" onClick=${async () => {
+      <button type="button" ...${may("POST", path`/nets/${net}`)} onClick=${async () => {
         await act(() => call("POST", path`/nets/${net}`, { body: { action: "stop" } }));
         reload();
       }}>Stop the configuration</button>
@@ -64,6 +65,6 @@ function ModeForm({ net, configuration, modes, reload }) {
       <${Field} form=${form} name="network_mode" label="Network mode" kind="select"
         options=${modes.map((mode) => /** @type {[string, string]} */ ([mode.network_mode, `${mode.network_mode}: ${mode.description}`]))}
         hint=${running ? "Stop the configuration first: a running network keeps its mode." : undefined} />
-      <${FormFooter} form=${form} submitLabel="Change mode" />
+      <${FormFooter} form=${form} submitLabel="Change mode" request=${["PATCH", path`/nets/${net}/network_mode`]} />
     </form>`;
 }

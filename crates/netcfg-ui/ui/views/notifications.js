@@ -9,6 +9,7 @@ import { Page, Loaded, Notice, useLoad, useLive, act, formatTime } from "../lib/
 import { levelName, shortTime } from "../lib/format.js";
 import { pageOf } from "../lib/table.js";
 import { setQuery } from "../lib/router.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").Notification} Notification */
 
@@ -100,7 +101,7 @@ export default function View({ params, query }) {
 
   const title = items === undefined ? "Notifications" : `Notifications (${unread} unread)`;
   return html`<${Page} title=${title} view="notifications" actions=${html`
-      <button type="button" class="primary" disabled=${unread === 0} onClick=${markAllRead}>Mark all read</button>`}>
+      <button type="button" class="primary" disabled=${unread === 0} ...${may("PATCH", path`/nets/${net}/notifications`)} onClick=${markAllRead}>Mark all read</button>`}>
     <${Loaded} load=${{ ...load, data: items === undefined ? undefined : items }}>${() => html`
       <${Filters} level=${level} show=${show} />
       ${load.error && html`<${Notice} level=${2}><p>The list could not be refreshed; it may be out of date.</p>
@@ -170,7 +171,7 @@ function Row({ net, item, replace }) {
     <td>${item.serial_number ? html`<span class="mono">${item.serial_number}</span>` : html`<span class="muted">the whole network</span>`}</td>
     <td style=${item.read ? {} : { fontWeight: 600 }}>${item.message}</td>
     <td>${item.read ? html`<span class="badge">Read</span>` : html`<span class="badge unread">Unread</span>`}</td>
-    <td style=${NOWRAP}><button type="button" disabled=${busy} onClick=${toggle}>${item.read ? "Mark unread" : "Mark read"}</button></td>
+    <td style=${NOWRAP}><button type="button" disabled=${busy} ...${may("PATCH", path`/nets/${net}/notifications/${item.identifier}`)} onClick=${toggle}>${item.read ? "Mark unread" : "Mark read"}</button></td>
   </tr>`;
 }
 

@@ -12,6 +12,7 @@ import { call, get, post, patch, del, path, ApiError } from "../lib/api.js";
 import { Page, Loaded, Modal, Notice, ConfirmDelete, LongPath, act, say, useLive, useLoad, useReloadOn } from "../lib/components.js";
 import { useForm, Field, FormFooter, describeFailure } from "../lib/forms.js";
 import { href } from "../lib/router.js";
+import { may } from "../lib/access.js";
 import {
   EVENT_KINDS, DEFAULT_TOPIC_PREFIX, STATUS_PERIOD_MS, blankValues, valuesOf, kindOf, isTls, postBody, patchBody,
   credentialsText, credentialPlaceholder, describeStatus, countersText, createStatusPoller,
@@ -75,11 +76,11 @@ export default function View({ params }) {
     <//>`}
     <${Loaded} load=${list}>${(/** @type {Output[]} */ items) => html`
       <div class="toolbar">
-        <button type="button" class="primary" onClick=${() => setEditing({ output: null })}>Add output</button>
+        <button type="button" class="primary" ...${may("POST", path`/nets/${net}/outputs`)} onClick=${() => setEditing({ output: null })}>Add output</button>
       </div>
       ${items.length === 0
         ? html`<p class="muted">No outputs yet.</p>`
-        : html`<${OutputTable} outputs=${items} statuses=${statuses} running=${running}
+        : html`<${OutputTable} net=${net} outputs=${items} statuses=${statuses} running=${running}
             onEdit=${(/** @type {Output} */ output) => setEditing({ output })}
             onToggle=${toggle}
             onDelete=${setDeleting} />`}
@@ -132,10 +133,10 @@ function useStatuses(net, names) {
  * The outputs with their live status: each output's name, URL and
  * credentials (whether set) in its first cell, its status with its last
  * error, and its counters.
- * @param {{outputs: Output[], statuses: Map<string, Outcome>, running: boolean,
+ * @param {{net: string, outputs: Output[], statuses: Map<string, Outcome>, running: boolean,
  *   onEdit: (output: Output) => void, onToggle: (output: Output) => void, onDelete: (output: Output) => void}} props
  */
-function OutputTable({ outputs, statuses, running, onEdit, onToggle, onDelete }) {
+function OutputTable({ net, outputs, statuses, running, onEdit, onToggle, onDelete }) {
   return html`<div class="table-wrap">
     <table class="outputs">
       <caption class="count">${outputs.length} output${outputs.length === 1 ? "" : "s"}; the status of each is asked for every ${STATUS_PERIOD_MS / 1000} s</caption>
@@ -153,6 +154,7 @@ function OutputTable({ outputs, statuses, running, onEdit, onToggle, onDelete })
       <tbody>
         ${outputs.map((output) => {
           const outcome = statuses.get(output.name);
+          const url = path`/nets/${net}/outputs/${output.name}`;
           const status = outcome && "status" in outcome ? outcome.status : undefined;
           const failure = outcome && "error" in outcome && !(outcome.error instanceof ApiError && outcome.error.status === 404)
             ? describeFailure(outcome.error).message
@@ -179,10 +181,10 @@ function OutputTable({ outputs, statuses, running, onEdit, onToggle, onDelete })
             <td class="number">${count("dropped_events")}</td>
             <td>
               <div class="buttons">
-                <button type="button" aria-label=${`Edit ${output.name}`} onClick=${() => onEdit(output)}>Edit</button>
-                <button type="button" aria-label=${`${output.enabled ? "Disable" : "Enable"} ${output.name}`}
+                <button type="button" aria-label=${`Edit ${output.name}`} ...${may("PATCH", url)} onClick=${() => onEdit(output)}>Edit</button>
+                <button type="button" aria-label=${`${output.enabled ? "Disable" : "Enable"} ${output.name}`} ...${may("PATCH", url)}
                   onClick=${() => onToggle(output)}>${output.enabled ? "Disable" : "Enable"}</button>
-                <button type="button" class="danger" aria-label=${`Delete ${output.name}`} onClick=${() => onDelete(output)}>Delete</button>
+                <button type="button" class="danger" aria-label=${`Delete ${output.name}`} ...${may("DELETE", url)} onClick=${() => onDelete(output)}>Delete</button>
               </div>
             </td>
           </tr>`;
@@ -269,7 +271,8 @@ function OutputDialog({ net, output, poller, onClose, onDone }) {
         </div>
       </fieldset>
       ${nothing && html`<${Notice} level=${3}><p>Nothing was changed: every value is as stored.</p><//>`}
-      <${FormFooter} form=${form} submitLabel=${adding ? "Add output" : "Save changes"}>
+      <${FormFooter} form=${form} submitLabel=${adding ? "Add output" : "Save changes"}
+        request=${output === null ? ["POST", path`/nets/${net}/outputs`] : ["PATCH", path`/nets/${net}/outputs/${output.name}`]}>
         <button type="button" onClick=${onClose}>Cancel</button>
       <//>
     </form>
@@ -339,6 +342,7 @@ function DeleteOutput({ net, output, poller, onClose, onDone }) {
     }
   }
   return html`<${ConfirmDelete} title=${`Delete output ${output.name}?`} remove=${remove}
+      request=${["DELETE", path`/nets/${net}/outputs/${output.name}`]}
       deleted=${`Output ${output.name} deleted`} onClose=${onClose} onDone=${onDone}>
     <p>It stops sending this configuration's events, and its credentials are forgotten.</p>
   <//>`;

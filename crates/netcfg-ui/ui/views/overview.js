@@ -8,6 +8,7 @@ import { html, useState, useRef, useEffect } from "../lib/html.js";
 import { call, post, path, ApiError } from "../lib/api.js";
 import { Page, Notice, Loaded, LongPath, useLoad, useLive, useReloadOn, act, formatTime } from "../lib/components.js";
 import { href, navigate } from "../lib/router.js";
+import { may } from "../lib/access.js";
 import { VIEWS } from "../lib/views.js";
 import { linkDown, describeInstance, StateBadges } from "./nets.js";
 import { RestartNeeded } from "./restart_needed.js";
@@ -125,11 +126,12 @@ export default function View({ params }) {
   const running = load.data?.config?.state === "running";
   /** @param {"start" | "stop" | "restart"} action */
   const run = (action) => act(() => post(path`/nets/${net}`, { action })).then(load.reload);
+  const allowed = may("POST", path`/nets/${net}`);
   return html`<${Page} title=${`Overview of ${net}`} view="overview" actions=${load.data && html`
       ${running
-        ? html`<button type="button" onClick=${() => run("restart")} title="Stops the network and starts it again from the saved configuration">Restart</button>
-            <button type="button" onClick=${() => run("stop")}>Stop</button>`
-        : html`<button type="button" class="primary" onClick=${() => run("start")}>Start</button>`}`}>
+        ? html`<button type="button" onClick=${() => run("restart")} title="Stops the network and starts it again from the saved configuration" ...${allowed}>Restart</button>
+            <button type="button" ...${allowed} onClick=${() => run("stop")}>Stop</button>`
+        : html`<button type="button" class="primary" ...${allowed} onClick=${() => run("start")}>Start</button>`}`}>
     <${Loaded} load=${load}>${(/** @type {any} */ data) => html`
       <${RestartNeeded} net=${net} onApplied=${load.reload} />
       <${Summary} net=${net} data=${data} />

@@ -10,6 +10,7 @@ import { call, path, ApiError } from "../lib/api.js";
 import { Page, Loaded, Notice, useLoad, useReloadOn, act, say } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href } from "../lib/router.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {{serial_number_1: string, serial_number_2: string, type: string}} PairBody */
 /** @typedef {{pair: PairBody, ok: boolean, text: string}} Outcome */
@@ -104,7 +105,7 @@ export default function View({ params }) {
         ${pairs.length === 0
           ? html`<p class="muted">No pairs yet.</p>`
           : html`<div class="toolbar">
-              <button type="button" class="danger" disabled=${chosen.length === 0}
+              <button type="button" class="danger" disabled=${chosen.length === 0} ...${may("DELETE", path`/nets/${net}/device_pairs`)}
                 onClick=${async () => {
                   const body = chosen.map((pair) => ({ serial_number_1: pair.serial_number_1, serial_number_2: pair.serial_number_2, type: pair.type }));
                   if (await act(() => run("DELETE", body))) setSelected(new Set());
@@ -132,7 +133,7 @@ export default function View({ params }) {
                   <td>${who(pair.serial_number_1)}</td>
                   <td>${who(pair.serial_number_2)}</td>
                   <td>${TYPES.find(([value]) => value === pair.type)?.[1] || pair.type}</td>
-                  <td><button type="button" class="danger" aria-label=${`Delete pair ${label}`}
+                  <td><button type="button" class="danger" aria-label=${`Delete pair ${label}`} ...${may("DELETE", path`/nets/${net}/device_pairs`)}
                     onClick=${async () => {
                       await act(() => run("DELETE", [{ serial_number_1: pair.serial_number_1, serial_number_2: pair.serial_number_2, type: pair.type }]));
                       load.reload();
@@ -213,7 +214,7 @@ function CreatePairs({ devices, net, run, reload }) {
         }}>Add another pair</button>
         ${rows > 1 && html`<button type="button" onClick=${() => setRows(rows - 1)}>Remove the last pair</button>`}
       </div>
-      <${FormFooter} form=${form} submitLabel=${rows > 1 ? `Create ${rows} pairs` : "Create pair"} />
+      <${FormFooter} form=${form} submitLabel=${rows > 1 ? `Create ${rows} pairs` : "Create pair"} request=${["POST", path`/nets/${net}/device_pairs`]} />
     </form>
   </section>`;
 }

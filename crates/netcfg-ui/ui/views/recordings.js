@@ -18,6 +18,7 @@ import {
   isRecordingName, replayName, replayInstance, placeUploadProblems, placeNameTaken,
 } from "../lib/recordings.js";
 import { SPEEDS, speedLabel } from "../lib/replay.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").Recording} Recording */
 
@@ -103,7 +104,7 @@ function StartForm({ net, onStarted }) {
       <${Field} form=${form} name="duration_s" label="Duration" placeholder="until stopped"
         hint="Optional: seconds, or 10m, 2h, 1h 30m (at most a week); empty: until you stop it." />
     </div>
-    <${FormFooter} form=${form} submitLabel="Start recording" />
+    <${FormFooter} form=${form} submitLabel="Start recording" request=${["POST", path`/nets/${net}/recordings`]} />
   </form>`;
 }
 
@@ -139,15 +140,17 @@ function RecordingTable({ net, recordings, active, onStop, onDelete, onReplay })
             <td><span class=${`badge ${tone === "warning" ? "level-2" : tone}`}>${text}</span></td>
             <td><div class="buttons">
               ${recording.active
-                ? html`<button type="button" aria-label=${`Stop ${name}`} onClick=${() => onStop(recording)}>Stop</button>`
-                : html`<button type="button" class="danger" aria-label=${`Delete ${name}`} onClick=${() => onDelete(recording)}>Delete</button>`}
+                ? html`<button type="button" aria-label=${`Stop ${name}`} ...${may("DELETE", path`/nets/${net}/recordings/${name}`)}
+                    onClick=${() => onStop(recording)}>Stop</button>`
+                : html`<button type="button" class="danger" aria-label=${`Delete ${name}`} ...${may("DELETE", path`/nets/${net}/recordings/${name}`)}
+                    onClick=${() => onDelete(recording)}>Delete</button>`}
               <button type="button" aria-label=${`Download ${name}`} onClick=${() => act(async () => {
                 await download(path`/nets/${net}/recordings/${name}/download`, `${name}.pcap`);
                 return { message: `Downloaded ${name}.pcap`, level: 3 };
               })}>Download</button>
               <button type="button" aria-label=${`Replay ${name}`} disabled=${recording.active}
                 title=${recording.active ? "Stop it first: a replay plays a finished recording" : undefined}
-                onClick=${() => onReplay(recording)}>Replay</button>
+                ...${recording.active ? {} : may("POST", "/nets")} onClick=${() => onReplay(recording)}>Replay</button>
             </div></td>
           </tr>`;
         })}
@@ -210,7 +213,8 @@ function UploadFields({ net, onUploaded }) {
         }} />
       <${Field} form=${form} name="name" label="Name" hint="The file's name without its extension unless you type another." />
     </div>
-    <${FormFooter} form=${form} submitLabel="Upload" />
+    <${FormFooter} form=${form} submitLabel="Upload"
+      request=${["PUT", path`/nets/${net}/recordings/${String(form.values.name).trim() || "recording"}`]} />
   </form>`;
 }
 
@@ -222,6 +226,7 @@ function UploadFields({ net, onUploaded }) {
 function DeleteRecording({ net, recording, onClose, onDone }) {
   return html`<${ConfirmDelete} title=${`Delete recording ${recording.name}?`}
       remove=${() => del(path`/nets/${net}/recordings/${recording.name}`)}
+      request=${["DELETE", path`/nets/${net}/recordings/${recording.name}`]}
       deleted=${`Recording ${recording.name} deleted`} onClose=${onClose} onDone=${onDone}>
     <p>Its capture file (${formatSize(recording.size)}) is deleted; this cannot be undone. Download it first to keep a copy.</p>
   <//>`;
@@ -270,7 +275,7 @@ function ReplayDialog({ net, recording, onClose }) {
               options=${SPEEDS.map((speed) => /** @type {[string, string]} */ ([String(speed), speedLabel(speed)]))} />
             <${Field} form=${form} name="loop" label="Loop" kind="checkbox" />
           </div>
-          <${FormFooter} form=${form} submitLabel="Create and start"><button type="button" onClick=${onClose}>Cancel</button><//>
+          <${FormFooter} form=${form} submitLabel="Create and start" request=${["POST", "/nets"]}><button type="button" onClick=${onClose}>Cancel</button><//>
         </form>`}
   <//>`;
 }

@@ -7,6 +7,7 @@
 import { html } from "../lib/html.js";
 import { call, post, path } from "../lib/api.js";
 import { Notice, useLoad, useReloadOn, act } from "../lib/components.js";
+import { may } from "../lib/access.js";
 
 /**
  * Asks the configuration again on each change (a device added, a restart:
@@ -26,12 +27,13 @@ export function RestartNeeded({ net, onApplied }) {
     load.reload();
     onApplied?.();
   });
+  const allowed = may("POST", path`/nets/${net}`);
   return html`<div data-restart-needed><${Notice} level=${2}>
     <p><strong>Changes wait for a restart:</strong> the running network takes them when it is restarted or reloaded.
       Reload applies them without stopping the network; Restart stops it and starts it again.</p>
     <div class="buttons">
-      <button type="button" class="primary" onClick=${() => apply("restart")}>Restart</button>
-      <button type="button" onClick=${() => apply("reload")}>Reload</button>
+      <button type="button" class="primary" ...${allowed} onClick=${() => apply("restart")}>Restart</button>
+      <button type="button" ...${allowed} onClick=${() => apply("reload")}>Reload</button>
     </div>
   <//></div>`;
 }

@@ -8,6 +8,7 @@ import { html } from "../lib/html.js";
 import { path, patch } from "../lib/api.js";
 import { Page, act } from "../lib/components.js";
 import { CollectionEditor, getBody } from "../lib/collection.js";
+import { may } from "../lib/access.js";
 
 const BIT_RATES = [[110, "110 kbit/s"], [850, "850 kbit/s"], [6800, "6.8 Mbit/s"]];
 const CHANNELS = [1, 2, 3, 4, 5, 7, 9];
@@ -87,6 +88,7 @@ export default function View({ params }) {
       rf.name !== extra.active &&
       html`<button type="button" aria-label=${`Make ${rf.name} active`}
         title=${extra.running ? "The configuration runs: stop it before changing its RF setting" : undefined}
+        ...${may("PATCH", path`/nets/${net}/settings`)}
         onClick=${async () => {
           await act(() => patch(path`/nets/${net}/settings`, { rf_setting: rf.name }));
           reload();

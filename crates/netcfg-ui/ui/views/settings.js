@@ -11,6 +11,7 @@ import { call, path, del } from "../lib/api.js";
 import { Page, Loaded, Notice, useLoad, useReloadOn, act, say } from "../lib/components.js";
 import { useForm, Field, FormFooter } from "../lib/forms.js";
 import { href, setQuery } from "../lib/router.js";
+import { may } from "../lib/access.js";
 
 /**
  * @typedef {import("../lib/types.js").DefaultSetting} Known
@@ -204,15 +205,15 @@ function SettingCard({ net, entry, rfNames, reload }) {
         : html` <span class="badge">custom</span>`}
       ${link && html` · <a href=${link}>${key === "rf_setting" ? "RF settings" : "Network mode"}</a>`}
     </p>
-    <${FormFooter} form=${form} submitLabel="Save">
+    <${FormFooter} form=${form} submitLabel="Save" request=${["PATCH", scopeUrl(net, entry)]}>
       ${known
         ? html`<button type="button" disabled=${!entry.present || atDefault || form.busy}
-            title=${atDefault ? "It has its default value already" : undefined}
+            title=${atDefault ? "It has its default value already" : undefined} ...${may("DELETE", keyUrl(net, entry))}
             onClick=${async () => {
               await act(() => del(keyUrl(net, entry)));
               reload();
             }}>Reset to default</button>`
-        : html`<button type="button" class="danger" disabled=${form.busy}
+        : html`<button type="button" class="danger" disabled=${form.busy} ...${may("DELETE", keyUrl(net, entry))}
             onClick=${async () => {
               await act(() => del(keyUrl(net, entry)));
               reload();
@@ -244,7 +245,7 @@ function AddSetting({ net, reload }) {
           options=${[["string", "Text"], ["integer", "Whole number"], ["number", "Number"], ["boolean", "true or false"]]} />
         <${Field} form=${form} name="value" label="Value" required />
       </div>
-      <${FormFooter} form=${form} submitLabel="Add setting" />
+      <${FormFooter} form=${form} submitLabel="Add setting" request=${["POST", path`/nets/${net}/settings`]} />
     </form>
   </section>`;
 }

@@ -12,6 +12,7 @@ import { Modal, say } from "../lib/components.js";
 import { useForm, Field, FormFooter, numberOrUndefined, compact } from "../lib/forms.js";
 import { outlineHint, outlineProblems, polygonArea, samePoints } from "../lib/zones.js";
 import { OutlinePoints } from "./zone_points.js";
+import { may } from "../lib/access.js";
 
 /** @typedef {import("../lib/types.js").Zone} Zone */
 /** @typedef {import("../lib/zones.js").Point} Point */
@@ -104,7 +105,7 @@ export function NewZoneForm({ net, points, onPoints, onSaved, onCancel }) {
       <${OutlineField} form=${form} points=${points} />
       <${OutlinePoints} points=${points} onChange=${onPoints} />
       <${TuningFields} form=${form} />
-      <${FormFooter} form=${form} submitLabel="Save zone">
+      <${FormFooter} form=${form} submitLabel="Save zone" request=${["POST", path`/nets/${net}/zones`]}>
         <button type="button" onClick=${onCancel}>Discard outline</button>
       <//>
     </form>
@@ -152,8 +153,8 @@ export function ZoneEditor({ net, zone, onSaved, onDeleted, onClose, onPreview }
       <${OutlineField} form=${form} points=${points} />
       <${OutlinePoints} points=${points} onChange=${setPoints} />
       <${TuningFields} form=${form} />
-      <${FormFooter} form=${form} submitLabel="Save changes">
-        <button type="button" class="danger" onClick=${() => setDeleting(true)}>Delete zone</button>
+      <${FormFooter} form=${form} submitLabel="Save changes" request=${["PATCH", path`/nets/${net}/zones/${zone.name}`]}>
+        <button type="button" class="danger" ...${may("DELETE", path`/nets/${net}/zones/${zone.name}`)} onClick=${() => setDeleting(true)}>Delete zone</button>
         <button type="button" onClick=${onClose}>Close</button>
       <//>
     </form>
@@ -191,7 +192,7 @@ function DeleteZone({ net, zone, onClose, onDone }) {
     <p>The tags inside it leave it now, and its enters and exits stop.</p>
     ${failure && html`<div class="notice level-1" role="alert"><p>${failure}</p></div>`}
     <div class="buttons">
-      <button type="button" class="danger" onClick=${confirm}>Delete</button>
+      <button type="button" class="danger" ...${may("DELETE", path`/nets/${net}/zones/${zone.name}`)} onClick=${confirm}>Delete</button>
       <button type="button" ref=${cancel} onClick=${onClose}>Cancel</button>
     </div>
   <//>`;

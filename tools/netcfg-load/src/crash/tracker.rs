@@ -24,6 +24,10 @@ pub(crate) type Place = (String, String);
 pub(crate) struct Tracker {
     pub(crate) devices: BTreeMap<Place, Expect>,
     pub(crate) settings: BTreeMap<Place, Expect>,
+    /// Users' display names and keys' presence (crash/people.rs).
+    pub(crate) people: BTreeMap<Place, Expect>,
+    /// The secrets of keys acknowledged since the last restart.
+    pub(crate) fresh_keys: Vec<String>,
     pub(crate) acknowledged: u64,
     pub(crate) unanswered: u64,
     /// Writes the server answered with anything but 2xx: none expected

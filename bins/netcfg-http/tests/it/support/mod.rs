@@ -82,6 +82,19 @@ pub(crate) struct Server {
 }
 
 /// A port that was free a moment ago on 127.0.0.1.
+/// The configuration file of [`Server::start_with_config`], in the root.
+const CONFIG_FILE: &str = "netcfg.toml";
+
+/// `--config <root>/netcfg.toml` when that file exists.
+fn config_argument(root: &Path) -> Vec<std::ffi::OsString> {
+    let file = root.join(CONFIG_FILE);
+    if file.exists() {
+        vec!["--config".into(), file.into_os_string()]
+    } else {
+        Vec::new()
+    }
+}
+
 pub(crate) fn free_port() -> u16 {
     TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .and_then(|listener| listener.local_addr())
@@ -105,6 +118,19 @@ impl Server {
         Self::launch(root, &environment)
     }
 
+    /// [`Server::start`] with the configuration file `toml` (`--config`,
+    /// given again at each restart).
+    pub(crate) fn start_with_config(toml: &str) -> Self {
+        Self::start_prepared(|data_dir| {
+            let file = data_dir
+                .parent()
+                .expect("data under a root")
+                .join(CONFIG_FILE);
+            std::fs::write(file, toml).expect("the configuration file is written");
+            Vec::new()
+        })
+    }
+
     /// Stops the server (SIGTERM), lets `between` work on its data
     /// directory, and starts it again on the same directory.
     pub(crate) fn restart(mut self, between: impl FnOnce(&Path)) -> Self {
@@ -124,6 +150,7 @@ impl Server {
                 .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
                 .arg("--data-dir")
                 .arg(&data_dir)
+                .args(config_argument(root.path()))
                 .env("RUST_LOG", "info")
                 .env_remove("NETCFG_API_VERSION")
                 .env_remove("NETCFG_DEFAULT_INSTANCE")
