@@ -54,6 +54,7 @@ mod people;
 mod recordings;
 mod report;
 mod rules;
+mod sign_in;
 mod sse;
 mod tracking;
 mod wrk;

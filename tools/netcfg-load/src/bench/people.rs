@@ -24,6 +24,9 @@ const CONNECTIONS: u32 = 64;
 const DEVICES: usize = 100;
 /// The goal: reads with a key over reads with access control off.
 const GOAL: f64 = 0.95;
+/// The keyed server's user, and its password.
+const USER: &str = "bench";
+const PASSWORD: &str = "a password for the bench";
 /// The token of the keyed server's settings, to make its user and key.
 const TOKEN: &str = "bench-people-admin-token-0123456789";
 
@@ -79,7 +82,8 @@ pub(crate) fn measure(binary: &Path, dir: &Path, seconds: u32) -> Result<()> {
         "people: reads with a key / off, all {} stretches: {ratio:.3} ({verdict}, goal >= {GOAL})",
         ORDER.len()
     );
-    Ok(())
+    let read_one = format!("/nets/people/devices/{}", serials[0]);
+    super::sign_in::measure(&keyed.client(), USER, PASSWORD, &key, &read_one)
 }
 
 /// Reads a second at `CONNECTIONS`, failing on any error.
@@ -113,7 +117,7 @@ fn prepare(client: &Client) -> Result<Vec<String>> {
 
 /// A user and its API key, made with the server's admin token.
 fn make_key(admin: &Client) -> Result<String> {
-    let user = json!({"name": "bench", "role": "viewer", "password": "a password for the bench"});
+    let user = json!({"name": USER, "role": "viewer", "password": PASSWORD});
     admin.expect_ok("POST", "/users", Some(&user.to_string()))?;
     let answer = admin.expect_ok(
         "POST",
