@@ -21,9 +21,18 @@ pub(crate) fn task(task: Task) -> Result<()> {
     Ok(())
 }
 
-/// Runs `task` as a step of a longer run (`ci`): an error when it fails.
-pub(crate) fn run(task: &Task) -> Result<()> {
-    let status = start(task)?;
+/// Builds the harness (release) ahead of [`run_built`].
+pub(crate) fn build() -> Result<()> {
+    cargo(&["build", "--release", "--package", "netcfg-load"], &[])
+}
+
+/// Runs `task` as a step of a longer run (`ci`), an error when it fails,
+/// with the harness [`build`] made before: no cargo, so no wait for
+/// cargo's lock on `target/release` while a release build runs beside
+/// (`ci`'s background build of the server).
+pub(crate) fn run_built(task: &Task) -> Result<()> {
+    install_tools(task)?;
+    let status = launch(task)?;
     if !status.success() {
         bail!(
             "`netcfg-load {}` failed with {status} (see above)",
@@ -35,7 +44,11 @@ pub(crate) fn run(task: &Task) -> Result<()> {
 
 fn start(task: &Task) -> Result<ExitStatus> {
     install_tools(task)?;
-    cargo(&["build", "--release", "--package", "netcfg-load"], &[])?;
+    build()?;
+    launch(task)
+}
+
+fn launch(task: &Task) -> Result<ExitStatus> {
     let binary = netcfg_load::workspace::target_dir()?
         .join("release")
         .join("netcfg-load");
