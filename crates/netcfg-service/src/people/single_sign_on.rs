@@ -36,7 +36,7 @@ use netcfg_model::{
     sync::{lock, read, write},
     time::clock::wall_clock_ms_signed,
 };
-use netcfg_store::{StoreError, UserChange};
+use netcfg_store::{ConflictKind, People as PeopleFile, StoreError, StoredUser, UserChange};
 
 use super::{Identity, SessionId, secrets};
 use crate::{Service, ServiceError};
@@ -240,44 +240,9 @@ impl Service {
                 person.name
             )));
         };
-        let name = person.name.clone();
-        let display_name = person.display_name.clone();
         let now = wall_clock_ms_signed();
         let kept = self
-            .on_people(move |file| {
-                let user = match file.user(&name) {
-                    Ok(user) => user,
-                    Err(StoreError::NotFound { .. }) => {
-                        let user = User {
-                            name: name.clone(),
-                            display_name,
-                            role,
-                            nets: None,
-                            disabled: false,
-                            created_ms: now,
-                            last_sign_in_ms: None,
-                        };
-                        return file.create_user(&user, None).map(Ok);
-                    }
-                    Err(error) => return Err(error),
-                };
-                if user.password_hash.is_some() {
-                    return Ok(Err(format!(
-                        "{name} is a user with a password here: it signs in with its password, not through the provider"
-                    )));
-                }
-                if user.user.disabled {
-                    return Ok(Err(format!("{name} is disabled: ask an admin")));
-                }
-                if user.user.role == role {
-                    return Ok(Ok(user));
-                }
-                let change = UserChange {
-                    role: Some(role),
-                    ..UserChange::default()
-                };
-                file.change_user(&name, &change).map(Ok)
-            })
+            .on_people(move |file| keep_user(file, &person, role, now))
             .await?;
         let user = kept.map_err(refuse)?;
         self.end_stale_sessions();
@@ -395,6 +360,68 @@ impl Service {
         tokio::task::spawn_blocking(work)
             .await
             .map_err(|error| ServiceError::Worker(error.to_string()))
+    }
+}
+
+/// The user a person signs in as (blocking): made at its first sign-in,
+/// its role set from the claims at each later one; or why not (a user
+/// with a password, a disabled one, the last admin demoted).
+fn keep_user(
+    file: &PeopleFile,
+    person: &Person,
+    role: AccessRole,
+    now: i64,
+) -> Result<Result<StoredUser, String>, StoreError> {
+    let name = &person.name;
+    let user = match file.user(name) {
+        Ok(user) => user,
+        Err(StoreError::NotFound { .. }) => {
+            let user = User {
+                name: name.clone(),
+                display_name: person.display_name.clone(),
+                role,
+                nets: None,
+                disabled: false,
+                created_ms: now,
+                last_sign_in_ms: None,
+            };
+            // Two first sign-ins at once: the second finds the name taken.
+            return match file.create_user(&user, None) {
+                Ok(user) => Ok(Ok(user)),
+                Err(StoreError::Conflict { .. }) => Ok(Err(format!(
+                    "{name} was being created by another sign-in: sign in again"
+                ))),
+                Err(error) => Err(error),
+            };
+        }
+        Err(error) => return Err(error),
+    };
+    if user.password_hash.is_some() {
+        return Ok(Err(format!(
+            "{name} is a user with a password here: it signs in with its password, not through the provider"
+        )));
+    }
+    if user.user.disabled {
+        return Ok(Err(format!("{name} is disabled: ask an admin")));
+    }
+    if user.user.role == role {
+        return Ok(Ok(user));
+    }
+    let change = UserChange {
+        role: Some(role),
+        ..UserChange::default()
+    };
+    match file.change_user(name, &change) {
+        Ok(user) => Ok(Ok(user)),
+        // The provider demotes the last enabled admin: refused (a 401 with
+        // the reason), the user left as it is.
+        Err(StoreError::Conflict {
+            kind: ConflictKind::LastAdmin,
+            ..
+        }) => Ok(Err(format!(
+            "the provider gives {name} the role {role}, but it is the last enabled admin here: make another admin first"
+        ))),
+        Err(error) => Err(error),
     }
 }
 
