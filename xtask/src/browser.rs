@@ -211,9 +211,12 @@ const TRIES: u32 = 3;
 /// budget, whatever the page (one CI run in many, on Swagger UI's page):
 /// a run that reaches [`HUNG`] is killed and started again, and only a
 /// page that hangs it [`TRIES`] times fails.
-fn chromium(scratch: &Scratch, mode: &str, url: &str) -> Result<String> {
+///
+/// A screenshot's run that hangs after writing its whole PNG (`written`)
+/// has done its work: it is killed and counts as done.
+fn chromium(scratch: &Scratch, mode: &str, url: &str, written: Option<&Path>) -> Result<String> {
     for attempt in 1..=TRIES {
-        match chromium_once(scratch, mode, url, attempt)? {
+        match chromium_once(scratch, mode, url, attempt, written)? {
             Some(output) => return Ok(output),
             None => eprintln!("browser: Chromium hung on {url} ({mode}), try {attempt} of {TRIES}"),
         }
@@ -223,7 +226,13 @@ fn chromium(scratch: &Scratch, mode: &str, url: &str) -> Result<String> {
 
 /// One run of [`chromium`]: `None` when it hung. Each try has a profile
 /// of its own: a hung run's leftovers may still hold the last one.
-fn chromium_once(scratch: &Scratch, mode: &str, url: &str, attempt: u32) -> Result<Option<String>> {
+fn chromium_once(
+    scratch: &Scratch,
+    mode: &str,
+    url: &str,
+    attempt: u32,
+    written: Option<&Path>,
+) -> Result<Option<String>> {
     let profile = scratch.path.join(format!("chromium-profile-{attempt}"));
     let mut child = Command::new(CHROMIUM)
         .args([
@@ -261,6 +270,13 @@ fn chromium_once(scratch: &Scratch, mode: &str, url: &str, attempt: u32) -> Resu
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
+            if let Some(path) = written.filter(|path| png_complete(path)) {
+                eprintln!(
+                    "browser: Chromium wrote {} but did not exit: killed, the screenshot kept",
+                    path.display()
+                );
+                return Ok(Some(String::new()));
+            }
             return Ok(None);
         }
         thread::sleep(Duration::from_millis(50));
@@ -277,7 +293,7 @@ fn chromium_once(scratch: &Scratch, mode: &str, url: &str, attempt: u32) -> Resu
 
 /// The DOM of `url` once its scripts have run.
 fn dump_dom(scratch: &Scratch, url: &str) -> Result<String> {
-    let dom = chromium(scratch, "--dump-dom", url)?;
+    let dom = chromium(scratch, "--dump-dom", url, None)?;
     ensure!(!dom.trim().is_empty(), "Chromium printed no DOM for {url}");
     Ok(dom)
 }
@@ -285,8 +301,21 @@ fn dump_dom(scratch: &Scratch, url: &str) -> Result<String> {
 /// A screenshot of `url` into `path`.
 fn screenshot(scratch: &Scratch, url: &str, path: &Path) -> Result<()> {
     let _ = fs::remove_file(path);
-    chromium(scratch, &format!("--screenshot={}", path.display()), url)?;
+    chromium(
+        scratch,
+        &format!("--screenshot={}", path.display()),
+        url,
+        Some(path),
+    )?;
     Ok(())
+}
+
+/// Whether the file at `path` is a whole PNG: its signature, and its last
+/// chunk (`IEND`, with its CRC) written.
+fn png_complete(path: &Path) -> bool {
+    fs::read(path).is_ok_and(|bytes| {
+        bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.ends_with(b"IEND\xae\x42\x60\x82")
+    })
 }
 
 /// The size of the PNG at `path`, after checking its signature.
@@ -298,4 +327,35 @@ fn png_size(path: &Path) -> Result<u64> {
         path.display()
     );
     Ok(bytes.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_png_written_to_its_last_chunk_is_complete() -> Result<()> {
+        let dir = tempfile_dir()?;
+        let path = dir.join("shot.png");
+        let whole = [
+            &b"\x89PNG\r\n\x1a\n"[..],
+            b"\0\0\0\rIHDR...",
+            b"\0\0\0\0IEND\xae\x42\x60\x82",
+        ]
+        .concat();
+        fs::write(&path, &whole)?;
+        assert!(png_complete(&path));
+        fs::write(&path, &whole[..whole.len() - 3])?;
+        assert!(!png_complete(&path), "a PNG cut short");
+        fs::remove_file(&path)?;
+        assert!(!png_complete(&path), "no file");
+        fs::remove_dir_all(&dir)?;
+        Ok(())
+    }
+
+    fn tempfile_dir() -> Result<PathBuf> {
+        let dir = std::env::temp_dir().join(format!("xtask-png-{}", std::process::id()));
+        fs::create_dir_all(&dir)?;
+        Ok(dir)
+    }
 }
