@@ -505,3 +505,86 @@ impl openidconnect::SyncHttpClient for HttpClient {
         Ok(openidconnect::http::Response::from_parts(parts, bytes))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn person(name: &str) -> Person {
+        Person {
+            name: name.parse().expect("a user name"),
+            display_name: "Someone".to_owned(),
+            role: None,
+        }
+    }
+
+    fn local_user(file: &PeopleFile, name: &str, role: AccessRole, password: Option<&str>) {
+        let user = User {
+            name: name.parse().expect("a user name"),
+            display_name: String::new(),
+            role,
+            nets: None,
+            disabled: false,
+            created_ms: 1,
+            last_sign_in_ms: None,
+        };
+        file.create_user(&user, password).expect("the user is made");
+    }
+
+    /// Made at the first sign-in, its role set by each later one; refused,
+    /// the user left as it was, for a password user, a disabled user and
+    /// the last enabled admin demoted.
+    #[test]
+    fn a_person_is_kept_as_a_user_or_refused_with_the_reason() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let file = PeopleFile::open(dir.path()).expect("the people's file");
+
+        let made = keep_user(&file, &person("grace"), AccessRole::Admin, 5)
+            .expect("the file works")
+            .expect("grace is made");
+        assert_eq!(
+            (made.user.role, made.password_hash.is_none()),
+            (AccessRole::Admin, true)
+        );
+        let kept = keep_user(&file, &person("grace"), AccessRole::Operator, 6);
+        let refused = kept
+            .expect("the file works")
+            .expect_err("the last admin demoted");
+        assert!(refused.contains("last enabled admin"), "{refused}");
+
+        local_user(&file, "ada", AccessRole::Admin, None);
+        let demoted = keep_user(&file, &person("grace"), AccessRole::Operator, 7)
+            .expect("the file works")
+            .expect("grace demoted, ada is an admin");
+        assert_eq!(demoted.user.role, AccessRole::Operator);
+
+        local_user(
+            &file,
+            "margaret",
+            AccessRole::Viewer,
+            Some("$argon2id$v=19$not-a-real-hash"),
+        );
+        let refused = keep_user(&file, &person("margaret"), AccessRole::Admin, 8)
+            .expect("the file works")
+            .expect_err("a password user is not taken over");
+        assert!(refused.contains("a user with a password"), "{refused}");
+        assert_eq!(
+            file.user(&"margaret".parse().expect("a name"))
+                .expect("kept")
+                .user
+                .role,
+            AccessRole::Viewer
+        );
+
+        let change = UserChange {
+            disabled: Some(true),
+            ..UserChange::default()
+        };
+        file.change_user(&"grace".parse().expect("a name"), &change)
+            .expect("disabled");
+        let refused = keep_user(&file, &person("grace"), AccessRole::Admin, 9)
+            .expect("the file works")
+            .expect_err("a disabled user");
+        assert!(refused.contains("disabled"), "{refused}");
+    }
+}
