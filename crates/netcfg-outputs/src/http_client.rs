@@ -24,19 +24,29 @@ pub fn http_agent(ca_file: Option<&str>, timeout: Duration) -> Result<Agent, Tls
         .iter()
         .map(|der| Certificate::from_der(der.as_ref()).to_owned())
         .collect();
-    let config = Agent::config_builder()
+    let config = config(timeout).tls_config(
+        TlsConfig::builder()
+            .provider(TlsProvider::Rustls)
+            .root_certs(RootCerts::Specific(Arc::new(roots)))
+            .unversioned_rustls_crypto_provider(tls::provider())
+            .build(),
+    );
+    Ok(Agent::new_with_config(config.build()))
+}
+
+/// [`http_agent`] for plain `http://` only: it reads no certificates, so a
+/// missing CA file cannot stop it.
+pub(crate) fn plain_http_agent(timeout: Duration) -> Agent {
+    Agent::new_with_config(config(timeout).build())
+}
+
+/// What every agent shares: time limits, no redirects, statuses as answers.
+fn config(timeout: Duration) -> ureq::config::ConfigBuilder<ureq::typestate::AgentScope> {
+    Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
         .max_redirects_will_error(false)
         .timeout_global(Some(timeout))
         .timeout_connect(Some(CONNECT_TIMEOUT))
         .user_agent(concat!("netcfg/", env!("CARGO_PKG_VERSION")))
-        .tls_config(
-            TlsConfig::builder()
-                .provider(TlsProvider::Rustls)
-                .root_certs(RootCerts::Specific(Arc::new(roots)))
-                .unversioned_rustls_crypto_provider(tls::provider())
-                .build(),
-        );
-    Ok(Agent::new_with_config(config.build()))
 }

@@ -14,7 +14,11 @@ use sha2::Sha256;
 use ureq::Agent;
 
 use crate::{
-    OutputContext, STOP_GRACE, backoff::Backoff, http_client::http_agent, payload, queue::Entry,
+    OutputContext, STOP_GRACE,
+    backoff::Backoff,
+    http_client::{http_agent, plain_http_agent},
+    payload,
+    queue::Entry,
 };
 
 /// The most positions in one batch POST.
@@ -56,16 +60,7 @@ fn agent(context: &OutputContext) -> Result<Agent, String> {
     let output = &context.plan.output;
     // Plain http:// needs no roots: a missing CA file must not stop it.
     if !output.url.scheme().is_tls() {
-        return Ok(Agent::new_with_config(
-            Agent::config_builder()
-                .http_status_as_error(false)
-                .max_redirects(0)
-                .max_redirects_will_error(false)
-                .timeout_global(Some(REQUEST_TIMEOUT))
-                .timeout_connect(Some(Duration::from_secs(5)))
-                .user_agent(concat!("netcfg/", env!("CARGO_PKG_VERSION")))
-                .build(),
-        ));
+        return Ok(plain_http_agent(REQUEST_TIMEOUT));
     }
     http_agent(output.ca_file.as_deref(), REQUEST_TIMEOUT).map_err(|error| error.to_string())
 }
