@@ -20,7 +20,7 @@ use netcfg_api::{AppState, create_app};
 use netcfg_engine::{Engine, EngineOptions, NetcfgEngine};
 use netcfg_model::Instance;
 use netcfg_service::{DEFAULT_COMMAND_TIMEOUT, Service, Services};
-use netcfg_store::Store;
+use netcfg_store::{Store, StoreOptions};
 
 use crate::{
     baseline::Baseline,
@@ -47,12 +47,18 @@ fn start_service(
             settings.data_dir().display()
         )
     })?;
-    let store = Arc::new(Store::open(settings.data_dir()).with_context(|| {
-        format!(
-            "could not open the data directory {}",
-            settings.data_dir().display()
-        )
-    })?);
+    let options = StoreOptions {
+        retention: settings.retention()?,
+        ..StoreOptions::default()
+    };
+    let store = Arc::new(
+        Store::open_with(settings.data_dir(), options).with_context(|| {
+            format!(
+                "could not open the data directory {}",
+                settings.data_dir().display()
+            )
+        })?,
+    );
 
     // The engine runs on its own runtime, so serial I/O and UDP streams
     // never wait behind HTTP work, and its futures outlive any one request.

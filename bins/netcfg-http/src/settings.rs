@@ -183,6 +183,26 @@ pub(crate) const KEYS: &[Key] = &[
         default: "100000",
         meaning: "The most entries the audit trail keeps (`GET /audit`); the oldest are dropped first and counted.",
     },
+    Key {
+        name: "history_keep",
+        default: "100000",
+        meaning: "The most change-history entries each configuration keeps (decisions §20): past it the oldest are pruned in the background, down to 1% below, and the history says so; a restore to a pruned change is 409 `history_pruned`.",
+    },
+    Key {
+        name: "history_keep_days",
+        default: "365",
+        meaning: "Change-history entries older than this many days are pruned (as `history_keep`).",
+    },
+    Key {
+        name: "notifications_keep",
+        default: "50000",
+        meaning: "The most notifications each configuration keeps: past it the oldest read ones are pruned first, then the oldest unread ones, down to 1% below.",
+    },
+    Key {
+        name: "notifications_keep_days",
+        default: "90",
+        meaning: "Notifications older than this many days are pruned, read or not.",
+    },
 ];
 
 /// A size setting: a whole number of bytes, or with `KiB`, `MiB`, `GiB`
@@ -414,6 +434,10 @@ pub(crate) struct Settings {
     pub(crate) session_idle: String,
     pub(crate) session_max: String,
     pub(crate) audit_keep: u64,
+    pub(crate) history_keep: u64,
+    pub(crate) history_keep_days: u32,
+    pub(crate) notifications_keep: u64,
+    pub(crate) notifications_keep_days: u32,
     #[serde(default)]
     pub(crate) auth: AuthSettings,
 }
@@ -472,6 +496,7 @@ impl Settings {
         settings.version()?;
         settings.recording_limits()?;
         settings.people()?;
+        settings.retention()?;
         settings.auth()?;
         settings.tls()?;
         if settings.max_connections == 0 {
@@ -515,6 +540,29 @@ impl Settings {
         Ok(netcfg_service::PeopleSettings {
             sessions: netcfg_model::people::SessionLimits { idle_ms, max_ms },
             audit_keep: self.audit_keep,
+        })
+    }
+
+    /// How much history and how many notifications each configuration
+    /// keeps (decisions §20).
+    pub(crate) fn retention(&self) -> Result<netcfg_store::Retention> {
+        let at_least_one = [
+            ("history_keep", self.history_keep),
+            ("history_keep_days", u64::from(self.history_keep_days)),
+            ("notifications_keep", self.notifications_keep),
+            (
+                "notifications_keep_days",
+                u64::from(self.notifications_keep_days),
+            ),
+        ];
+        if let Some((key, _)) = at_least_one.iter().find(|(_, value)| *value == 0) {
+            anyhow::bail!("{key} must be at least 1");
+        }
+        Ok(netcfg_store::Retention {
+            history_keep: self.history_keep,
+            history_keep_days: self.history_keep_days,
+            notifications_keep: self.notifications_keep,
+            notifications_keep_days: self.notifications_keep_days,
         })
     }
 

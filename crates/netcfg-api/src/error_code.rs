@@ -114,7 +114,7 @@ error_codes! {
     /// The device has no magnetometer calibration.
     CalibrationNotFound = (NOT_FOUND, "calibration_not_found", "The device has no magnetometer calibration."),
     /// The change history has no such entry.
-    HistoryEntryNotFound = (NOT_FOUND, "history_entry_not_found", "The configuration's history has no change with this id (never, or pruned: the newest 10,000 are kept)."),
+    HistoryEntryNotFound = (NOT_FOUND, "history_entry_not_found", "The configuration's history never had a change with this id (a change pruned by the retention is 409 `history_pruned`)."),
     /// The method is not served on this path.
     MethodNotAllowed = (METHOD_NOT_ALLOWED, "method_not_allowed", "The path exists but not with this method; the `Allow` header lists the methods it has."),
     /// The change would leave no enabled admin.
@@ -131,6 +131,8 @@ error_codes! {
     AlreadyPaired = (CONFLICT, "already_paired", "The interfaces are paired already."),
     /// The history does not fit the configuration's content.
     HistoryDiverged = (CONFLICT, "history_diverged", "The configuration's history does not fit its content (the file was changed by another program), so it cannot be restored; nothing was changed."),
+    /// A restore to a change the retention pruned.
+    HistoryPruned = (CONFLICT, "history_pruned", "The change was pruned from the history (the server's `history_keep` or `history_keep_days`), so the configuration cannot be restored to it; nothing was changed. The history's oldest entry is the furthest a restore reaches."),
     /// The change needs a stopped configuration.
     ConfigurationRunning = (CONFLICT, "configuration_running", "The change cannot be made while the configuration runs; stop it first."),
     /// The report needs a running configuration.

@@ -40,6 +40,7 @@ impl From<StoreError> for ApiError {
                 ConflictKind::NoRoom => ErrorCode::NoRoom,
                 ConflictKind::AlreadyPaired => ErrorCode::AlreadyPaired,
                 ConflictKind::HistoryDiverged => ErrorCode::HistoryDiverged,
+                ConflictKind::HistoryPruned => ErrorCode::HistoryPruned,
                 ConflictKind::LastAdmin => ErrorCode::LastAdmin,
             },
             StoreError::Changed { .. } => ErrorCode::PreconditionFailed,

@@ -95,7 +95,7 @@ pub use alerts::ALERT_PERIOD;
 pub use devices::CommandResult;
 pub use error::{BadUpload, ConflictKind, EngineError, IoFault, Missing, ServiceError, StoreError};
 pub use netcfg_store::{
-    HISTORY_KEPT, PairOutcome, RecordingUpload, SettingDeletion, SettingWrite, StampKind,
+    PairOutcome, RecordingUpload, Retention, SettingDeletion, SettingWrite, StampKind,
     StoreCounters, StreamDeletion, Upload, counters as store_counters,
 };
 pub use nets::{EngineCommandOutcome, Restart, StartMessage};

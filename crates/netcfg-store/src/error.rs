@@ -139,6 +139,8 @@ pub enum ConflictKind {
     /// The change history does not fit the content (a damaged or edited
     /// file): a restore cannot replay it.
     HistoryDiverged,
+    /// A restore to a change the retention pruned (decisions §20).
+    HistoryPruned,
     /// The change would leave no enabled admin (decisions §17).
     LastAdmin,
 }

@@ -16,7 +16,9 @@
 //! turn). What it costs: per change, one entry (about 100 bytes) and one
 //! undo row per row touched (the row's old values as JSON, 50 to 300
 //! bytes); a restore reads and replays the undo rows of the changes since
-//! its target. The newest [`KEPT`] entries are kept.
+//! its target. How many entries are kept, and for how long, is the
+//! store's retention ([`crate::retention`]): a restore to a change pruned
+//! is refused.
 //!
 //! Notifications and the cached device data are not content: the engine
 //! writes them, and a restore leaves them as they are (a request that marks
@@ -48,14 +50,6 @@ pub(crate) const TRACKED: [&str; 14] = [
     "zones",
     "outputs",
 ];
-
-/// How many entries a configuration keeps; older ones (and what restoring
-/// to them needs) are removed.
-pub const KEPT: u64 = 10_000;
-
-/// Entries are pruned when a change's id is a multiple of this, so pruning
-/// costs one statement per so many changes.
-const PRUNE_EVERY: u64 = 64;
 
 /// The id the change being run gets: one more than the newest entry. The
 /// triggers read it the same way, and the entry is written at the end of
@@ -226,14 +220,37 @@ pub(crate) fn journaled<T>(
         clip(&record.path, 2048),
         clip(&record.summary, 1024),
     ])?;
-    if id % stored(PRUNE_EVERY) == 0 && id > stored(KEPT) {
-        let oldest_kept = id - stored(KEPT);
-        conn.prepare_cached("DELETE FROM history_undo WHERE id < ?1")?
-            .execute([first_undo_of(oldest_kept.saturating_add(1))])?;
-        conn.prepare_cached("DELETE FROM history WHERE id <= ?1")?
-            .execute([oldest_kept])?;
-    }
     Ok(value)
+}
+
+/// Journals a pruning of the history ([`crate::retention`]) as an entry of
+/// its own: origin `local`, no request, `summary` saying what goes.
+pub(crate) fn record_pruning(conn: &Connection, summary: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(&format!(
+        "INSERT INTO history (id, timestamp_ms, origin, method, path, summary)
+         VALUES ({NEXT_ID}, ?1, ?2, '', '', ?3)"
+    ))?
+    .execute(rusqlite::params![
+        wall_clock_ms_signed(),
+        ChangeRecord::LOCAL,
+        clip(summary, 1024),
+    ])?;
+    Ok(())
+}
+
+/// The first undo row a kept entry may own: rows below it belong to
+/// entries pruned ([`crate::retention`]).
+pub(crate) fn first_undo_kept(conn: &Connection) -> Result<i64, StoreError> {
+    Ok(first_undo_of(
+        oldest_entry(conn)?.unwrap_or(i64::MAX >> PLACE_BITS),
+    ))
+}
+
+/// The id of the oldest entry kept.
+fn oldest_entry(conn: &Connection) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT min(id) FROM history")?
+        .query_row([], |row| row.get(0))?)
 }
 
 /// `text` cut to at most `limit` characters (the schema's bounds). Text
@@ -315,6 +332,16 @@ pub(crate) fn restore(conn: &Connection, target: u64) -> Result<(), StoreError> 
         [stored(target)],
     )?;
     if !known {
+        let oldest = oldest_entry(conn)?;
+        if let Some(oldest) = oldest.filter(|oldest| (1..*oldest).contains(&stored(target))) {
+            return Err(StoreError::Conflict {
+                kind: ConflictKind::HistoryPruned,
+                what: format!("change {target}"),
+                why: format!(
+                    "the history was pruned: the oldest change kept is {oldest}, and a restore reaches back to it, no further"
+                ),
+            });
+        }
         return Err(StoreError::not_found(
             Missing::HistoryEntry,
             format!("change {target}"),
@@ -517,15 +544,16 @@ fn replay(
 }
 
 /// Checks an uploaded file's history: every undo row names exactly the
-/// columns of its table, so a restore can replay it.
+/// columns of its table, so a restore can replay it. Undo rows below the
+/// oldest entry are what a pruning had yet to remove: no restore reads them.
 pub(crate) fn check(conn: &Connection) -> Result<(), StoreError> {
     entries(conn, None, u32::MAX)?;
     let orphan = crate::sql::exists(
         conn,
         &format!(
-            "SELECT 1 FROM history_undo WHERE id >> {PLACE_BITS} NOT IN (SELECT id FROM history)"
+            "SELECT 1 FROM history_undo WHERE id >= ?1 AND id >> {PLACE_BITS} NOT IN (SELECT id FROM history)"
         ),
-        [],
+        [first_undo_kept(conn)?],
     )?;
     if orphan {
         return Err(StoreError::io_message(

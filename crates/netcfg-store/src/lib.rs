@@ -45,6 +45,7 @@ mod logs;
 mod net;
 mod people;
 mod recordings;
+mod retention;
 mod schema;
 mod secrets;
 mod sql;
@@ -56,13 +57,13 @@ mod wal_sync;
 
 pub use counters::{StoreCounters, counters};
 pub use error::{BadUpload, ConflictKind, IoFault, Missing, StoreError};
-pub use history::KEPT as HISTORY_KEPT;
 pub use net::{
     ACTIVE_RF_SETTING_KEY, DevicePatchOutcome, MAX_ZONES, Net, NewNotification, PairOutcome,
     SettingDeletion, SettingWrite, StreamDeletion,
 };
 pub use people::{PEOPLE_DIR, PEOPLE_FILE, People, Signature, StoredKey, StoredUser, UserChange};
 pub use recordings::{RecordingUpload, RecordingWriter};
+pub use retention::Retention;
 pub use schema::{APPLICATION_ID, SCHEMA_VERSION};
 pub use stamps::StampKind;
 pub use store::{Store, StoreOptions};

@@ -44,9 +44,9 @@ pub struct StoreOptions {
     /// writer thread stops and its connections close, and its next call
     /// opens them again (about a millisecond). Default: 30 seconds.
     pub idle_after: Duration,
-    /// How many notifications a configuration keeps. Past it, the oldest
-    /// read ones go first, then the oldest unread ones. Default: 10,000.
-    pub notifications_kept: u32,
+    /// How much history and how many notifications a configuration keeps
+    /// (decisions §20); the writer prunes the rest in the background.
+    pub retention: crate::Retention,
 }
 
 impl Default for StoreOptions {
@@ -54,7 +54,7 @@ impl Default for StoreOptions {
         Self {
             busy_timeout: Duration::from_secs(2),
             idle_after: Duration::from_secs(30),
-            notifications_kept: 10_000,
+            retention: crate::Retention::default(),
         }
     }
 }

@@ -184,3 +184,47 @@ fn each_entry_names_what_it_changed() {
         assert!(named(what), "no entry says \"{what}\": {summaries:#?}");
     }
 }
+
+/// With `history_keep = 10`, the server prunes the history in the
+/// background (decisions §20): an entry of its own says so, and a restore
+/// to a change pruned is 409 `history_pruned`. Waited for up to a minute
+/// (it takes seconds), so a server that never prunes fails the test.
+#[test]
+fn the_history_is_pruned_past_history_keep_and_a_restore_stops_there() {
+    let server = Server::start_with_config("history_keep = 10\n");
+    server.create_on_simulator("site", &[anchor("01:04:0001", 0)]);
+    for x in 1..=12 {
+        server
+            .send(&Request::json(
+                "PATCH",
+                "/nets/site/devices/01:04:0001",
+                &anchor("01:04:0001", x * 100),
+            ))
+            .expect(200);
+    }
+    // A pruning may come between the changes too: wait for the one after
+    // the last change.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let entries = loop {
+        let entries = history(&server, "site");
+        if entries[0]["origin"] == "local" && entries.len() <= 10 {
+            break entries;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not pruned after a minute: {entries:#?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    let oldest = entries.last().unwrap()["id"].as_u64().unwrap();
+    let summary = entries[0]["summary"].as_str().unwrap();
+    assert!(
+        summary.starts_with("History pruned: the oldest ")
+            && summary.contains(&format!(" to {}) went, more than history_keep (10); a restore reaches back to change {oldest}", oldest - 1)),
+        "{summary}"
+    );
+    let refused = restore(&server, "site", oldest - 1);
+    assert_eq!(refused.status, 409);
+    assert_eq!(refused.json()["code"], "history_pruned");
+    restore(&server, "site", oldest).expect(200);
+}

@@ -1,7 +1,5 @@
 //! A configuration's change history and restore (decisions §10).
 
-use netcfg_service::HISTORY_KEPT;
-
 use crate::{
     context::Ctx,
     path::{HistoryPath, NetPath},
@@ -98,7 +96,7 @@ pub(crate) async fn restore(context: Ctx, path: HistoryPath) -> Result<Reply, Ap
     let write = context.write();
     let configuration = context.service().restore(&net_name, id, write).await?;
     Reply::ok(format!(
-        "Configuration {net_name} restored to what it was right after change {id} (one new change; the newest {HISTORY_KEPT} changes are kept)"
+        "Configuration {net_name} restored to what it was right after change {id} (one new change, which can be undone in turn)"
     ))
     .with::<keys::Configuration>(&configuration)
 }

@@ -143,7 +143,7 @@ pub(crate) struct Database {
     name: String,
     path: PathBuf,
     busy_timeout: Duration,
-    notifications_kept: u32,
+    retention: crate::Retention,
     state: RwLock<State>,
     /// Changes after every commit, before its callers are answered.
     generation: Arc<AtomicU64>,
@@ -173,6 +173,7 @@ impl Database {
         let migrated = (|| {
             let conn = connect(path, options.busy_timeout, false)?;
             schema::prepare(&conn)?;
+            crate::retention::use_incremental_vacuum(&conn)?;
             use_wal(&conn)
         })();
         migrated.map_err(|error: StoreError| error.in_configuration(name))?;
@@ -182,7 +183,7 @@ impl Database {
             name: name.to_owned(),
             path: path.to_owned(),
             busy_timeout: options.busy_timeout,
-            notifications_kept: options.notifications_kept,
+            retention: options.retention,
             state: RwLock::new(State::Dormant),
             generation: Arc::new(AtomicU64::new(first)),
             stamps: Arc::new(Stamps::new(first)),
@@ -218,9 +219,9 @@ impl Database {
         }
     }
 
-    /// How many notifications the configuration keeps.
-    pub(crate) fn notifications_kept(&self) -> u32 {
-        self.notifications_kept
+    /// How much history and how many notifications the file keeps.
+    pub(crate) fn retention(&self) -> crate::Retention {
+        self.retention
     }
 
     fn closed(&self) -> StoreError {

@@ -18,9 +18,14 @@ use rusqlite::{Connection, Transaction, TransactionBehavior};
 
 use netcfg_model::sync::lock;
 
-use super::{Database, Open, changes::Job, next_generation};
+use super::{
+    Database, Open,
+    changes::{Job, Ran},
+    next_generation,
+};
 use crate::{
     error::StoreError,
+    retention::{Pruner, Step},
     sql,
     stamps::Stamps,
     wal_sync::{Answer, LogSync},
@@ -100,10 +105,12 @@ impl Database {
         let generation = self.generation.clone();
         let stamps = self.stamps.clone();
         let database = self.id;
+        let pruner = Pruner::new(self.retention);
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
             .spawn(move || {
-                run_writer(Writer { database, conn }, &queue, &generation, &stamps, log);
+                let writer = Writer { database, conn };
+                run_writer(writer, &queue, &generation, &stamps, log, pruner);
             })
             .map_err(|error| StoreError::file("starting the writer thread", error))?;
         Ok(WriterThread {
@@ -118,23 +125,32 @@ impl Database {
 /// hear of it: by `log`'s sync thread when more changes are queued (this
 /// thread runs them meanwhile), here otherwise. Its connection lives in
 /// [`WRITER`] meanwhile. While changes come close together it waits for
-/// the next one awake ([`SPIN_FOR`]).
+/// the next one awake ([`SPIN_FOR`]). When no change waits, `pruner`
+/// takes its steps ([`crate::retention`]), each a batch of its own.
 fn run_writer(
     writer: Writer,
     queue: &mpsc::Receiver<Job>,
     generation: &AtomicU64,
     stamps: &Stamps,
     mut log: LogSync,
+    mut pruner: Pruner,
 ) {
     WRITER.with_borrow_mut(|slot| *slot = Some(writer));
     let mut batch = Vec::with_capacity(MAX_BATCH);
     let mut waiting = None;
     let mut spin = false;
     loop {
+        if pruner.starved() {
+            prune(&mut pruner, generation, stamps, &mut log);
+        }
         let first = match waiting.take() {
             Some(job) => job,
-            None => match next_job(queue, &mut spin) {
-                Ok(job) => job,
+            None => match next_job(queue, &mut spin, pruner.due_at()) {
+                Ok(Some(job)) => job,
+                Ok(None) => {
+                    prune(&mut pruner, generation, stamps, &mut log);
+                    continue;
+                }
                 Err(_) => break,
             },
         };
@@ -150,6 +166,7 @@ fn run_writer(
                 .as_ref()
                 .map(|writer| run_batch(&writer.conn, batch.drain(..), generation, stamps))
         });
+        pruner.note_write();
         if let Some(answers) = committed.filter(|answers| !answers.is_empty()) {
             waiting = queue.try_recv().ok();
             log.settle(answers, waiting.is_some());
@@ -172,14 +189,50 @@ fn run_writer(
 /// turns it off until changes come close again.
 const SPIN_FOR: Duration = Duration::from_micros(300);
 
+/// Takes the pruner's turn: its next step, if it has one, as a batch of
+/// its own, synced here.
+fn prune(pruner: &mut Pruner, generation: &AtomicU64, stamps: &Stamps, log: &mut LogSync) {
+    let step =
+        WRITER.with_borrow(|writer| writer.as_ref().and_then(|writer| pruner.run(&writer.conn)));
+    if let Some(step) = step {
+        let answers = run_step(step, generation, stamps);
+        log.settle(answers, false);
+        pruner.stepped();
+    }
+}
+
+/// Runs a pruning step as a batch of its own; the answers to settle.
+fn run_step(step: Step, generation: &AtomicU64, stamps: &Stamps) -> Vec<Answer> {
+    let job: Job = Box::new(move |conn| {
+        let result = conn.and_then(step);
+        if let Err(error) = &result {
+            log::warn!("a pruning step failed (the next look starts again): {error}");
+        }
+        Ran {
+            succeeded: result.is_ok(),
+            answer: Box::new(|_| {}),
+        }
+    });
+    WRITER.with_borrow(|writer| {
+        writer.as_ref().map_or_else(Vec::new, |writer| {
+            run_batch(&writer.conn, std::iter::once(job), generation, stamps)
+        })
+    })
+}
+
 /// The next queued change, polled for first when `spin` says so; `spin`
-/// then says whether this one came within [`SPIN_FOR`].
-fn next_job(queue: &mpsc::Receiver<Job>, spin: &mut bool) -> Result<Job, mpsc::RecvError> {
+/// then says whether this one came within [`SPIN_FOR`]. None when `due`
+/// passed with no change queued: the pruner's turn.
+fn next_job(
+    queue: &mpsc::Receiver<Job>,
+    spin: &mut bool,
+    due: Option<Instant>,
+) -> Result<Option<Job>, mpsc::RecvError> {
     let idle_since = Instant::now();
     if *spin {
         loop {
             match queue.try_recv() {
-                Ok(job) => return Ok(job),
+                Ok(job) => return Ok(Some(job)),
                 Err(mpsc::TryRecvError::Disconnected) => return Err(mpsc::RecvError),
                 Err(mpsc::TryRecvError::Empty) if idle_since.elapsed() < SPIN_FOR => {
                     // Yielding, not spinning on the CPU: a thread that
@@ -191,9 +244,16 @@ fn next_job(queue: &mpsc::Receiver<Job>, spin: &mut bool) -> Result<Job, mpsc::R
             }
         }
     }
-    let job = queue.recv()?;
+    let job = match due {
+        None => queue.recv()?,
+        Some(due) => match queue.recv_timeout(due.saturating_duration_since(Instant::now())) {
+            Ok(job) => job,
+            Err(mpsc::RecvTimeoutError::Timeout) => return Ok(None),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(mpsc::RecvError),
+        },
+    };
     *spin = idle_since.elapsed() < SPIN_FOR;
-    Ok(job)
+    Ok(Some(job))
 }
 
 /// Runs a batch and commits it. Returns the answers that wait for the
@@ -283,7 +343,7 @@ fn run_statement(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::database::{changes::Ran, tests::new_database};
+    use crate::database::tests::new_database;
 
     /// The writer copies its log into the file every
     /// [`WRITER_CHECKPOINT_PAGES`] pages, not SQLite's default 1,000; other
@@ -327,18 +387,24 @@ mod tests {
             };
             let mut spin = spinning;
             ready.send(()).unwrap();
-            assert!(next_job(&queue, &mut spin).is_ok());
+            assert!(next_job(&queue, &mut spin, None).unwrap().is_some());
             assert!(!spin, "spinning {spinning}: a far change turns it off");
             later.join().unwrap();
         }
         // A change already queued is taken at once, spinning or not.
         jobs.send(no_op_job()).unwrap();
         let mut spin = true;
-        assert!(next_job(&queue, &mut spin).is_ok());
+        assert!(next_job(&queue, &mut spin, None).unwrap().is_some());
         assert!(spin);
+        // With nothing queued, a due pruner gets its turn.
+        assert!(
+            next_job(&queue, &mut spin, Some(Instant::now()))
+                .unwrap()
+                .is_none()
+        );
         drop(jobs);
         assert!(
-            next_job(&queue, &mut spin).is_err(),
+            next_job(&queue, &mut spin, None).is_err(),
             "a closed queue ends the writer"
         );
     }

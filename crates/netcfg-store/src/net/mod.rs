@@ -197,15 +197,31 @@ impl Net {
     ///
     /// # Errors
     /// [`StoreError::NotFound`] ([`Missing::HistoryEntry`]) when the history
-    /// has no change `id` (never, or pruned: the newest
-    /// [`crate::HISTORY_KEPT`] are kept); [`StoreError::Conflict`]
-    /// ([`ConflictKind::HistoryDiverged`]) when the history does not fit
-    /// the content (a damaged file), and nothing is changed.
+    /// never had change `id`; [`StoreError::Conflict`] with
+    /// [`ConflictKind::HistoryPruned`] when it was pruned
+    /// ([`crate::Retention`]), with [`ConflictKind::HistoryDiverged`] when
+    /// the history does not fit the content (a damaged file); nothing is
+    /// changed then.
     ///
     /// [`Missing::HistoryEntry`]: crate::Missing::HistoryEntry
+    /// [`ConflictKind::HistoryPruned`]: crate::ConflictKind::HistoryPruned
     /// [`ConflictKind::HistoryDiverged`]: crate::ConflictKind::HistoryDiverged
     pub fn restore(&self, id: u64) -> Result<(), StoreError> {
         self.db.write(move |conn| crate::history::restore(conn, id))
+    }
+
+    /// Prunes now, in one change, the history entries and notifications
+    /// past the store's [`crate::Retention`], and gives the freed pages
+    /// back. The writer does the same in the background, in small steps,
+    /// within seconds of a bound passed; this is for a program that wants
+    /// it done at once.
+    ///
+    /// # Errors
+    /// The file's.
+    pub fn prune(&self) -> Result<(), StoreError> {
+        let retention = self.db.retention();
+        self.db
+            .write(move |conn| crate::retention::prune_all(conn, &retention))
     }
 
     /// True when the configuration is awake (its writer runs): a

@@ -1,9 +1,8 @@
 //! Notifications raised by a configuration's network, with read flags.
 //! Unread ones are found through a partial index, so counting them costs
 //! what there is to count, not the length of the history. The history is
-//! bounded ([`crate::StoreOptions::notifications_kept`]): every
-//! [`PRUNE_EVERY`]th notification, the oldest read ones and then the oldest
-//! unread ones beyond the bound are deleted. Identifiers are never reused.
+//! bounded ([`crate::Retention`]): the writer prunes the oldest in the
+//! background, read ones first. Identifiers are never reused.
 
 use netcfg_model::{Level, Notification, SerialNumber};
 use rusqlite::{Connection, OptionalExtension, params};
@@ -13,11 +12,6 @@ use crate::{
     error::{Missing, StoreError},
     sql::{self, get},
 };
-
-/// Pruning runs with one notification in this many, so a configuration
-/// holds at most `notifications_kept + PRUNE_EVERY - 1` between two runs,
-/// and adding one costs no count of the history.
-const PRUNE_EVERY: u64 = 64;
 
 const COLUMNS: &str = "identifier, level, message, serial_number, timestamp_ms, read";
 
@@ -53,17 +47,6 @@ fn require(conn: &Connection, identifier: u64) -> Result<Notification, StoreErro
         .query_row([row_id], read_notification)
         .optional()?
         .ok_or_else(not_found)
-}
-
-/// Deletes the notifications beyond the newest `kept`, read ones first.
-fn prune(conn: &Connection, kept: u32) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "DELETE FROM notifications WHERE identifier IN (
-             SELECT identifier FROM notifications ORDER BY read DESC, identifier
-             LIMIT max(0, (SELECT count(*) FROM notifications) - ?1))",
-    )?
-    .execute([kept.max(1)])?;
-    Ok(())
 }
 
 /// The row id of a stored notification (its identifier came from one).
@@ -129,7 +112,7 @@ impl Net {
         self.insert_all(new, |_, identifiers| Ok(identifiers.to_vec()))
     }
 
-    /// Inserts `new` in one change, prunes when due, and answers with
+    /// Inserts `new` in one change and answers with
     /// `answer` from inside the same change.
     fn insert_all<T: Send + 'static>(
         &self,
@@ -144,17 +127,10 @@ impl Net {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let kept = self.db.notifications_kept();
         self.db.write(move |conn| {
             let mut identifiers = Vec::with_capacity(new.len());
             for (new, timestamp_ms) in new.iter().zip(timestamps) {
                 identifiers.push(insert(conn, new, timestamp_ms)?);
-            }
-            if identifiers
-                .iter()
-                .any(|identifier| identifier % PRUNE_EVERY == 0)
-            {
-                prune(conn, kept)?;
             }
             answer(conn, &identifiers)
         })

@@ -45,8 +45,10 @@ pub(crate) type SchemaRow = (String, String, String, Option<String>);
 
 /// Makes an empty database a version-1 file.
 pub(crate) fn create_version_1(conn: &Connection) -> Result<(), StoreError> {
+    // Set before the first table, outside the transaction: SQLite takes
+    // the vacuum mode of a file only while it is empty (crate::retention).
     conn.execute_batch(&format!(
-        "BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {V1} PRAGMA user_version = 1; COMMIT;"
+        "PRAGMA auto_vacuum = INCREMENTAL; BEGIN IMMEDIATE; PRAGMA application_id = {APPLICATION_ID}; {V1} PRAGMA user_version = 1; COMMIT;"
     ))?;
     Ok(())
 }

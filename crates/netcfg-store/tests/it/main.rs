@@ -14,6 +14,7 @@ mod lifecycle;
 mod people;
 mod recordings;
 mod restores;
+mod retention;
 mod scenarios;
 mod secrets;
 mod store;
