@@ -77,9 +77,18 @@ const VACUUM_PAGES: u32 = 128;
 /// How soon after a write the writer looks whether a bound was passed.
 const LOOK_AFTER: Duration = Duration::from_secs(2);
 
-/// After a step that took `t`, the next one waits `PACE * t`: pruning
-/// takes at most a tenth of the writer's time while changes come.
-const PACE: u32 = 9;
+/// After a step that took `t`, the next one waits `PACE * t` while
+/// changes come: pruning takes at most a hundredth of the writer's time
+/// then, so fewer than one change in a hundred meets a step (a write's
+/// p99 stays its own; with a tenth it doubled, docs/bench/retention.md).
+/// 128 rows every 100 steps' time is still over 1,000 rows a second, a
+/// busy site's 50 notifications a second many times over; a writer that
+/// falls quiet prunes at full speed.
+const PACE: u32 = 99;
+
+/// No change for this long: the writer is quiet, and steps follow each
+/// other at once.
+const QUIET: Duration = Duration::from_millis(100);
 
 /// A turn overdue this long is taken even while changes queue: a writer
 /// that is never idle still prunes (at its pace).
@@ -111,6 +120,8 @@ pub(crate) struct Pruner {
     next: Option<Instant>,
     /// When the step handed out last began.
     step_began: Option<Instant>,
+    /// When the last change was committed.
+    last_write: Instant,
     /// The round under way, shared with the step it hands the writer.
     round: Arc<Mutex<Vec<Work>>>,
 }
@@ -126,6 +137,7 @@ impl Pruner {
             retention,
             next: Some(Instant::now()),
             step_began: None,
+            last_write: Instant::now(),
             round: Arc::default(),
         }
     }
@@ -142,6 +154,7 @@ impl Pruner {
 
     /// A change was committed: look within [`LOOK_AFTER`].
     pub(crate) fn note_write(&mut self) {
+        self.last_write = Instant::now();
         if self.next.is_none() {
             self.next = Some(Instant::now() + LOOK_AFTER);
         }
@@ -189,15 +202,32 @@ impl Pruner {
         }))
     }
 
+    /// What the writer calls when the commit of a step fails: the round is
+    /// dropped (what it believed written was not), and the next look
+    /// starts another.
+    pub(crate) fn on_commit_failure(&self) -> impl FnOnce(Option<StoreError>) + Send + 'static {
+        let round = self.round.clone();
+        move |error| {
+            if error.is_some() {
+                lock(&round).clear();
+            }
+        }
+    }
+
     /// The step handed out by [`Pruner::run`] ran (and was committed):
-    /// the next one waits its pace.
+    /// the next one waits its pace. After the round's last step the writer
+    /// looks again at once: changes made during the round may have passed
+    /// a bound again.
     pub(crate) fn stepped(&mut self) {
         let Some(began) = self.step_began.take() else {
             return;
         };
-        if !lock(&self.round).is_empty() {
-            self.next = Some(Instant::now() + began.elapsed() * PACE);
-        }
+        let quiet = self.last_write.elapsed() >= QUIET;
+        self.next = Some(if lock(&self.round).is_empty() || quiet {
+            Instant::now()
+        } else {
+            Instant::now() + began.elapsed() * PACE
+        });
     }
 }
 

@@ -41,6 +41,8 @@
 //! 14. tracks (bench/tracking.rs, `--only tracking`), then people
 //!     (bench/people.rs, `--only people`): reads of one device with an API
 //!     key against access control off.
+//! 15. retention (bench/retention.rs, `--only retention`): a year of a busy
+//!     site in minutes, and PATCHes while the history is pruned.
 
 mod accuracy;
 mod disk;
@@ -53,6 +55,7 @@ mod outputs;
 mod people;
 mod recordings;
 mod report;
+mod retention;
 mod rules;
 mod sign_in;
 mod sse;
@@ -126,7 +129,10 @@ impl Options {
 
     /// Whether the run drives wrk (the site's steps and the live events).
     pub fn uses_wrk(&self) -> bool {
-        self.runs(Only::Site) || self.runs(Only::Events) || self.runs(Only::People)
+        self.runs(Only::Site)
+            || self.runs(Only::Events)
+            || self.runs(Only::People)
+            || self.runs(Only::Retention)
     }
 
     /// Whether the run drives Chromium (the front end's step).
@@ -176,6 +182,9 @@ pub enum Only {
     Tracking,
     /// People: reads of one device with an API key against access control off
     People,
+    /// Retention: a year of a busy site in minutes (the file's size), and
+    /// PATCHes while the history is pruned against after
+    Retention,
 }
 
 /// A part of the bench that measures on its own servers and prints its
@@ -230,7 +239,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
     }
     // The parts that print their own figures, in the order of the steps
     // above.
-    let parts: [(Only, Part); 9] = [
+    let parts: [(Only, Part); 10] = [
         (Only::FrontEnd, front_end::measure),
         (Only::Floods, floods::measure),
         (Only::Rules, rules::measure),
@@ -240,6 +249,7 @@ pub(crate) fn bench(options: &Options) -> Result<()> {
         (Only::Recordings, recordings::measure),
         (Only::Tracking, tracking::measure),
         (Only::People, people::measure),
+        (Only::Retention, retention::measure),
     ];
     for (only, measure) in parts {
         if runs(only) {

@@ -195,14 +195,19 @@ fn prune(pruner: &mut Pruner, generation: &AtomicU64, stamps: &Stamps, log: &mut
     let step =
         WRITER.with_borrow(|writer| writer.as_ref().and_then(|writer| pruner.run(&writer.conn)));
     if let Some(step) = step {
-        let answers = run_step(step, generation, stamps);
+        let answers = run_step(step, pruner.on_commit_failure(), generation, stamps);
         log.settle(answers, false);
         pruner.stepped();
     }
 }
 
 /// Runs a pruning step as a batch of its own; the answers to settle.
-fn run_step(step: Step, generation: &AtomicU64, stamps: &Stamps) -> Vec<Answer> {
+fn run_step(
+    step: Step,
+    on_commit: impl FnOnce(Option<StoreError>) + Send + 'static,
+    generation: &AtomicU64,
+    stamps: &Stamps,
+) -> Vec<Answer> {
     let job: Job = Box::new(move |conn| {
         let result = conn.and_then(step);
         if let Err(error) = &result {
@@ -210,7 +215,7 @@ fn run_step(step: Step, generation: &AtomicU64, stamps: &Stamps) -> Vec<Answer> 
         }
         Ran {
             succeeded: result.is_ok(),
-            answer: Box::new(|_| {}),
+            answer: Box::new(on_commit),
         }
     });
     WRITER.with_borrow(|writer| {
