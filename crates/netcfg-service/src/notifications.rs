@@ -257,9 +257,13 @@ mod tests {
             level: Level::Warning,
             message: format!("device {number} joined"),
             serial_number: Some(SerialNumber::from_u32(number)),
-            timestamp_ms: u64::from(number),
+            timestamp_ms: *NOW_MS + u64::from(number),
         })
     }
+
+    /// The test's own time: notifications of 1970 would be pruned by age.
+    static NOW_MS: std::sync::LazyLock<u64> =
+        std::sync::LazyLock::new(netcfg_model::time::clock::wall_clock_ms);
 
     /// Hears what was stored, as a live stream would.
     #[derive(Default)]
@@ -325,7 +329,7 @@ mod tests {
                 .notifications()
                 .unwrap()
                 .iter()
-                .map(|notification| notification.timestamp_ms)
+                .map(|notification| notification.timestamp_ms - *NOW_MS)
                 .collect();
             let raised: Vec<u64> = (0..u64::from(burst)).filter(|n| n % 2 == index).collect();
             assert_eq!(stored, raised, "{name}");

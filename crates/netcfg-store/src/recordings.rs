@@ -7,8 +7,9 @@
 //! ```
 //!
 //! A capture without its `.json` is being recorded, or was when the server
-//! stopped: the listing reads such a file's records and writes what it
-//! found (`ended: interrupted`), unless the caller says it is active.
+//! stopped: the listing reads such a file's records, cuts it back to its
+//! last whole record (a kill leaves a record half written) and writes what
+//! it found (`ended: interrupted`), unless the caller says it is active.
 
 use std::{
     fs::{self, File},
@@ -156,11 +157,11 @@ impl Store {
             recording.size = size;
             return Ok(recording);
         }
-        let file = File::open(&capture)
-            .map_err(|error| StoreError::file(format!("reading recording {name}"), error))?;
-        let scan = Scan::read(BufReader::with_capacity(READ_BUFFER, file))
-            .map_err(|error| StoreError::file(format!("reading recording {name}"), error))?;
-        let recording = scan.recording(name.clone(), size, RecordingEnd::Interrupted);
+        let reading = |error| StoreError::file(format!("reading recording {name}"), error);
+        let file = File::open(&capture).map_err(reading)?;
+        let scan = Scan::read(BufReader::with_capacity(READ_BUFFER, file)).map_err(reading)?;
+        let whole = cut_to_whole_records(&capture, &scan, size).map_err(reading)?;
+        let recording = scan.recording(name.clone(), whole, RecordingEnd::Interrupted);
         write_summary(&summary_path, &recording)?;
         Ok(recording)
     }
@@ -361,6 +362,25 @@ impl Store {
     }
 }
 
+/// Cuts an interrupted capture of `size` bytes back to the end of its last
+/// whole record, synced (a capture whose header was cut gets it whole);
+/// its size then.
+fn cut_to_whole_records(capture: &Path, scan: &Scan, size: u64) -> io::Result<u64> {
+    if size == scan.whole_len && scan.header.is_some() {
+        return Ok(size);
+    }
+    let mut file = fs::OpenOptions::new().write(true).open(capture)?;
+    let whole = if scan.header.is_some() {
+        scan.whole_len
+    } else {
+        file.write_all(&FileHeader::NETCFG.encode())?;
+        pcap::FILE_HEADER_LEN as u64
+    };
+    file.set_len(whole)?;
+    file.sync_all()?;
+    Ok(whole)
+}
+
 fn missing(net: &ConfigName, name: &RecordingName) -> StoreError {
     StoreError::not_found(
         Missing::Recording,
@@ -457,6 +477,17 @@ impl RecordingWriter {
         Ok(())
     }
 
+    /// Hands what is buffered to the file (not synced): a crash of the
+    /// process then loses nothing appended before.
+    ///
+    /// # Errors
+    /// The write failed (the disk is full, ...).
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        self.file
+            .flush()
+            .map_err(|error| StoreError::file(format!("writing {}", self.path.display()), error))
+    }
+
     /// What it holds so far.
     pub fn recording(&self) -> &Recording {
         &self.recording
@@ -539,6 +570,8 @@ struct Scan {
     cdp: u64,
     first_us: Option<u64>,
     last_us: u64,
+    /// The bytes of the header and every whole record.
+    whole_len: u64,
 }
 
 impl Scan {
@@ -586,13 +619,17 @@ impl Scan {
     fn take(&mut self, whole: &[u8]) -> Result<(), BadUpload> {
         let bad = |error: PcapError| BadUpload::NotPcap(error.to_string());
         match (self.header, self.record) {
-            (None, _) => self.header = Some(FileHeader::parse(whole).map_err(bad)?),
+            (None, _) => {
+                self.header = Some(FileHeader::parse(whole).map_err(bad)?);
+                self.whole_len = pcap::FILE_HEADER_LEN as u64;
+            }
             (Some(header), None) => {
                 let bytes: &[u8; pcap::RECORD_HEADER_LEN] =
                     whole.try_into().map_err(|_| bad(PcapError::TooShort))?;
                 let record = header.record(self.records, bytes).map_err(bad)?;
                 if record.captured_len == 0 {
                     self.records += 1;
+                    self.whole_len += pcap::RECORD_HEADER_LEN as u64;
                 } else {
                     self.record = Some(record);
                 }
@@ -600,6 +637,7 @@ impl Scan {
             (Some(header), Some(record)) => {
                 self.records += 1;
                 self.record = None;
+                self.whole_len += (pcap::RECORD_HEADER_LEN + whole.len()) as u64;
                 if let Some(udp) = header.udp(whole) {
                     self.datagrams += 1;
                     if pcap::is_cdp(udp.payload) {

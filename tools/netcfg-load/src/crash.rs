@@ -7,11 +7,15 @@
 //!   passes SQLite's `PRAGMA integrity_check` (the `sqlite3` command line;
 //!   installed with apt-get when root and missing, else skipped and said);
 //! - every configuration downloaded passes `integrity_check` too, and the
-//!   server's own upload check (which runs it) accepts it under a new name.
+//!   server's own upload check (which runs it) accepts it under a new name;
+//! - a recording runs through every kill and uploads are sent while the
+//!   kills come: every capture whole, every upload whole or absent
+//!   (crash/capture.rs).
 //!
 //! `NETCFG_CRASH_SEED` replays the kill moments and the workers' choices
 //! (not the exact interleaving, which the scheduler decides).
 
+mod capture;
 mod people;
 mod tracker;
 
@@ -46,6 +50,32 @@ struct Control {
     pause: AtomicBool,
     parked: AtomicUsize,
     stop: AtomicBool,
+}
+
+impl Control {
+    /// A client of the server now running, with the run's admin token.
+    fn client(&self) -> Client {
+        Client::new(self.port.load(Ordering::SeqCst)).with_bearer(people::TOKEN)
+    }
+
+    /// Runs `work` again and again until the run stops, with a client of
+    /// the server now running; while the main thread kills and checks it
+    /// parks (counted in `parked`) until the pause ends.
+    fn run_until_stopped(&self, mut work: impl FnMut(&Client)) {
+        let mut client = self.client();
+        while !self.stop.load(Ordering::SeqCst) {
+            if !self.pause.load(Ordering::SeqCst) {
+                work(&client);
+                continue;
+            }
+            self.parked.fetch_add(1, Ordering::SeqCst);
+            while self.pause.load(Ordering::SeqCst) && !self.stop.load(Ordering::SeqCst) {
+                thread::sleep(Duration::from_millis(1));
+            }
+            self.parked.fetch_sub(1, Ordering::SeqCst);
+            client.set_port(self.port.load(Ordering::SeqCst));
+        }
+    }
 }
 
 fn lock(tracker: &Mutex<Tracker>) -> std::sync::MutexGuard<'_, Tracker> {
@@ -105,12 +135,18 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
     let mut client = Client::new(server.port()).with_bearer(people::TOKEN);
     setup(&mut client, threads)?;
     people::setup(&client, threads)?;
+    let sources = capture::setup(&client)?;
 
     let Writers {
         control,
         trackers,
-        handles,
+        mut handles,
     } = start_writers(threads, server.port(), &mut rng);
+    let uploads = Arc::new(Mutex::new(capture::Uploads::default()));
+    handles.push({
+        let (control, uploads, sources) = (control.clone(), uploads.clone(), sources.clone());
+        thread::spawn(move || capture::upload_until_stopped(&control, &sources, &uploads))
+    });
 
     let mut report = Report::default();
     let started = Instant::now();
@@ -119,7 +155,7 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         thread::sleep(Duration::from_millis(rng.range(20, 700).unsigned_abs()));
         server.kill()?;
         control.pause.store(true, Ordering::SeqCst);
-        wait_parked(&control, threads)?;
+        wait_parked(&control, threads + 1)?;
         if let Ok(sqlite3) = &sqlite3 {
             report.files_checked +=
                 check_files_on_disk(sqlite3, &data, &checks, &mut report.problems)?;
@@ -138,6 +174,7 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         client.set_port(server.port());
         verify(&mut client, &trackers, &mut report)?;
         people::verify(&client, &trackers, &mut report)?;
+        capture::verify(&client, &sources, &uploads, round, &mut report)?;
         check_downloads(
             &mut client,
             sqlite3.as_ref().ok(),
@@ -225,6 +262,9 @@ struct Report {
     uploads_accepted: u64,
     startup_kills: u64,
     keys_tried: u64,
+    uploads_checked: u64,
+    recordings_checked: u64,
+    records_found: u64,
 }
 
 impl Report {
@@ -270,6 +310,10 @@ impl Report {
         println!(
             "  people            users and keys among the items; {} keys acknowledged before a kill authenticated after it",
             self.keys_tried
+        );
+        println!(
+            "  recordings        {} cut by a kill, each whole ({} records); {} uploads (configurations, captures) whole or absent",
+            self.recordings_checked, self.records_found, self.uploads_checked
         );
         println!("  problems          {}", self.problems.len());
         for problem in &self.problems {
@@ -342,18 +386,8 @@ fn wait_parked(control: &Control, threads: usize) -> Result<()> {
 /// user's changes and keys, each recorded before it is sent and marked
 /// acknowledged on a 2xx.
 fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mutex<Tracker>) {
-    let mut client = Client::new(control.port.load(Ordering::SeqCst)).with_bearer(people::TOKEN);
     let mut counter = 0u32;
-    while !control.stop.load(Ordering::SeqCst) {
-        if control.pause.load(Ordering::SeqCst) {
-            control.parked.fetch_add(1, Ordering::SeqCst);
-            while control.pause.load(Ordering::SeqCst) && !control.stop.load(Ordering::SeqCst) {
-                thread::sleep(Duration::from_millis(1));
-            }
-            control.parked.fetch_sub(1, Ordering::SeqCst);
-            client.set_port(control.port.load(Ordering::SeqCst));
-            continue;
-        }
+    control.run_until_stopped(|client| {
         counter += 1;
         let net = (*rng.pick(&NETS).unwrap_or(&NETS[0])).to_owned();
         let (kind, key, method, path, body, sent) = match rng.below(12) {
@@ -371,7 +405,7 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
                     .map(|((_, serial), _)| serial.clone())
                     .collect();
                 let Some(serial) = rng.pick(&known).cloned() else {
-                    continue;
+                    return;
                 };
                 let device = device(&serial, &mut rng, counter);
                 let path = format!("/nets/{net}/devices/{serial}");
@@ -431,7 +465,7 @@ fn write_until_stopped(id: usize, mut rng: Rng, control: &Control, tracker: &Mut
                 thread::sleep(Duration::from_millis(2));
             }
         }
-    }
+    });
 }
 
 /// The items a write of `kind` changes.

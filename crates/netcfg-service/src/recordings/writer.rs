@@ -142,6 +142,15 @@ impl Writer {
             if let Some(end) = self.write(&batch) {
                 return end;
             }
+            // Each tick's records reach the file (a kill loses at most the
+            // last tick's), not only when the file's buffer fills: a quiet
+            // configuration's records otherwise waited for minutes.
+            if !batch.is_empty()
+                && let Err(error) = self.file.flush()
+            {
+                log::warn!("a recording stopped: {error}");
+                return RecordingEnd::Disk;
+            }
             batch.clear();
             *lock(&self.active.now) = self.file.recording().clone();
             if let Some(end) = asked {

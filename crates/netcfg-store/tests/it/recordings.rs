@@ -90,6 +90,9 @@ fn a_capture_cut_by_a_crash_is_summed_up_from_its_whole_records() {
         (3, 2_000, 500)
     );
     assert!(!cut.active);
+    // The half-written record is cut off: the capture is whole again.
+    assert_eq!(std::fs::read(&path).unwrap(), whole);
+    assert_eq!(cut.size, whole.len() as u64);
     // The summary is kept: the next listing reads it, not the capture.
     assert_eq!(store.recording(&site, &recording("cut")).unwrap(), *cut);
     // One that is active is the caller's to describe.
@@ -98,6 +101,23 @@ fn a_capture_cut_by_a_crash_is_summed_up_from_its_whole_records() {
             .recordings(&site, &[recording("cut")])
             .unwrap()
             .is_empty()
+    );
+}
+
+/// A kill before the writer's buffer first went to the file can leave
+/// the capture without a whole header: it gets one (an empty capture).
+#[test]
+fn a_capture_cut_inside_its_header_gets_a_whole_header() {
+    let (temp, site, writer) = recording_site("early", 5);
+    let store = &temp.store;
+    let path = store.recording_path(&site, &recording("early")).unwrap();
+    std::mem::forget(writer);
+    std::fs::write(&path, &pcap::FileHeader::NETCFG.encode()[..10]).unwrap();
+    let listed = store.recordings(&site, &[]).unwrap();
+    assert_eq!((listed[0].datagrams, listed[0].size), (0, 24));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        pcap::FileHeader::NETCFG.encode()
     );
 }
 

@@ -13,8 +13,18 @@ pub(crate) struct TempStore {
     pub(crate) dir: tempfile::TempDir,
 }
 
+/// A store in a fresh temporary directory whose notifications never grow
+/// too old: the scenarios raise them at times of 1970, which the default
+/// retention (90 days) would prune in the background while a test runs
+/// (tests/it/retention.rs tests the retention itself).
 pub(crate) fn temp_store() -> TempStore {
-    temp_store_with(StoreOptions::default())
+    temp_store_with(StoreOptions {
+        retention: netcfg_store::Retention {
+            notifications_keep_days: u32::MAX,
+            ..netcfg_store::Retention::default()
+        },
+        ..StoreOptions::default()
+    })
 }
 
 pub(crate) fn temp_store_with(options: StoreOptions) -> TempStore {
