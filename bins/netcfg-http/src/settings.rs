@@ -275,17 +275,22 @@ pub(crate) fn reference_table() -> String {
     let mut table = String::from(
         "| key | environment variable | command line | default | meaning |\n|---|---|---|---|---|\n",
     );
+    // The command line's own flags, so that the table never names one the
+    // binary refuses.
+    let command = <Cli as clap::CommandFactory>::command();
+    let has_flag = |long: &str| {
+        command
+            .get_arguments()
+            .any(|argument| argument.get_long() == Some(long))
+    };
     for key in KEYS {
-        let flag = match key.name {
-            "default_instance"
-            | "max_connections"
-            | "request_timeout"
-            | "keep_alive"
-            | "recording_limit_mib"
-            | "recordings_limit_mib"
-            | "recording_keep_free_mib" => "(file or environment only)".to_owned(),
-            "auth.tokens" | "auth.oidc" => "(file only)".to_owned(),
-            name => format!("`--{}`", name.replace('_', "-")),
+        let long = key.name.replace('_', "-");
+        let flag = if key.name.contains('.') {
+            "(file only)".to_owned()
+        } else if has_flag(&long) {
+            format!("`--{long}`")
+        } else {
+            "(file or environment only)".to_owned()
         };
         let default = if key.default.is_empty() {
             "(none)".to_owned()
