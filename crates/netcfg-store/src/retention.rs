@@ -77,6 +77,11 @@ const VACUUM_PAGES: u32 = 128;
 /// How soon after a write the writer looks whether a bound was passed.
 const LOOK_AFTER: Duration = Duration::from_secs(2);
 
+/// The longest a writer waits for its oldest row to pass an age bound
+/// before it looks again: the wall clock may be set meanwhile, and the
+/// wait is measured on the monotonic one.
+const LOOK_AT_LEAST_EVERY: Duration = Duration::from_secs(3_600);
+
 /// After a step that took `t`, the next one waits `PACE * t` while
 /// changes come: pruning takes at most a hundredth of the writer's time
 /// then, so fewer than one change in a hundred meets a step (a write's
@@ -155,21 +160,29 @@ impl Pruner {
     /// A change was committed: look within [`LOOK_AFTER`].
     pub(crate) fn note_write(&mut self) {
         self.last_write = Instant::now();
-        if self.next.is_none() {
-            self.next = Some(Instant::now() + LOOK_AFTER);
-        }
+        let soon = self.last_write + LOOK_AFTER;
+        self.next = Some(self.next.map_or(soon, |next| next.min(soon)));
     }
 
     /// The writer is idle and [`Pruner::due_at`] passed: looks (on `conn`,
     /// outside any transaction) when no round is under way, and hands back
-    /// the round's next step, if any. A look that fails is logged and
+    /// the round's next step, if any. When every bound holds, the next look
+    /// is when the oldest row passes its age (a configuration nobody
+    /// writes still loses its old rows). A look that fails is logged and
     /// tried again after the next write.
     pub(crate) fn run(&mut self, conn: &Connection) -> Option<Step> {
         if lock(&self.round).is_empty() {
-            match look(conn, &self.retention, wall_clock_ms_signed()) {
+            let now_ms = wall_clock_ms_signed();
+            match look(conn, &self.retention, now_ms) {
                 Ok(work) if !work.is_empty() => *lock(&self.round) = work,
                 Ok(_) => {
-                    self.next = None;
+                    self.next = match ages_passed_at(conn, &self.retention) {
+                        Ok(at_ms) => at_ms.map(|at_ms| wait_until(now_ms, at_ms)),
+                        Err(error) => {
+                            log::warn!("could not read the oldest rows' ages: {error}");
+                            None
+                        }
+                    };
                     return None;
                 }
                 Err(error) => {
@@ -229,6 +242,37 @@ impl Pruner {
             Instant::now() + began.elapsed() * PACE
         });
     }
+}
+
+/// The instant a look is due for a row that passes its age bound at
+/// `at_ms` on the wall clock: then, or after [`LOOK_AT_LEAST_EVERY`].
+fn wait_until(now_ms: i64, at_ms: i64) -> Instant {
+    let wait = u64::try_from(at_ms.saturating_sub(now_ms)).unwrap_or(0);
+    Instant::now() + Duration::from_millis(wait).min(LOOK_AT_LEAST_EVERY)
+}
+
+/// When (wall clock, ms) the oldest history entry or notification passes
+/// its age bound; none when both tables are empty.
+fn ages_passed_at(conn: &Connection, retention: &Retention) -> Result<Option<i64>, StoreError> {
+    let oldest_entry: Option<i64> = conn
+        .prepare_cached("SELECT timestamp_ms FROM history ORDER BY id LIMIT 1")?
+        .query_row([], |row| row.get(0))
+        .optional()?;
+    let oldest_notification: Option<i64> = conn
+        .prepare_cached("SELECT timestamp_ms FROM notifications ORDER BY identifier LIMIT 1")?
+        .query_row([], |row| row.get(0))
+        .optional()?;
+    // A row passes its bound when it is older than the bound's start
+    // ([`Retention::age_bounds`]): a millisecond after it is exactly that.
+    let passes =
+        |time: Option<i64>, days: u32| time.map(|time| time + i64::from(days.max(1)) * DAY_MS + 1);
+    Ok([
+        passes(oldest_entry, retention.history_keep_days),
+        passes(oldest_notification, retention.notifications_keep_days),
+    ]
+    .into_iter()
+    .flatten()
+    .min())
 }
 
 /// What the bounds ask for now: nothing when every bound holds.

@@ -7,12 +7,15 @@ use rusqlite::params;
 use super::People;
 use crate::error::StoreError;
 
-/// How many entries are added between two prunings: pruning at every entry
-/// would cost a delete each.
-const PRUNE_EVERY: i64 = 64;
+/// The most entries one append drops: a bound lowered far below what the
+/// file holds is reached over several appends (the service's, once a
+/// second), each a short transaction, so no sign-in or key waits behind one
+/// long delete (decisions §20).
+const DROP_AT_MOST: i64 = 1_024;
 
 impl People {
-    /// Adds entries in one transaction, then drops the oldest beyond `keep`.
+    /// Adds entries in one transaction, then drops the oldest beyond `keep`
+    /// (at most [`DROP_AT_MOST`] of them).
     pub fn append_audit(&self, entries: &[AuditRecord], keep: u64) -> Result<(), StoreError> {
         if entries.is_empty() {
             return Ok(());
@@ -38,11 +41,13 @@ impl People {
             }
         }
         let keep = i64::try_from(keep).unwrap_or(i64::MAX);
-        let crossed =
-            entries.len() as i64 >= PRUNE_EVERY || last_id % PRUNE_EVERY < entries.len() as i64;
-        if crossed && last_id > keep {
-            let dropped =
-                transaction.execute("DELETE FROM audit WHERE id <= ?1", [last_id - keep])?;
+        if last_id > keep {
+            let dropped = transaction
+                .prepare_cached(
+                    "DELETE FROM audit WHERE id IN
+                     (SELECT id FROM audit WHERE id <= ?1 ORDER BY id LIMIT ?2)",
+                )?
+                .execute([last_id - keep, DROP_AT_MOST])?;
             if dropped > 0 {
                 transaction.execute(
                     "INSERT INTO audit_dropped (only, count) VALUES (0, ?1)

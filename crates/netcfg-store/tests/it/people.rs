@@ -185,14 +185,14 @@ fn the_audit_trail_pages_newest_first_and_counts_what_it_dropped() {
         detail: format!("GET /nets/{index}"),
         status: Some(401),
     };
-    // 300 entries, one at a time, kept at 100: pruning runs every 64.
+    // 300 entries, one at a time, kept at 100.
     for index in 1..=300 {
         file.append_audit(&[entry(index)], 100).unwrap();
     }
     let page = file.audit(None, 1_000).unwrap();
     assert_eq!(page.entries[0].id, 300);
-    assert!(page.entries.len() >= 100 && page.entries.len() < 100 + 64);
-    assert_eq!(page.dropped, 300 - page.entries.len() as u64);
+    assert_eq!(page.entries.len(), 100);
+    assert_eq!(page.dropped, 200);
     let older = file.audit(Some(250), 10).unwrap();
     assert_eq!(older.entries.len(), 10);
     assert_eq!(older.entries[0].id, 249);
@@ -204,4 +204,32 @@ fn the_audit_trail_pages_newest_first_and_counts_what_it_dropped() {
     let page = file.audit(None, 1_000).unwrap();
     assert_eq!(page.entries.len(), 100);
     assert_eq!(page.dropped, 400);
+}
+
+/// `audit_keep` lowered far below what the file holds: each append drops at
+/// most 1,024 of the oldest (short transactions), so the bound is reached
+/// over a few appends, not in one long delete.
+#[test]
+fn a_lowered_audit_bound_is_reached_in_short_steps() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = People::open(dir.path()).unwrap();
+    let entry = |index: i64| AuditRecord {
+        time_ms: index,
+        event: AuditEvent::SignIn,
+        user: Some("ada".to_owned()),
+        address: None,
+        detail: String::new(),
+        status: None,
+    };
+    let batch: Vec<_> = (1..=3_000).map(entry).collect();
+    file.append_audit(&batch, 100_000).unwrap();
+    let mut kept = Vec::new();
+    for index in 3_001..=3_004 {
+        file.append_audit(&[entry(index)], 10).unwrap();
+        kept.push(file.audit(None, 10_000).unwrap().entries.len());
+    }
+    assert_eq!(kept, [3_001 - 1_024, 3_002 - 2_048, 10, 10]);
+    let page = file.audit(None, 10_000).unwrap();
+    assert_eq!(page.entries.last().map(|entry| entry.id), Some(2_995));
+    assert_eq!(page.dropped, 2_994);
 }

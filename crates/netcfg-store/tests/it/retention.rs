@@ -234,6 +234,40 @@ fn the_writer_prunes_in_the_background() {
     assert_eq!(count(&conn, "PRAGMA auto_vacuum"), 2);
 }
 
+/// A configuration nobody writes: its oldest notification passes its age
+/// a few seconds after the last write, and the writer, asleep until then,
+/// prunes it (decisions §20: within 10 s of passing a bound). Waited for
+/// up to a minute so that a writer that never looks fails the test.
+#[test]
+fn a_configuration_nobody_writes_loses_what_passes_its_age() {
+    let (_temp, net) = store_keeping(Retention {
+        notifications_keep_days: 1,
+        ..Retention::default()
+    });
+    let now = wall_clock_ms();
+    net.add_notification(Level::Warning, "old soon", None, now - DAY_MS + 4_000)
+        .unwrap();
+    net.add_notification(Level::Warning, "new", None, now)
+        .unwrap();
+    let messages = || -> Vec<String> {
+        net.notifications()
+            .unwrap()
+            .into_iter()
+            .map(|notification| notification.message)
+            .collect()
+    };
+    assert_eq!(messages(), ["old soon", "new"], "not yet past its age");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while messages() != ["new"] {
+        assert!(
+            Instant::now() < deadline,
+            "a minute later: {:?}",
+            messages()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[test]
 fn new_and_older_files_get_incremental_vacuum() {
     let temp = temp_store_with(StoreOptions::default());
