@@ -285,6 +285,7 @@ fn ci() -> Result<()> {
         load::run_built(&netcfg_load::Task::Soak(soak::Options {
             minutes: 1.0,
             threads: soak::THREADS,
+            everything: true,
         }))
     })?;
     timed("crash", &mut || {

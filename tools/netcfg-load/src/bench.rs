@@ -46,22 +46,22 @@
 
 mod accuracy;
 mod disk;
-mod events;
+pub(crate) mod events;
 mod fixture;
 mod floods;
 mod front_end;
 mod growth;
-mod outputs;
+pub(crate) mod outputs;
 mod people;
 mod recordings;
 mod report;
 mod retention;
 mod rules;
 mod sign_in;
-mod sse;
+pub(crate) mod sse;
 mod tracking;
 mod wrk;
-mod zones;
+pub(crate) mod zones;
 
 use std::{
     fs,

@@ -15,7 +15,7 @@
 //! `NETCFG_CRASH_SEED` replays the kill moments and the workers' choices
 //! (not the exact interleaving, which the scheduler decides).
 
-mod capture;
+pub(crate) mod capture;
 mod people;
 mod tracker;
 

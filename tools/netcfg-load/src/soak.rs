@@ -7,6 +7,8 @@
 //! server's final state equal to a model of every acknowledged write.
 //! `NETCFG_SOAK_SEED` replays the operations' choices (not their timing).
 
+mod everything;
+mod listeners;
 mod model;
 mod worker;
 
@@ -43,17 +45,27 @@ pub struct Options {
     /// Client threads (1 to 15)
     #[arg(long, default_value_t = THREADS, value_parser = RangedU64ValueParser::<usize>::new().range(1..=15))]
     pub threads: usize,
+    /// Every feature of a site on as well, with access control: zones, an
+    /// output to a broker restarted now and then, recordings, a replay,
+    /// alert rules, a schedule that restarts a configuration, 100 SSE
+    /// subscribers, users and keys
+    #[arg(long)]
+    pub everything: bool,
 }
 
 impl Options {
     /// The options spelt out as the command line reads them.
     pub(crate) fn to_args(&self) -> Vec<String> {
-        vec![
+        let mut args = vec![
             "--minutes".to_owned(),
             self.minutes.to_string(),
             "--threads".to_owned(),
             self.threads.to_string(),
-        ]
+        ];
+        if self.everything {
+            args.push("--everything".to_owned());
+        }
+        args
     }
 }
 
@@ -76,7 +88,11 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
     let binary = server::build(Profile::Debug)?;
     let scratch = server::scratch_dir("soak")?;
     let log = scratch.join("server.log");
-    let mut server = Launch::new(&binary, &scratch.join("data"), &log).start()?;
+    let mut launch = Launch::new(&binary, &scratch.join("data"), &log);
+    if options.everything {
+        launch = launch.config(&everything::settings_file(&scratch)?);
+    }
+    let mut server = launch.start()?;
     eprintln!(
         "soak: server pid {} on port {}, data and log in {}",
         server.pid(),
@@ -84,26 +100,39 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
         scratch.display()
     );
 
+    let bearer = options.everything.then(|| everything::TOKEN.to_owned());
     let mut client = Client::new(server.port());
+    if let Some(secret) = &bearer {
+        client = client.with_bearer(secret);
+    }
     let model = setup(&mut client)?;
+    let duration = Duration::from_secs_f64(options.minutes * 60.0);
+    let everything = if options.everything {
+        eprintln!("soak: everything on: {:?}", everything::Paces::of(duration));
+        Some(everything::Everything::start(
+            server.port(),
+            &scratch,
+            duration,
+        )?)
+    } else {
+        None
+    };
     let shared = Arc::new(Shared {
         model: Mutex::new(model),
         errors: Mutex::new(Vec::new()),
         stop: std::sync::atomic::AtomicBool::new(false),
         port: server.port(),
+        bearer,
         shared_nets: SHARED_NETS.iter().map(|name| (*name).to_owned()).collect(),
     });
     let started = Instant::now();
     let workers = spawn_workers(options.threads, &mut Rng::new(seed), &shared);
-    let memory = watch_memory(
-        &server,
-        started,
-        Duration::from_secs_f64(options.minutes * 60.0),
-    )?;
+    let memory = watch_memory(&server, started, duration)?;
     shared.stop.store(true, Ordering::Relaxed);
     let counts = join_workers(workers)?;
     let elapsed = started.elapsed();
     let rss_end = server.rss_kib()?;
+    let everything = everything.map(everything::Everything::finish).transpose()?;
     if let Some(status) = server.exited() {
         bail!(
             "the server exited during the soak with {status} (see {})",
@@ -112,7 +141,7 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
     }
 
     let model = std::mem::take(&mut *shared.model());
-    let (differences, items) = compare(&mut client, &model)?;
+    let (differences, items) = compare(&mut client, &model, &everything::names())?;
     let errors = std::mem::take(&mut *crate::sync::lock(&shared.errors));
     let outcome = Outcome {
         threads: options.threads,
@@ -124,6 +153,7 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
         configurations: model.nets.len(),
         items,
         differences,
+        everything,
     };
     outcome.print();
     let failed = outcome.failures();
@@ -216,6 +246,8 @@ struct Outcome {
     configurations: usize,
     items: usize,
     differences: Vec<String>,
+    /// What `--everything` found (none without it).
+    everything: Option<everything::Report>,
 }
 
 impl Outcome {
@@ -273,6 +305,15 @@ impl Outcome {
         for difference in &self.differences {
             println!("    {difference}");
         }
+        if let Some(report) = &self.everything {
+            println!("  everything on");
+            for line in &report.lines {
+                println!("    {line}");
+            }
+            for failure in &report.failures {
+                println!("    FAILED: {failure}");
+            }
+        }
     }
 
     /// The verdicts that failed (none: the soak passed).
@@ -292,6 +333,9 @@ impl Outcome {
                 "{} differences from the model",
                 self.differences.len()
             ));
+        }
+        if let Some(report) = &self.everything {
+            failed.extend(report.failures.iter().cloned());
         }
         failed
     }
@@ -320,7 +364,11 @@ fn setup(client: &mut Client) -> Result<Model> {
 
 /// Compares every configuration the server holds with the model: the
 /// differences, and how many items were compared.
-fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
+fn compare(
+    client: &mut Client,
+    model: &Model,
+    others: &BTreeSet<String>,
+) -> Result<(Vec<String>, usize)> {
     let mut differences = Vec::new();
     let response = client.send("GET", "/nets", None)?;
     let listed: BTreeSet<String> = response
@@ -330,6 +378,7 @@ fn compare(client: &mut Client, model: &Model) -> Result<(Vec<String>, usize)> {
         .unwrap_or_default()
         .iter()
         .filter_map(|net| net.get("name").and_then(Value::as_str).map(str::to_owned))
+        .filter(|name| !others.contains(name))
         .collect();
     let expected: BTreeSet<String> = model.nets.keys().cloned().collect();
     for name in listed.difference(&expected) {
@@ -388,7 +437,8 @@ mod tests {
         model.nets.insert("soak-a".to_owned(), expected.clone());
         model.nets.insert("soak-b".to_owned(), Net::default());
 
-        let (differences, items) = compare(&mut Client::new(port), &model).unwrap();
+        let (differences, items) =
+            compare(&mut Client::new(port), &model, &BTreeSet::new()).unwrap();
         assert_eq!(items, 2);
         assert_eq!(
             differences,

@@ -47,7 +47,7 @@
 mod cpu;
 mod delivery;
 mod outage;
-mod peers;
+pub(crate) mod peers;
 mod print;
 pub(super) mod server_api;
 

@@ -14,10 +14,19 @@ use anyhow::{Context, Result, bail};
 /// reads the answer's head; fails unless it is a 200. The reader is left
 /// at the body's first chunk.
 pub(crate) fn open(port: u16, path: &str) -> Result<BufReader<TcpStream>> {
+    open_as(port, path, None)
+}
+
+/// [`open`] with `Authorization: Bearer {bearer}` when given (a server
+/// with access control on).
+pub(crate) fn open_as(port: u16, path: &str, bearer: Option<&str>) -> Result<BufReader<TcpStream>> {
     let mut socket = TcpStream::connect(("127.0.0.1", port)).context("the event stream")?;
+    let authorization = bearer
+        .map(|secret| format!("Authorization: Bearer {secret}\r\n"))
+        .unwrap_or_default();
     write!(
         socket,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{authorization}\r\n"
     )?;
     let mut reader = BufReader::new(socket);
     let mut status = String::new();

@@ -295,7 +295,7 @@ fn delete_recording(client: &Client, name: &str) -> Result<()> {
 
 /// The records of a classic pcap file that ends with a whole record; why
 /// not, else.
-fn whole_records(capture: &[u8]) -> Result<u64, String> {
+pub(crate) fn whole_records(capture: &[u8]) -> Result<u64, String> {
     const HEADER: usize = 24;
     const RECORD_HEADER: usize = 16;
     let magic = capture.get(..4).ok_or("shorter than a pcap header")?;

@@ -42,6 +42,8 @@ pub(crate) struct Shared {
     pub(crate) errors: Mutex<Vec<String>>,
     pub(crate) stop: AtomicBool,
     pub(crate) port: u16,
+    /// The admin token every request carries (access control on).
+    pub(crate) bearer: Option<String>,
     /// The configurations every worker writes into.
     pub(crate) shared_nets: Vec<String>,
 }
@@ -80,7 +82,10 @@ impl Worker {
         Worker {
             id,
             rng,
-            client: Client::new(shared.port),
+            client: match &shared.bearer {
+                Some(secret) => Client::new(shared.port).with_bearer(secret),
+                None => Client::new(shared.port),
+            },
             shared,
             counter: 0,
             private: Vec::new(),

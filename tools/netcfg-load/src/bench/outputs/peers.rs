@@ -27,7 +27,7 @@ use anyhow::{Context, Result, bail};
 pub(crate) use self::{
     bridge::Bridge,
     broker::Broker,
-    event_stream::{EventStream, Heard},
+    event_stream::{EventStream, Heard, keep, parse_event},
     subscriber::{Received, Subscriber, zone_key},
     track::Track,
 };

@@ -40,7 +40,7 @@ pub(crate) fn parse_event(text: &str) -> Option<(&str, &str)> {
 }
 
 /// What the bench keeps of one event.
-fn keep(kind: &str, data: &str, at: Instant) -> Heard {
+pub(crate) fn keep(kind: &str, data: &str, at: Instant) -> Heard {
     let json: Value = serde_json::from_str(data).unwrap_or(Value::Null);
     let (key, message) = match kind {
         "zone" => (zone_key(data.as_bytes()).unwrap_or_default(), String::new()),
@@ -74,7 +74,12 @@ pub(crate) struct EventStream {
 
 impl EventStream {
     pub(crate) fn open(port: u16, path: &str) -> Result<EventStream> {
-        let mut reader = sse::open(port, path)?;
+        Self::open_as(port, path, None)
+    }
+
+    /// [`EventStream::open`] with a bearer secret (access control on).
+    pub(crate) fn open_as(port: u16, path: &str, bearer: Option<&str>) -> Result<EventStream> {
+        let mut reader = sse::open_as(port, path, bearer)?;
         let heard = Arc::new(Mutex::new(Vec::new()));
         let keeping = Arc::clone(&heard);
         thread::spawn(move || {
