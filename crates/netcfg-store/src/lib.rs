@@ -53,6 +53,7 @@ mod stamps;
 mod store;
 mod surveys;
 mod transfer;
+mod wal_room;
 mod wal_sync;
 
 pub use counters::{StoreCounters, counters};

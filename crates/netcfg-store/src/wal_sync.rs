@@ -32,7 +32,7 @@ use std::{
     time::Instant,
 };
 
-use crate::error::StoreError;
+use crate::{error::StoreError, wal_room::Room};
 
 /// How a committed change's caller is answered: with the error that kept
 /// its commit from being durable, if any.
@@ -48,6 +48,9 @@ pub(crate) struct LogSync {
     name: String,
     sync: Sync,
     handoff: Handoff,
+    /// Room made in the log ahead of the commits (none: it could not be
+    /// opened for writing, or lengthening it failed once).
+    room: Option<Room>,
 }
 
 /// The sync thread, if started.
@@ -70,9 +73,33 @@ impl LogSync {
     pub(crate) fn open(database: &Path, name: &str) -> Result<Self, StoreError> {
         let mut path = database.as_os_str().to_owned();
         path.push("-wal");
-        let log = File::open(&path)
+        let log = File::options()
+            .read(true)
+            .write(true)
+            .open(&path)
             .map_err(|error| StoreError::file("opening the write-ahead log", error))?;
-        Ok(Self::with_sync(name, Arc::new(move || log.sync_data())))
+        let room = log.try_clone().and_then(Room::new);
+        let mut log_sync = Self::with_sync(name, Arc::new(move || log.sync_data()));
+        match room {
+            Ok(room) => log_sync.room = Some(room),
+            Err(error) => log::warn!("{name}: no room made ahead in the write-ahead log: {error}"),
+        }
+        Ok(log_sync)
+    }
+
+    /// Lengthens the log ahead of the commits when they reached its end
+    /// ([`crate::wal_room`]). Call on the writer thread between commits.
+    pub(crate) fn make_room(&mut self) {
+        let Some(room) = &mut self.room else {
+            return;
+        };
+        if let Err(error) = room.make() {
+            log::warn!(
+                "{}: lengthening the write-ahead log failed ({error}); its commits append from now on",
+                self.name
+            );
+            self.room = None;
+        }
     }
 
     fn with_sync(name: &str, sync: Sync) -> Self {
@@ -80,6 +107,7 @@ impl LogSync {
             name: name.to_owned(),
             sync,
             handoff: Handoff::NotStarted,
+            room: None,
         }
     }
 

@@ -170,6 +170,7 @@ fn run_writer(
         if let Some(answers) = committed.filter(|answers| !answers.is_empty()) {
             waiting = queue.try_recv().ok();
             log.settle(answers, waiting.is_some());
+            log.make_room();
         }
     }
     // Every commit handed to the sync thread is answered while the log is

@@ -11,6 +11,7 @@ mod generation;
 mod history;
 mod hostile;
 mod lifecycle;
+mod log_room;
 mod people;
 mod recordings;
 mod restores;
