@@ -1,11 +1,14 @@
-//! `cargo xtask soak [--minutes N] [--threads T]` (`netcfg-load soak`): mixed reads and writes
-//! from several clients against the real server for N minutes (default 1).
+//! `cargo xtask soak [--minutes N] [--threads T] [--everything]` (`netcfg-load soak`): mixed
+//! reads and writes from several clients against the real server for N
+//! minutes (default 1); with `--everything`, a site with every feature on
+//! beside them ([`everything`]).
 //!
 //! Three verdicts, each of which must pass: no error (no unexpected status,
 //! no 5xx, no answer that differs from the acknowledged writes), memory
 //! (RSS) growth from the end of the warm-up to the end under 10%, and the
-//! server's final state equal to a model of every acknowledged write.
-//! `NETCFG_SOAK_SEED` replays the operations' choices (not their timing).
+//! server's final state equal to a model of every acknowledged write; and
+//! `--everything`'s own. `NETCFG_SOAK_SEED` replays the operations'
+//! choices (not their timing).
 
 mod everything;
 mod listeners;
