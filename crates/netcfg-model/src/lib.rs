@@ -17,6 +17,9 @@
 //! - Locating tags: the [`locate`] module solves a beacon's measurements
 //!   into a position with its 95% error, predicts coverage and checks a
 //!   survey of the anchors.
+//! - Georeference: the [`georeference`] module fits a site's local metres to
+//!   WGS84 longitude and latitude from ground control points (omlox's
+//!   `:geojson` forms, decisions §19).
 //! - Built-in data: [`builtin_roles`], [`default_streams`],
 //!   [`RfSetting::default_setting`], [`default_settings`], [`NetworkMode::ALL`].
 //!
@@ -36,6 +39,7 @@ mod device;
 mod device_action;
 pub mod event;
 pub mod geofence;
+pub mod georeference;
 mod history;
 mod host;
 mod int_enum;
