@@ -15,7 +15,10 @@
 //! leftovers of a round a crash cut short, removed by the next one.
 
 use std::{
-    sync::{Arc, Mutex},
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicBool, AtomicI64, Ordering},
+    },
     time::{Duration, Instant},
 };
 
@@ -78,9 +81,14 @@ const VACUUM_PAGES: u32 = 128;
 const LOOK_AFTER: Duration = Duration::from_secs(2);
 
 /// The longest a writer waits for its oldest row to pass an age bound
-/// before it looks again: the wall clock may be set meanwhile, and the
-/// wait is measured on the monotonic one.
-const LOOK_AT_LEAST_EVERY: Duration = Duration::from_secs(3_600);
+/// before it looks again: the wall clock may be set meanwhile (forward at
+/// a boot without a real-time clock), and the wait is measured on the
+/// monotonic one; a look is a few small queries.
+const LOOK_AT_LEAST_EVERY: Duration = Duration::from_secs(10);
+
+/// The least wait for the next look when every bound holds (a row dated
+/// in the future, a clock set back).
+const LOOK_AT_MOST_EVERY: Duration = Duration::from_secs(1);
 
 /// After a step that took `t`, the next one waits `PACE * t` while
 /// changes come: pruning takes at most a hundredth of the writer's time
@@ -129,6 +137,12 @@ pub(crate) struct Pruner {
     last_write: Instant,
     /// The round under way, shared with the step it hands the writer.
     round: Arc<Mutex<Vec<Work>>>,
+    /// When the oldest row passes its age (wall clock, ms; `i64::MAX`:
+    /// none will), for the store to wake the configuration when it rests.
+    ages_due_ms: Arc<AtomicI64>,
+    /// A step failed, or its commit: no look until the next write (or the
+    /// next wake), rather than failing again at once.
+    failed: Arc<AtomicBool>,
 }
 
 /// One step for the writer to run in a batch of its own.
@@ -137,13 +151,26 @@ pub(crate) type Step = Box<dyn FnOnce(&Connection) -> Result<(), StoreError> + S
 impl Pruner {
     /// A pruner that looks as soon as the writer is idle (a configuration
     /// that rested is looked at when it wakes).
-    pub(crate) fn new(retention: Retention) -> Self {
+    pub(crate) fn new(retention: Retention, ages_due_ms: Arc<AtomicI64>) -> Self {
         Self {
             retention,
             next: Some(Instant::now()),
             step_began: None,
             last_write: Instant::now(),
             round: Arc::default(),
+            ages_due_ms,
+            failed: Arc::default(),
+        }
+    }
+
+    /// The writer stops (the configuration rests): notes when its oldest
+    /// row passes its age, for the store to wake it then.
+    pub(crate) fn note_rest(&self, conn: &Connection) {
+        match ages_passed_at(conn, &self.retention) {
+            Ok(at_ms) => self
+                .ages_due_ms
+                .store(at_ms.unwrap_or(i64::MAX), Ordering::Relaxed),
+            Err(error) => log::warn!("could not read the oldest rows' ages: {error}"),
         }
     }
 
@@ -157,11 +184,16 @@ impl Pruner {
         self.next.is_some_and(|due| due.elapsed() >= STARVED_AFTER)
     }
 
-    /// A change was committed: look within [`LOOK_AFTER`].
+    /// A change was committed: look within [`LOOK_AFTER`] (a round under
+    /// way keeps its pace).
     pub(crate) fn note_write(&mut self) {
         self.last_write = Instant::now();
         let soon = self.last_write + LOOK_AFTER;
-        self.next = Some(self.next.map_or(soon, |next| next.min(soon)));
+        self.next = Some(match self.next {
+            None => soon,
+            Some(next) if lock(&self.round).is_empty() => next.min(soon),
+            Some(next) => next,
+        });
     }
 
     /// The writer is idle and [`Pruner::due_at`] passed: looks (on `conn`,
@@ -192,7 +224,7 @@ impl Pruner {
                 }
             }
         }
-        let round = self.round.clone();
+        let (round, failed) = (self.round.clone(), self.failed.clone());
         self.next = None;
         self.step_began = Some(Instant::now());
         Some(Box::new(move |conn| {
@@ -209,6 +241,7 @@ impl Pruner {
                 Err(error) => {
                     // The round is dropped; the next look starts another.
                     round.clear();
+                    failed.store(true, Ordering::Relaxed);
                     Err(error)
                 }
             }
@@ -219,10 +252,11 @@ impl Pruner {
     /// dropped (what it believed written was not), and the next look
     /// starts another.
     pub(crate) fn on_commit_failure(&self) -> impl FnOnce(Option<StoreError>) + Send + 'static {
-        let round = self.round.clone();
+        let (round, failed) = (self.round.clone(), self.failed.clone());
         move |error| {
             if error.is_some() {
                 lock(&round).clear();
+                failed.store(true, Ordering::Relaxed);
             }
         }
     }
@@ -235,6 +269,10 @@ impl Pruner {
         let Some(began) = self.step_began.take() else {
             return;
         };
+        if self.failed.swap(false, Ordering::Relaxed) {
+            self.next = None;
+            return;
+        }
         let quiet = self.last_write.elapsed() >= QUIET;
         self.next = Some(if lock(&self.round).is_empty() || quiet {
             Instant::now()
@@ -248,12 +286,15 @@ impl Pruner {
 /// `at_ms` on the wall clock: then, or after [`LOOK_AT_LEAST_EVERY`].
 fn wait_until(now_ms: i64, at_ms: i64) -> Instant {
     let wait = u64::try_from(at_ms.saturating_sub(now_ms)).unwrap_or(0);
-    Instant::now() + Duration::from_millis(wait).min(LOOK_AT_LEAST_EVERY)
+    Instant::now() + Duration::from_millis(wait).clamp(LOOK_AT_MOST_EVERY, LOOK_AT_LEAST_EVERY)
 }
 
 /// When (wall clock, ms) the oldest history entry or notification passes
 /// its age bound; none when both tables are empty.
-fn ages_passed_at(conn: &Connection, retention: &Retention) -> Result<Option<i64>, StoreError> {
+pub(crate) fn ages_passed_at(
+    conn: &Connection,
+    retention: &Retention,
+) -> Result<Option<i64>, StoreError> {
     let oldest_entry: Option<i64> = conn
         .prepare_cached("SELECT timestamp_ms FROM history ORDER BY id LIMIT 1")?
         .query_row([], |row| row.get(0))
@@ -273,6 +314,22 @@ fn ages_passed_at(conn: &Connection, retention: &Retention) -> Result<Option<i64
     .into_iter()
     .flatten()
     .min())
+}
+
+/// When (wall clock, ms) a configuration just opened needs its writer to
+/// prune: now when a bound is passed already (bounds lowered in the
+/// settings, or a file that rested long), else when its oldest row passes
+/// its age.
+pub(crate) fn due_at_open(
+    conn: &Connection,
+    retention: &Retention,
+) -> Result<Option<i64>, StoreError> {
+    let now_ms = wall_clock_ms_signed();
+    if look(conn, retention, now_ms)?.is_empty() {
+        ages_passed_at(conn, retention)
+    } else {
+        Ok(Some(now_ms))
+    }
 }
 
 /// What the bounds ask for now: nothing when every bound holds.

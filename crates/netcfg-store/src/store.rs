@@ -161,6 +161,7 @@ impl Janitor {
                     drop(shared);
                     for db in open {
                         db.rest_if_idle(idle_after);
+                        db.wake_if_aged();
                     }
                 }
             })

@@ -15,13 +15,14 @@
 //! overwrite too.
 //!
 //! Safe because SQLite reads a log only up to its last valid frame: a frame
-//! of zeros has neither the header's salt nor a checksum that matches, and
-//! recovery stops at the first such frame (as it does at the stale frames a
-//! restarted log leaves after its newest). The zeros are written on the
-//! writer thread between two commits, past the file's end, where no frame
-//! is and no other thread writes.
+//! of zeros has page number 0 and neither the header's salt nor a checksum
+//! that matches, and recovery stops at the first such frame (as it does at
+//! the stale frames a restarted log leaves after its newest). The zeros are
+//! written past the file's end, where no frame is, by the writer thread
+//! while it holds SQLite's write lock (`BEGIN IMMEDIATE`), so no other
+//! connection, of this process or another, appends a commit meanwhile.
 
-use std::{fs::File, io, os::unix::fs::FileExt};
+use std::{fs::File, io};
 
 /// The first chunk (a configuration written now and then keeps a small
 /// log); each next is twice the last, up to [`LARGEST_CHUNK`].
@@ -51,17 +52,28 @@ impl Room {
         })
     }
 
+    /// Whether SQLite's frames went past the room made last (or the log is
+    /// shorter than it: [`Room::make`] then measures from its length).
+    pub(crate) fn needed(&self) -> bool {
+        self.log
+            .metadata()
+            .is_ok_and(|metadata| metadata.len() != self.reserved_to)
+    }
+
     /// Lengthens the log by a chunk of zeros (synced) when SQLite's frames
-    /// went past the room made last. Call on the writer thread between
-    /// commits. True when it lengthened the log.
+    /// went past the room made last. Call holding SQLite's write lock.
+    /// True when it lengthened the log.
     pub(crate) fn make(&mut self) -> io::Result<bool> {
         let length = self.log.metadata()?.len();
         if length <= self.reserved_to {
+            // Shorter than the room (a checkpoint that truncated it): the
+            // room is measured from its length from now on.
+            self.reserved_to = length;
             return Ok(false);
         }
         let chunk = self.next_chunk;
         let zeros = vec![0_u8; usize::try_from(chunk).unwrap_or(usize::MAX)];
-        self.log.write_all_at(&zeros, length)?;
+        write_at(&self.log, &zeros, length)?;
         self.log.sync_data()?;
         self.reserved_to = length + chunk;
         self.next_chunk = (chunk * 2).min(LARGEST_CHUNK);
@@ -69,9 +81,23 @@ impl Room {
     }
 }
 
+#[cfg(unix)]
+fn write_at(file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+}
+
+/// Elsewhere no room is made: the commits append, as SQLite's do.
+#[cfg(not(unix))]
+fn write_at(_file: &File, _bytes: &[u8], _offset: u64) -> io::Result<()> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "room in the log is made on Unix only",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
-    use std::io::Write;
+    use std::{io::Write, os::unix::fs::FileExt};
 
     use super::*;
 

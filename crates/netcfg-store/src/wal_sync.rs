@@ -49,7 +49,8 @@ pub(crate) struct LogSync {
     sync: Sync,
     handoff: Handoff,
     /// Room made in the log ahead of the commits (none: it could not be
-    /// opened for writing, or lengthening it failed once).
+    /// opened for writing, or lengthening it failed once; the commits then
+    /// append, as SQLite's do).
     room: Option<Room>,
 }
 
@@ -73,12 +74,13 @@ impl LogSync {
     pub(crate) fn open(database: &Path, name: &str) -> Result<Self, StoreError> {
         let mut path = database.as_os_str().to_owned();
         path.push("-wal");
-        let log = File::options()
-            .read(true)
-            .write(true)
-            .open(&path)
+        let log = File::open(&path)
             .map_err(|error| StoreError::file("opening the write-ahead log", error))?;
-        let room = log.try_clone().and_then(Room::new);
+        // A descriptor of its own (not a duplicate of `log`'s): the kernel
+        // reports a failed write-back once to each open file, so the
+        // room's sync can never take the error that a commit's sync must
+        // see.
+        let room = File::options().write(true).open(&path).and_then(Room::new);
         let mut log_sync = Self::with_sync(name, Arc::new(move || log.sync_data()));
         match room {
             Ok(room) => log_sync.room = Some(room),
@@ -87,8 +89,15 @@ impl LogSync {
         Ok(log_sync)
     }
 
+    /// Whether the commits reached the end of the room made last (a cheap
+    /// look at the log's length; [`LogSync::make_room`] looks again).
+    pub(crate) fn needs_room(&self) -> bool {
+        self.room.as_ref().is_some_and(Room::needed)
+    }
+
     /// Lengthens the log ahead of the commits when they reached its end
-    /// ([`crate::wal_room`]). Call on the writer thread between commits.
+    /// ([`crate::wal_room`]). Call on the writer thread between commits,
+    /// holding SQLite's write lock (no other connection may append then).
     pub(crate) fn make_room(&mut self) {
         let Some(room) = &mut self.room else {
             return;

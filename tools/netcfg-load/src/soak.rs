@@ -1,7 +1,7 @@
 //! `cargo xtask soak [--minutes N] [--threads T] [--everything]` (`netcfg-load soak`): mixed
 //! reads and writes from several clients against the real server for N
 //! minutes (default 1); with `--everything`, a site with every feature on
-//! beside them ([`everything`]).
+//! beside them (`soak/everything.rs`).
 //!
 //! Three verdicts, each of which must pass: no error (no unexpected status,
 //! no 5xx, no answer that differs from the acknowledged writes), memory
@@ -135,13 +135,13 @@ pub(crate) fn soak(options: &Options) -> Result<()> {
     let counts = join_workers(workers)?;
     let elapsed = started.elapsed();
     let rss_end = server.rss_kib()?;
-    let everything = everything.map(everything::Everything::finish).transpose()?;
     if let Some(status) = server.exited() {
         bail!(
             "the server exited during the soak with {status} (see {})",
             log.display()
         );
     }
+    let everything = everything.map(everything::Everything::finish).transpose()?;
 
     let model = std::mem::take(&mut *shared.model());
     let (differences, items) = compare(&mut client, &model, &everything::names())?;

@@ -39,7 +39,7 @@ use std::{
     path::{Path, PathBuf},
     sync::{
         Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, TryLockError,
-        atomic::{AtomicBool, AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering},
     },
     time::Duration,
 };
@@ -48,7 +48,7 @@ use rusqlite::Connection;
 
 use netcfg_model::sync::{lock, read, write};
 
-use netcfg_model::time::clock::monotonic_ms;
+use netcfg_model::time::clock::{monotonic_ms, wall_clock_ms_signed};
 
 use crate::{
     StoreOptions,
@@ -151,6 +151,12 @@ pub(crate) struct Database {
     stamps: Arc<Stamps>,
     /// When a call last began ([`monotonic_ms`]: "last used" fits an atomic).
     last_used: AtomicU64,
+    /// When (wall clock, ms) it needs its writer to prune: when it opened,
+    /// now if a bound was passed already; else, and when its writer last
+    /// stopped, when its oldest history entry or notification passes its
+    /// age bound; `i64::MAX` when none will. A resting configuration is
+    /// woken then ([`Database::wake_if_aged`]), so that its writer prunes.
+    ages_due_ms: Arc<AtomicI64>,
 }
 
 impl std::fmt::Debug for Database {
@@ -174,9 +180,10 @@ impl Database {
             let conn = connect(path, options.busy_timeout, false)?;
             schema::prepare(&conn)?;
             crate::retention::use_incremental_vacuum(&conn)?;
-            use_wal(&conn)
+            use_wal(&conn)?;
+            crate::retention::due_at_open(&conn, &options.retention)
         })();
-        migrated.map_err(|error: StoreError| error.in_configuration(name))?;
+        let ages_due_ms = migrated.map_err(|error: StoreError| error.in_configuration(name))?;
         let first = next_generation();
         Ok(Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
@@ -188,6 +195,7 @@ impl Database {
             generation: Arc::new(AtomicU64::new(first)),
             stamps: Arc::new(Stamps::new(first)),
             last_used: AtomicU64::new(monotonic_ms()),
+            ages_due_ms: Arc::new(AtomicI64::new(ages_due_ms.unwrap_or(i64::MAX))),
         })
     }
 
@@ -276,6 +284,26 @@ impl Database {
         match &*state {
             State::Awake(open) => self.writer(open).map(drop),
             State::Dormant | State::Closed => Err(self.closed()),
+        }
+    }
+
+    /// Wakes the configuration when it rests and a row of it has passed its
+    /// age bound: its writer starts and prunes (decisions §20: a
+    /// configuration nobody writes still loses what grew too old). True
+    /// when it woke it.
+    pub(crate) fn wake_if_aged(&self) -> bool {
+        if wall_clock_ms_signed() < self.ages_due_ms.load(Ordering::Relaxed)
+            || self.is_awake()
+            || matches!(*self.state(), State::Closed)
+        {
+            return false;
+        }
+        match self.wake_up() {
+            Ok(()) => true,
+            Err(error) => {
+                log::warn!("{}: could not wake it to prune: {error}", self.name);
+                false
+            }
         }
     }
 

@@ -105,7 +105,7 @@ impl Database {
         let generation = self.generation.clone();
         let stamps = self.stamps.clone();
         let database = self.id;
-        let pruner = Pruner::new(self.retention);
+        let pruner = Pruner::new(self.retention, self.ages_due_ms.clone());
         let writer = std::thread::Builder::new()
             .name(format!("store-writer {}", self.name))
             .spawn(move || {
@@ -170,12 +170,19 @@ fn run_writer(
         if let Some(answers) = committed.filter(|answers| !answers.is_empty()) {
             waiting = queue.try_recv().ok();
             log.settle(answers, waiting.is_some());
-            log.make_room();
+            if waiting.is_none() && log.needs_room() {
+                make_room(&mut log);
+            }
         }
     }
     // Every commit handed to the sync thread is answered while the log is
     // still the connection's (closing the last connection removes it).
     drop(log);
+    WRITER.with_borrow(|writer| {
+        if let Some(writer) = writer {
+            pruner.note_rest(&writer.conn);
+        }
+    });
     // Close the connection now rather than at the thread's end.
     drop(WRITER.with_borrow_mut(Option::take));
 }
@@ -189,6 +196,27 @@ fn run_writer(
 /// within this time (writes at thousands a second), and a wait in vain
 /// turns it off until changes come close again.
 const SPIN_FOR: Duration = Duration::from_micros(300);
+
+/// Lengthens the log ahead of the commits ([`crate::wal_room`]) holding
+/// SQLite's write lock, so that no other connection appends meanwhile; a
+/// lock it cannot take now (another connection writes) leaves it for a
+/// later commit.
+fn make_room(log: &mut LogSync) {
+    WRITER.with_borrow(|writer| {
+        let Some(writer) = writer else {
+            return;
+        };
+        match writer.conn.execute_batch("BEGIN IMMEDIATE") {
+            Ok(()) => {
+                log.make_room();
+                if let Err(error) = writer.conn.execute_batch("ROLLBACK") {
+                    log::warn!("ending the transaction that made room in the log: {error}");
+                }
+            }
+            Err(error) => log::debug!("no room made in the log now: {error}"),
+        }
+    });
+}
 
 /// Takes the pruner's turn: its next step, if it has one, as a batch of
 /// its own, synced here.

@@ -7,15 +7,16 @@ use rusqlite::params;
 use super::People;
 use crate::error::StoreError;
 
-/// The most entries one append drops: a bound lowered far below what the
-/// file holds is reached over several appends (the service's, once a
-/// second), each a short transaction, so no sign-in or key waits behind one
-/// long delete (decisions §20).
+/// The most entries one append drops beyond those it adds: a bound lowered
+/// far below what the file holds is reached over several appends (the
+/// service's, once a second), each a short transaction, so no sign-in or
+/// key waits behind one long delete (decisions §20); a trail past its
+/// bound never grows.
 const DROP_AT_MOST: i64 = 1_024;
 
 impl People {
     /// Adds entries in one transaction, then drops the oldest beyond `keep`
-    /// (at most [`DROP_AT_MOST`] of them).
+    /// (at most 1,024 more than it added).
     pub fn append_audit(&self, entries: &[AuditRecord], keep: u64) -> Result<(), StoreError> {
         if entries.is_empty() {
             return Ok(());
@@ -47,7 +48,7 @@ impl People {
                     "DELETE FROM audit WHERE id IN
                      (SELECT id FROM audit WHERE id <= ?1 ORDER BY id LIMIT ?2)",
                 )?
-                .execute([last_id - keep, DROP_AT_MOST])?;
+                .execute([last_id - keep, DROP_AT_MOST + entries.len() as i64])?;
             if dropped > 0 {
                 transaction.execute(
                     "INSERT INTO audit_dropped (only, count) VALUES (0, ?1)

@@ -20,12 +20,23 @@ fn the_log_grows_ahead_and_its_image_opens_whole() {
             .unwrap();
     }
     let dir = temp.store.data_dir();
-    let file = std::fs::read(dir.join("net.sqlite")).unwrap();
-    let log = std::fs::read(dir.join("net.sqlite-wal")).unwrap();
     // 300 commits of a few 4,120-byte frames each; the log holds more
-    // room than they fill, in zeros at its end.
+    // room than they fill, in zeros at its end. The room is made after a
+    // commit is answered: waited for (a minute at most).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let log = loop {
+        let log = std::fs::read(dir.join("net.sqlite-wal")).unwrap();
+        if log.ends_with(&[0; 4120]) {
+            break log;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no room at the log's end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
     assert!(log.len() >= 256 * 1024, "log of {} bytes", log.len());
-    assert!(log.ends_with(&[0; 4120]), "room at the log's end");
+    let file = std::fs::read(dir.join("net.sqlite")).unwrap();
 
     // The image a crash leaves: the file and its log, no index.
     let image = tempfile::tempdir().unwrap();

@@ -235,36 +235,63 @@ fn the_writer_prunes_in_the_background() {
 }
 
 /// A configuration nobody writes: its oldest notification passes its age
-/// a few seconds after the last write, and the writer, asleep until then,
-/// prunes it (decisions §20: within 10 s of passing a bound). Waited for
-/// up to a minute so that a writer that never looks fails the test.
+/// a few seconds after the last write. Awake, its writer sleeps until then
+/// and prunes it; put to rest first (no call for 200 ms), the store wakes
+/// it then (decisions §20: within 10 s of passing a bound). Waited for up
+/// to a minute so that a store that never prunes fails the test.
 #[test]
 fn a_configuration_nobody_writes_loses_what_passes_its_age() {
-    let (_temp, net) = store_keeping(Retention {
-        notifications_keep_days: 1,
-        ..Retention::default()
-    });
-    let now = wall_clock_ms();
-    net.add_notification(Level::Warning, "old soon", None, now - DAY_MS + 4_000)
-        .unwrap();
-    net.add_notification(Level::Warning, "new", None, now)
-        .unwrap();
-    let messages = || -> Vec<String> {
-        net.notifications()
-            .unwrap()
-            .into_iter()
-            .map(|notification| notification.message)
-            .collect()
-    };
-    assert_eq!(messages(), ["old soon", "new"], "not yet past its age");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while messages() != ["new"] {
-        assert!(
-            Instant::now() < deadline,
-            "a minute later: {:?}",
-            messages()
-        );
-        std::thread::sleep(Duration::from_millis(200));
+    for rests in [false, true] {
+        let temp = temp_store_with(StoreOptions {
+            retention: Retention {
+                notifications_keep_days: 1,
+                ..Retention::default()
+            },
+            idle_after: if rests {
+                Duration::from_millis(200)
+            } else {
+                Duration::from_secs(600)
+            },
+            ..StoreOptions::default()
+        });
+        let net_name = name("net");
+        temp.store
+            .create(&net_name, Instance::ServerDefault)
+            .unwrap();
+        let net = temp.store.net(&net_name).unwrap();
+        let now = wall_clock_ms();
+        net.add_notification(Level::Warning, "old soon", None, now - DAY_MS + 4_000)
+            .unwrap();
+        net.add_notification(Level::Warning, "new", None, now)
+            .unwrap();
+        drop(net);
+        let messages = || -> Vec<String> {
+            let registry_free = temp.store.net(&net_name).unwrap();
+            registry_free
+                .notifications()
+                .unwrap()
+                .into_iter()
+                .map(|notification| notification.message)
+                .collect()
+        };
+        if rests {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            while temp.store.net_if_awake(&net_name).is_some() {
+                assert!(Instant::now() < deadline, "it never rested");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        } else {
+            assert_eq!(messages(), ["old soon", "new"], "not yet past its age");
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while messages() != ["new"] {
+            assert!(
+                Instant::now() < deadline,
+                "a minute later (resting: {rests}): {:?}",
+                messages()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 }
 

@@ -95,7 +95,9 @@ impl Paces {
         };
         Paces {
             broker: (duration / 3).min(Duration::from_secs(600)),
-            recording: (duration / 4).min(Duration::from_secs(300)),
+            // A sixth: the replay of the first recording starts within the
+            // memory verdict's warm-up (a quarter of the run).
+            recording: (duration / 6).min(Duration::from_secs(300)),
             schedule,
         }
     }
@@ -213,8 +215,12 @@ impl Everything {
         }
         let elapsed = self.started.elapsed();
         let mut tally = std::mem::take(&mut *crate::sync::lock(&self.tally));
-        if let Some(current) = tally.recordings.last() {
-            stop_recording(&self.client, current)?;
+        if let Some(current) = tally.recordings.last()
+            && let Err(error) = stop_recording(&self.client, current)
+        {
+            tally
+                .errors
+                .push(format!("stopping recording {current}: {error:#}"));
         }
         // Connected while the site runs (a restart of the broker may have
         // just ended), then stopped: the output flushes what it queued to
@@ -242,6 +248,11 @@ impl Everything {
             "broker restarts {}, people rounds {} (user, key, key used, revoked and refused, user deleted)",
             tally.broker_restarts, tally.people_rounds
         ));
+        if tally.broker_restarts == 0 {
+            report
+                .failures
+                .push("the broker was never restarted".to_owned());
+        }
         crate::sync::lock(&self.broker).stop()?;
         Ok(report)
     }
@@ -256,8 +267,13 @@ fn judge_zone_events(
     drained: bool,
     report: &mut Report,
 ) -> BTreeSet<String> {
-    let heard: BTreeSet<String> = reference
-        .heard()
+    let told = reference.heard();
+    if told.iter().any(|event| event.kind == "resync") {
+        report
+            .failures
+            .push("the reference stream fell behind (resync): it cannot judge".to_owned());
+    }
+    let heard: BTreeSet<String> = told
         .into_iter()
         .filter(|event| event.kind == "zone")
         .map(|event| event.key)
@@ -390,7 +406,11 @@ fn stop_recording(client: &Client, name: &str) -> Result<()> {
 fn rotate_recordings(client: &Client, tally: &Mutex<Tally>, stop: &AtomicBool, period: Duration) {
     let mut number = 0;
     while pause(stop, period) {
-        let current = format!("rec-{number}");
+        let current = crate::sync::lock(tally)
+            .recordings
+            .last()
+            .cloned()
+            .unwrap_or_default();
         number += 1;
         let next = format!("rec-{number}");
         let rotated =
@@ -515,7 +535,9 @@ fn judge_recordings(client: &Client, names: &[String], report: &mut Report) -> R
             .body;
         let datagrams = summary["datagrams"].as_u64().unwrap_or(u64::MAX);
         match whole_records(&capture) {
-            Ok(count) if count == datagrams && summary["active"] == false => records += count,
+            Ok(count) if count > 0 && count == datagrams && summary["active"] == false => {
+                records += count;
+            }
             Ok(count) => report.failures.push(format!(
                 "recording {name}: {count} records, its summary says {datagrams} (active {})",
                 summary["active"]
@@ -592,10 +614,11 @@ fn judge_replay(client: &Client, report: &mut Report) -> Result<()> {
         "replay {} loops, {} datagrams",
         replay["loops"], replay["datagrams"]
     ));
-    if replay["loops"].as_u64().unwrap_or(0) == 0 {
-        report
-            .failures
-            .push(format!("replay: it never looped: {replay}"));
+    if replay["loops"].as_u64().unwrap_or(0) == 0 || replay["datagrams"].as_u64().unwrap_or(0) == 0
+    {
+        report.failures.push(format!(
+            "replay: it never looped, or played nothing: {replay}"
+        ));
     }
     Ok(())
 }
@@ -612,7 +635,7 @@ mod tests {
         assert_eq!(hour.schedule.1, Duration::from_secs(120));
         let minute = Paces::of(Duration::from_secs(60));
         assert_eq!(minute.broker, Duration::from_secs(20));
-        assert_eq!(minute.recording, Duration::from_secs(15));
+        assert_eq!(minute.recording, Duration::from_secs(10));
         assert_eq!(minute.schedule, ("*/20 * * * * *", Duration::from_secs(20)));
     }
 }
