@@ -130,7 +130,11 @@ pub(crate) fn crash(options: &Options) -> Result<()> {
         scratch.join("check"),
     );
     std::fs::create_dir_all(&checks)?;
-    let launch = Launch::new(&binary, &data, &log).config(&people::settings_file(&scratch)?);
+    let launch = Launch::new(&binary, &data, &log).config(&server::admin_token_settings(
+        &scratch,
+        people::TOKEN,
+        "crash",
+    )?);
     let mut server = launch.start()?;
     let mut client = Client::new(server.port()).with_bearer(people::TOKEN);
     setup(&mut client, threads)?;

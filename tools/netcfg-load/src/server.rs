@@ -69,6 +69,20 @@ pub fn build(profile: Profile) -> Result<PathBuf> {
     Ok(workspace::target_dir()?.join(dir).join("netcfg-http"))
 }
 
+/// Writes `scratch/netcfg.toml`, the server's settings with one admin
+/// token (`auth.tokens`: access control on) named `name`; its path.
+pub fn admin_token_settings(scratch: &Path, token: &str, name: &str) -> Result<PathBuf> {
+    let file = scratch.join("netcfg.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[auth]\ntokens = [{{ token = \"{token}\", access = \"admin\", name = \"{name}\" }}]\n"
+        ),
+    )
+    .with_context(|| format!("writing {}", file.display()))?;
+    Ok(file)
+}
+
 /// A directory under `target/<task>`, emptied: kept after the run, so a
 /// failure can be looked into.
 pub fn scratch_dir(task: &str) -> Result<PathBuf> {

@@ -7,9 +7,7 @@
 //! its user: none lost, none half written (a key listed whose secret does
 //! not work).
 
-use std::path::{Path, PathBuf};
-
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::{
     Report,
@@ -23,19 +21,6 @@ pub(super) const TOKEN: &str = "crash-run-admin-token-0123456789abcdef";
 pub(super) const PLACE: &str = "people";
 /// The display name each worker's user starts with.
 const FIRST_NAME: &str = "start";
-
-/// Writes the server's settings file with the run's token.
-pub(super) fn settings_file(scratch: &Path) -> Result<PathBuf> {
-    let file = scratch.join("netcfg.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[auth]\ntokens = [{{ token = \"{TOKEN}\", access = \"admin\", name = \"crash\" }}]\n"
-        ),
-    )
-    .with_context(|| format!("writing {}", file.display()))?;
-    Ok(file)
-}
 
 /// Worker `worker`'s user.
 pub(super) fn user_name(worker: usize) -> String {

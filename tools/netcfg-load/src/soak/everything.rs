@@ -19,7 +19,7 @@
 
 use std::{
     collections::BTreeSet,
-    path::{Path, PathBuf},
+    path::Path,
     sync::{
         Arc, Mutex,
         atomic::{AtomicBool, Ordering},
@@ -61,19 +61,6 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(60);
 /// The configurations this mode owns (the workers' model leaves them out).
 pub(super) fn names() -> BTreeSet<String> {
     [SITE, CRON, REPLAY].map(str::to_owned).into()
-}
-
-/// Writes the server's settings file with the run's admin token.
-pub(super) fn settings_file(scratch: &Path) -> Result<PathBuf> {
-    let file = scratch.join("netcfg.toml");
-    std::fs::write(
-        &file,
-        format!(
-            "[auth]\ntokens = [{{ token = \"{TOKEN}\", access = \"admin\", name = \"soak\" }}]\n"
-        ),
-    )
-    .with_context(|| format!("writing {}", file.display()))?;
-    Ok(file)
 }
 
 /// How often each thing happens in a run of `duration`: an hour's run
